@@ -1,0 +1,3 @@
+module github.com/sitepolicy/caddy-robots
+
+go 1.26
