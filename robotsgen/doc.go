@@ -1,0 +1,62 @@
+// Package robotsgen models, validates, renders, parses and matches robots.txt
+// files (RFC 9309) including the User-Agent-Purpose extension
+// (draft-illyes-rep-purpose-00). It imports only the standard library.
+//
+// Parsing (Parse), rendering (File.Render) and matching (Matcher) are
+// separate, as in Google's robotstxt library: the Matcher reads the model,
+// never the text.
+//
+// # Rendering choices
+//
+// Every choice below was measured against two independent parsers that do
+// not know User-Agent-Purpose, github.com/jimsmart/grobotstxt (a port of
+// Google's parser) and github.com/temoto/robotstxt; the witness property
+// test in this package checks them on thousands of generated files.
+//
+//   - A group without rules is rendered with "Allow: /". An empty
+//     "Disallow:" (allow-all in RFC 9309) is dropped by temoto's parser
+//     without closing the group, so "User-agent: GoodBot" would merge with a
+//     following "User-agent: *" / "Disallow: /". "Allow: /" closes the group
+//     in every parser and allows everything.
+//   - Purpose-only groups come first, behind one line
+//     "User-agent: 0-robotsgen-purpose-groups" (PurposeSentinel). A parser
+//     that does not know User-Agent-Purpose ignores those lines, so without
+//     the guard their rules would join the previous group (temoto), or, at
+//     the top of the file, stand outside any group, which temoto rejects as
+//     a whole-file error. The guard is a user-agent line every parser reads,
+//     but its value starts with a digit, so it is not a product token and no
+//     crawler matches it (temoto matches agents by prefix, Google by
+//     equality; neither can match a token that starts with "0"). Because the
+//     purpose groups come first, a strict parser that dropped the guard line
+//     would find their rules before any user-agent line and ignore them (RFC
+//     9309 section 2.2.2), still not attaching them to another group.
+//     Google's parser reads any key starting with "user-agent" as a
+//     user-agent line, so it sees a purpose group as a group for an agent
+//     named like the purpose token; that is harmless unless a crawler's
+//     product token equals a purpose token.
+//   - Groups that name both product tokens and purposes keep their place;
+//     their User-agent lines already start the group for every parser.
+//   - Sitemap lines and file-level records come first, after the leading
+//     comments and before any group, so they can never split a group and
+//     Parse can tell file-level records from group-level ones. Group-level
+//     records and Crawl-delay follow the group's rules.
+//   - Keys are spelled "User-agent", "User-Agent-Purpose", "Allow",
+//     "Disallow", "Crawl-delay", "Sitemap"; lines end in LF; the output is
+//     UTF-8; octets outside ASCII in patterns are percent-encoded with upper
+//     case hex (RFC 9309 section 2.2.2); groups are separated by a blank
+//     line. The same File and origin always give the same bytes.
+//
+// Round trip: for every valid f, Parse(f.Render(origin)) returns
+// f.Canonical(origin) and no diagnostics.
+//
+// # Purpose matching (our reading of draft-illyes-rep-purpose-00)
+//
+// User-Agent-Purpose "is semantically equivalent to the user-agent rule" and
+// starts groups like it; the two may be mixed in one group's header lines. A
+// crawler that matches a product-token group obeys the merged product-token
+// groups ("SHOULD obey that group"), ignoring purposes. Otherwise the groups
+// naming its purpose are merged and obeyed. Otherwise the "*" groups are.
+// Purpose tokens are compared case-insensitively. The draft's example tokens
+// ("EXAMPLE-PURPOSE-1") contain digits, so purpose tokens may use A-Z, a-z,
+// 0-9, "_" and "-"; product tokens may not use digits (RFC 9309 2.2.1).
+package robotsgen

@@ -1,0 +1,219 @@
+package robotsgen
+
+import "strings"
+
+// Matcher answers, for a File, whether a crawler may fetch a path (RFC 9309
+// section 2.2 and draft-illyes-rep-purpose section 2). It is independent of
+// parsing and rendering: it reads the model, never the text. A Matcher is
+// safe for concurrent use; it copies what it needs, so later changes to the
+// File do not affect it.
+type Matcher struct {
+	rules     []Rule           // copies of every rule, for Decision.Rule
+	groups    [][]matchRule    // per File group, its rules normalised
+	byAgent   map[string][]int // lower-case product token -> group indexes
+	byPurpose map[string][]int // lower-case purpose token -> group indexes
+	star      []int            // groups naming "*"
+}
+
+type matchRule struct {
+	pat   string // normalised pattern without a final "$"
+	end   bool   // pattern ended in "$": the match must reach the end
+	size  int    // octets of the normalised pattern, "$" included: the specificity
+	allow bool
+	rule  int // index into Matcher.rules
+}
+
+// NewMatcher prepares f for Decide. f need not be valid: tokens are compared
+// as given and patterns are normalised the same way as paths.
+func NewMatcher(f *File) *Matcher {
+	m := &Matcher{byAgent: map[string][]int{}, byPurpose: map[string][]int{}}
+	m.groups = make([][]matchRule, len(f.Groups))
+	for gi := range f.Groups {
+		g := &f.Groups[gi]
+		seen := map[string]bool{}
+		for _, ua := range g.UserAgents {
+			if ua == "*" {
+				if !seen["*"] {
+					m.star = append(m.star, gi)
+				}
+				seen["*"] = true
+				continue
+			}
+			k := "a:" + strings.ToLower(ua)
+			if !seen[k] {
+				m.byAgent[k[2:]] = append(m.byAgent[k[2:]], gi)
+			}
+			seen[k] = true
+		}
+		for _, p := range g.Purposes {
+			k := "p:" + strings.ToLower(p)
+			if !seen[k] {
+				m.byPurpose[k[2:]] = append(m.byPurpose[k[2:]], gi)
+			}
+			seen[k] = true
+		}
+		for _, r := range g.Rules {
+			pat := normalise(r.Path, true)
+			mr := matchRule{size: len(pat), allow: r.Type == Allow, rule: len(m.rules)}
+			if strings.HasSuffix(pat, "$") {
+				pat = pat[:len(pat)-1]
+				mr.end = true
+			}
+			mr.pat = pat
+			m.rules = append(m.rules, r)
+			m.groups[gi] = append(m.groups[gi], mr)
+		}
+	}
+	return m
+}
+
+// lookup finds the groups for a token, ignoring ASCII case.
+func lookup(idx map[string][]int, token string) []int {
+	var buf [64]byte
+	if len(token) <= len(buf) {
+		b := buf[:len(token)]
+		for i := 0; i < len(token); i++ {
+			c := token[i]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b[i] = c
+		}
+		return idx[string(b)]
+	}
+	return idx[strings.ToLower(token)]
+}
+
+// Decide says whether the crawler with productToken (and purpose, which may
+// be empty) may fetch path, the URL path with its query as sent in the
+// request (a "#fragment" is ignored; "" means "/").
+//
+// Group choice: the groups naming the product token (case-insensitive,
+// merged); else, if purpose is set, the groups naming the purpose
+// (case-insensitive, merged); else the "*" groups (merged); else none, and
+// everything is allowed. Rule choice: the matching rule with the most octets
+// in its normalised pattern wins; on a tie allow wins (then file order).
+// "/robots.txt" is always allowed.
+func (m *Matcher) Decide(productToken, purpose, path string) Decision {
+	var sel []int
+	if productToken != "" && productToken != "*" {
+		sel = lookup(m.byAgent, productToken)
+	}
+	if len(sel) == 0 && purpose != "" {
+		sel = lookup(m.byPurpose, purpose)
+	}
+	if len(sel) == 0 {
+		sel = m.star
+	}
+	if len(sel) == 0 {
+		return Decision{Allowed: true, Group: -1}
+	}
+	d := Decision{Allowed: true, Group: sel[0]}
+	if i := strings.IndexByte(path, '#'); i >= 0 {
+		path = path[:i]
+	}
+	if path == "" {
+		path = "/"
+	}
+	if path == "/robots.txt" {
+		return d
+	}
+	var buf [512]byte
+	np := appendNormalised(buf[:0], path, false)
+	best := -1
+	bestSize, bestAllow := -1, false
+	for _, gi := range sel {
+		for i := range m.groups[gi] {
+			r := &m.groups[gi][i]
+			if r.size < bestSize || (r.size == bestSize && (bestAllow || !r.allow)) {
+				continue
+			}
+			if matchPattern(r.pat, r.end, np) {
+				best, bestSize, bestAllow = r.rule, r.size, r.allow
+			}
+		}
+	}
+	if best >= 0 {
+		d.Allowed = bestAllow
+		d.Rule = &m.rules[best]
+	}
+	return d
+}
+
+// matchPattern reports whether pat (with "*" wildcards) matches a prefix of
+// s, or all of s when end is set. It backtracks only to the last "*", which
+// is enough for glob patterns, so it runs in O(len(pat)*len(s)) without
+// allocating.
+func matchPattern(pat string, end bool, s []byte) bool {
+	p, i := 0, 0
+	star, mark := -1, 0
+	for {
+		if p == len(pat) {
+			if !end || i == len(s) {
+				return true
+			}
+		} else if pat[p] == '*' {
+			star, mark = p, i
+			p++
+			continue
+		} else if i < len(s) && pat[p] == s[i] {
+			p++
+			i++
+			continue
+		}
+		if star < 0 || mark >= len(s) {
+			return false
+		}
+		mark++
+		p, i = star+1, mark
+	}
+}
+
+func isUnreserved(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+		c == '-' || c == '.' || c == '_' || c == '~'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0'
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10
+	default:
+		return c - 'A' + 10
+	}
+}
+
+// normalise brings a pattern or path to the form both are compared in
+// (RFC 9309 section 2.2.2): escapes of unreserved characters decoded, other
+// escapes with upper-case hex, octets outside printable ASCII escaped, a
+// stray "%" escaped as %25. In a path, "*" and "$" are escaped (%2A, %24) so
+// that a pattern's %2A matches them (section 2.2.3); in a pattern "*" stays a
+// wildcard and "$" stays special only at the end.
+func normalise(s string, pattern bool) string {
+	return string(appendNormalised(nil, s, pattern))
+}
+
+func appendNormalised(dst []byte, s string, pattern bool) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			v := unhex(s[i+1])<<4 | unhex(s[i+2])
+			if isUnreserved(v) {
+				dst = append(dst, v)
+			} else {
+				dst = append(dst, '%', upperHex[v>>4], upperHex[v&15])
+			}
+			i += 2
+		case c == '%' || c <= ' ' || c >= 0x7f:
+			dst = append(dst, '%', upperHex[c>>4], upperHex[c&15])
+		case c == '*' && !pattern, c == '$' && !(pattern && i == len(s)-1):
+			dst = append(dst, '%', upperHex[c>>4], upperHex[c&15])
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}

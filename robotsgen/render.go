@@ -1,0 +1,263 @@
+package robotsgen
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// PurposeSentinel is the product token of the user-agent line that Render
+// puts before the purpose-only groups. It is not a valid product token (it
+// starts with a digit), so no crawler matches it, yet parsers that do not know
+// User-Agent-Purpose read it as a group start and keep the purpose groups'
+// rules to it instead of attaching them to another group. Parse drops it.
+const PurposeSentinel = "0-robotsgen-purpose-groups"
+
+// Render validates f and returns the robots.txt bytes. origin, such as
+// "https://example.com:8443", resolves sitemaps given as paths; it may be
+// empty when NeedsOrigin is false. The same f and origin give the same bytes.
+//
+// Layout (see the package documentation for why): comment lines; the
+// Sitemap lines and file-level records; purpose-only groups behind a
+// PurposeSentinel user-agent line; then every other group in order. A group
+// without rules gets "Allow: /" so that no parser merges it with the next one.
+func (f *File) Render(origin string) ([]byte, error) {
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	if f.NeedsOrigin() || origin != "" {
+		if err := checkOrigin(origin); err != nil {
+			return nil, err
+		}
+	}
+	out := f.render(strings.TrimSuffix(origin, "/"))
+	if len(out) > MaxSize {
+		return nil, fmt.Errorf("file: rendered size %d bytes exceeds %d bytes (500 KiB); crawlers may ignore everything past that", len(out), MaxSize)
+	}
+	return out, nil
+}
+
+// render writes f without validating it.
+func (f *File) render(origin string) []byte {
+	var b strings.Builder
+	b.Grow(f.sizeHint())
+	for _, c := range f.Comments {
+		if c == "" {
+			b.WriteString("#\n")
+		} else {
+			b.WriteString("# ")
+			b.WriteString(c)
+			b.WriteByte('\n')
+		}
+	}
+	needBlank := len(f.Comments) > 0
+	blank := func() {
+		if needBlank {
+			b.WriteByte('\n')
+			needBlank = false
+		}
+	}
+	if len(f.Sitemaps)+len(f.Records) > 0 {
+		blank()
+		for _, s := range f.Sitemaps {
+			b.WriteString("Sitemap: ")
+			if strings.HasPrefix(s, "/") {
+				b.WriteString(origin)
+			}
+			b.WriteString(s)
+			b.WriteByte('\n')
+		}
+		for _, r := range f.Records {
+			writeRecord(&b, r)
+		}
+		needBlank = true
+	}
+	sentinel := false
+	for i := range f.Groups {
+		if g := &f.Groups[i]; len(g.UserAgents) == 0 {
+			blank()
+			if !sentinel {
+				b.WriteString("User-agent: " + PurposeSentinel + "\n")
+				sentinel = true
+			}
+			writeGroup(&b, g)
+			needBlank = true
+		}
+	}
+	for i := range f.Groups {
+		if g := &f.Groups[i]; len(g.UserAgents) > 0 {
+			blank()
+			writeGroup(&b, g)
+			needBlank = true
+		}
+	}
+	return []byte(b.String())
+}
+
+func (f *File) sizeHint() int {
+	n := 64
+	for _, c := range f.Comments {
+		n += len(c) + 3
+	}
+	for _, s := range f.Sitemaps {
+		n += len(s) + 64
+	}
+	for _, r := range f.Records {
+		n += len(r.Key) + len(r.Value) + 3
+	}
+	for i := range f.Groups {
+		g := &f.Groups[i]
+		n += 16
+		for _, u := range g.UserAgents {
+			n += len(u) + 13
+		}
+		for _, p := range g.Purposes {
+			n += len(p) + 21
+		}
+		for _, r := range g.Rules {
+			n += len(r.Path) + 11
+		}
+		for _, r := range g.Records {
+			n += len(r.Key) + len(r.Value) + 3
+		}
+	}
+	return n
+}
+
+func writeRecord(b *strings.Builder, r Record) {
+	b.WriteString(r.Key)
+	b.WriteString(": ")
+	b.WriteString(r.Value)
+	b.WriteByte('\n')
+}
+
+func writeGroup(b *strings.Builder, g *Group) {
+	for _, u := range g.UserAgents {
+		b.WriteString("User-agent: ")
+		b.WriteString(u)
+		b.WriteByte('\n')
+	}
+	for _, p := range g.Purposes {
+		b.WriteString("User-Agent-Purpose: ")
+		b.WriteString(p)
+		b.WriteByte('\n')
+	}
+	if len(g.Rules) == 0 {
+		b.WriteString("Allow: /\n")
+	}
+	for _, r := range g.Rules {
+		if r.Type == Allow {
+			b.WriteString("Allow: ")
+		} else {
+			b.WriteString("Disallow: ")
+		}
+		b.WriteString(encodePattern(r.Path))
+		b.WriteByte('\n')
+	}
+	if g.CrawlDelay != 0 {
+		b.WriteString("Crawl-delay: ")
+		b.WriteString(formatDelay(g.CrawlDelay))
+		b.WriteByte('\n')
+	}
+	for _, r := range g.Records {
+		writeRecord(b, r)
+	}
+}
+
+// formatDelay writes the shortest decimal that parses back to d exactly.
+func formatDelay(d float64) string {
+	return strconv.FormatFloat(d, 'f', -1, 64)
+}
+
+const upperHex = "0123456789ABCDEF"
+
+// encodePattern percent-encodes the octets outside ASCII (RFC 9309 section
+// 2.2.2) with upper-case hex, as Google's parser does to patterns it reads.
+func encodePattern(p string) string {
+	n := 0
+	for i := 0; i < len(p); i++ {
+		if p[i] >= 0x80 {
+			n++
+		}
+	}
+	if n == 0 {
+		return p
+	}
+	buf := make([]byte, 0, len(p)+2*n)
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c >= 0x80 {
+			buf = append(buf, '%', upperHex[c>>4], upperHex[c&15])
+		} else {
+			buf = append(buf, c)
+		}
+	}
+	return string(buf)
+}
+
+// Canonical returns the file that Parse(Render(origin)) yields for a valid f:
+// sitemap paths resolved against origin, non-ASCII octets in patterns
+// percent-encoded with upper-case hex, purpose-only groups moved (in order)
+// before all other groups (in order), a group without rules given the rule
+// "Allow: /", and empty slices made nil. It returns Validate's error for an
+// invalid f.
+func (f *File) Canonical(origin string) (*File, error) {
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	if f.NeedsOrigin() || origin != "" {
+		if err := checkOrigin(origin); err != nil {
+			return nil, err
+		}
+	}
+	origin = strings.TrimSuffix(origin, "/")
+	c := &File{}
+	c.Comments = cloneStrings(f.Comments)
+	for _, s := range f.Sitemaps {
+		if strings.HasPrefix(s, "/") {
+			s = origin + s
+		}
+		c.Sitemaps = append(c.Sitemaps, s)
+	}
+	c.Records = cloneRecords(f.Records)
+	add := func(g *Group) {
+		ng := Group{
+			UserAgents: cloneStrings(g.UserAgents),
+			Purposes:   cloneStrings(g.Purposes),
+			CrawlDelay: g.CrawlDelay,
+			Records:    cloneRecords(g.Records),
+		}
+		for _, r := range g.Rules {
+			ng.Rules = append(ng.Rules, Rule{Type: r.Type, Path: encodePattern(r.Path)})
+		}
+		if len(ng.Rules) == 0 {
+			ng.Rules = []Rule{{Type: Allow, Path: "/"}}
+		}
+		c.Groups = append(c.Groups, ng)
+	}
+	for i := range f.Groups {
+		if len(f.Groups[i].UserAgents) == 0 {
+			add(&f.Groups[i])
+		}
+	}
+	for i := range f.Groups {
+		if len(f.Groups[i].UserAgents) > 0 {
+			add(&f.Groups[i])
+		}
+	}
+	return c, nil
+}
+
+func cloneStrings(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return append([]string(nil), s...)
+}
+
+func cloneRecords(r []Record) []Record {
+	if len(r) == 0 {
+		return nil
+	}
+	return append([]Record(nil), r...)
+}

@@ -1,0 +1,281 @@
+package robotsgen
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Validate reports every problem of f, joined with errors.Join, each naming
+// the place (e.g. groups[2].user_agents[0]) and saying what is allowed. A nil
+// result means Render will succeed (given a valid origin when NeedsOrigin).
+func (f *File) Validate() error {
+	var errs []error
+	add := func(place, value, msg string) {
+		errs = append(errs, fmt.Errorf("%s %q: %s", place, value, msg))
+	}
+	for i, c := range f.Comments {
+		if msg := checkText(c); msg != "" {
+			add(fmt.Sprintf("comments[%d]", i), c, msg)
+		}
+	}
+	for i, s := range f.Sitemaps {
+		if msg := checkSitemap(s); msg != "" {
+			add(fmt.Sprintf("sitemaps[%d]", i), s, msg)
+		}
+	}
+	for i, r := range f.Records {
+		checkRecord(fmt.Sprintf("records[%d]", i), r, true, add)
+	}
+	for gi := range f.Groups {
+		g := &f.Groups[gi]
+		gp := fmt.Sprintf("groups[%d]", gi)
+		if len(g.UserAgents) == 0 && len(g.Purposes) == 0 {
+			errs = append(errs, fmt.Errorf("%s: a group needs at least one user agent or purpose, or crawlers cannot tell whom it addresses", gp))
+		}
+		for i, ua := range g.UserAgents {
+			if !validProductToken(ua) {
+				add(fmt.Sprintf("%s.user_agents[%d]", gp, i), ua, `a product token may contain only A-Z, a-z, "_" and "-", or be "*"`)
+			}
+		}
+		for i, p := range g.Purposes {
+			if !validPurposeToken(p) {
+				add(fmt.Sprintf("%s.purposes[%d]", gp, i), p, `a purpose token may contain only A-Z, a-z, 0-9, "_" and "-"`)
+			}
+		}
+		for i, r := range g.Rules {
+			place := fmt.Sprintf("%s.rules[%d]", gp, i)
+			if r.Type != Allow && r.Type != Disallow {
+				add(place+".type", string(r.Type), `a rule type is "allow" or "disallow"`)
+			}
+			if msg := checkPattern(r.Path); msg != "" {
+				add(place+".path", r.Path, msg)
+			}
+		}
+		if d := g.CrawlDelay; math.IsNaN(d) || math.IsInf(d, 0) || d < 0 {
+			errs = append(errs, fmt.Errorf("%s.crawl_delay %v: a crawl delay is a finite number of seconds >= 0 (0 = none)", gp, d))
+		}
+		for i, r := range g.Records {
+			checkRecord(fmt.Sprintf("%s.records[%d]", gp, i), r, false, add)
+		}
+	}
+	if len(errs) == 0 {
+		// Only a valid file can be sized; path sitemaps count without origin
+		// here and Render checks the real size again.
+		if out := f.render(""); len(out) > MaxSize {
+			errs = append(errs, fmt.Errorf("file: rendered size %d bytes exceeds %d bytes (500 KiB); crawlers may ignore everything past that", len(out), MaxSize))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// NeedsOrigin reports whether any sitemap is a path, so that the server must
+// render the file per request scheme and host.
+func (f *File) NeedsOrigin() bool {
+	for _, s := range f.Sitemaps {
+		if strings.HasPrefix(s, "/") {
+			return true
+		}
+	}
+	return false
+}
+
+func isTokenByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '-'
+}
+
+// validProductToken implements RFC 9309 section 2.2.1.
+func validProductToken(s string) bool {
+	if s == "*" {
+		return true
+	}
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isTokenByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// validPurposeToken accepts the product-token charset plus digits, because
+// the draft's own registered-value examples ("EXAMPLE-PURPOSE-1") use them.
+func validPurposeToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !isTokenByte(c) && !(c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// isLineBreaking reports runes that must never appear in a rendered value:
+// control characters (a CR or LF would start a new line and inject rules) and
+// the Unicode separators some readers treat as line ends.
+func isLineBreaking(r rune) bool {
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029
+}
+
+// checkText checks free text (comments): valid UTF-8, nothing that ends a line.
+func checkText(s string) string {
+	if !utf8.ValidString(s) {
+		return "must be valid UTF-8"
+	}
+	for _, r := range s {
+		if isLineBreaking(r) {
+			return fmt.Sprintf("must not contain control characters or line/paragraph separators (found %U), which would end the line and could inject rules", r)
+		}
+	}
+	if len(s)+2 > maxLineLen {
+		return fmt.Sprintf("is longer than %d bytes; Google's parser truncates longer lines", maxLineLen-2)
+	}
+	return ""
+}
+
+// checkValue checks a record or sitemap value: like checkText, plus no "#"
+// (it starts a comment) and no surrounding whitespace (parsers trim it).
+func checkValue(s string) string {
+	if msg := checkText(s); msg != "" {
+		return msg
+	}
+	if strings.Contains(s, "#") {
+		return `must not contain "#", which starts a comment in robots.txt`
+	}
+	if strings.TrimSpace(s) != s {
+		return "must not start or end with whitespace, which parsers strip"
+	}
+	return ""
+}
+
+func checkSitemap(s string) string {
+	if msg := checkValue(s); msg != "" {
+		return msg
+	}
+	bad := "a sitemap is an absolute http(s) URL, or a path starting with \"/\" that the server resolves against the request's scheme and host"
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] >= 0x7f {
+			return bad + "; spaces and non-ASCII must be percent-encoded"
+		}
+	}
+	if strings.HasPrefix(s, "//") {
+		return bad + ` ("//" would name another host)`
+	}
+	if strings.HasPrefix(s, "/") {
+		if _, err := url.ParseRequestURI(s); err != nil {
+			return bad
+		}
+		return ""
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
+		return bad
+	}
+	return ""
+}
+
+// reservedKeyPrefixes are keys that some parser reads as a line of the
+// protocol. Google's parser matches keys by prefix and accepts typos, so
+// "Allowance" would be an allow line there.
+var reservedKeyPrefixes = []string{
+	"user-agent", "useragent", "user agent", "allow", "disallow",
+	"dissallow", "dissalow", "disalow", "diaslow", "diasllow", "disallaw",
+	"sitemap", "site-map", "crawl-delay", "crawldelay",
+}
+
+func checkRecord(place string, r Record, fileLevel bool, add func(place, value, msg string)) {
+	if !validRecordKey(r.Key) {
+		add(place+".key", r.Key, `a record key may contain only A-Z, a-z and "-"`)
+	} else if p := reservedPrefix(r.Key); p != "" {
+		add(place+".key", r.Key, fmt.Sprintf("a record key must not be (or start with) the core key %q; use the dedicated field", p))
+	} else if !fileLevel && strings.EqualFold(r.Key, "host") {
+		add(place+".key", r.Key, "Host is a file-level record; put it in File.Records")
+	}
+	if msg := checkValue(r.Value); msg != "" {
+		add(place+".value", r.Value, "a record value "+msg)
+	}
+}
+
+func validRecordKey(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func reservedPrefix(key string) string {
+	k := strings.ToLower(key)
+	for _, p := range reservedKeyPrefixes {
+		if strings.HasPrefix(k, p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// checkPattern checks a path pattern (RFC 9309 sections 2.2.2 and 2.2.3).
+func checkPattern(p string) string {
+	if p == "" {
+		return `a pattern must not be empty (an empty rule means "allow all", which is the default; leave rules empty instead)`
+	}
+	if !utf8.ValidString(p) {
+		return "a pattern must be valid UTF-8"
+	}
+	if p[0] != '/' && p[0] != '*' {
+		return `a pattern starts with "/" or "*"`
+	}
+	for i, r := range p {
+		switch {
+		case isLineBreaking(r):
+			return fmt.Sprintf("a pattern must not contain control characters or line/paragraph separators (found %U)", r)
+		case unicode.IsSpace(r):
+			return fmt.Sprintf("a pattern must not contain whitespace (found %U); percent-encode it, e.g. %%20", r)
+		case r == '#':
+			return `a pattern must not contain "#" (it starts a comment); write %23`
+		case r == '$' && i != len(p)-1:
+			return `"$" is special only at the end of a pattern; write a literal "$" as %24`
+		case r == '%':
+			if i+2 >= len(p) || !isHex(p[i+1]) || !isHex(p[i+2]) {
+				return `"%" must start a percent-escape of two hex digits; write a literal "%" as %25`
+			}
+		}
+	}
+	if len(encodePattern(p))+10 > maxLineLen {
+		return fmt.Sprintf("a pattern longer than %d bytes would be truncated by Google's parser", maxLineLen-10)
+	}
+	return ""
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// checkOrigin validates a request origin "scheme://host[:port]".
+func checkOrigin(origin string) error {
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil || u.Opaque != "" ||
+		strings.ContainsAny(origin, " \t\r\n#\x00\x85\u2028\u2029") {
+		return fmt.Errorf("origin %q: an origin is scheme://host[:port] with scheme http or https (needed to resolve path sitemaps)", origin)
+	}
+	for i := 0; i < len(origin); i++ {
+		if origin[i] < 0x21 || origin[i] >= 0x7f {
+			return fmt.Errorf("origin %q: an origin must be printable ASCII", origin)
+		}
+	}
+	return nil
+}
