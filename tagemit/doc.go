@@ -1,0 +1,24 @@
+// Package tagemit builds, emits and reads robots rules per product token, as the
+// Robots-Tag HTTP field of draft-illyes-repext (a Structured Field List: each member an
+// Item naming a product token, the token's rules its Parameters), the legacy
+// X-Robots-Tag field in the historic syntax crawlers read today, and HTML robots meta
+// elements. Its Injector inserts a Policy's meta elements into the head of an HTML
+// response body while it streams, with bounded buffering.
+//
+// Decisions this package takes (see CONFORMANCE.md):
+//
+//   - Product tokens are lower-cased (crawlers match them case-insensitively). Tokens
+//     that RFC 9309 allows but an SF Token cannot express (leading '-' or '_') are
+//     emitted as SF Strings; parsers accept Token or String members.
+//   - "none" is expanded to noindex and nofollow on input, so a Policy never holds it.
+//   - "all" restricts nothing: NewPolicy rejects it; the parsers drop it with an error.
+//   - Unknown rules read from a backend's header or page cannot be represented by a
+//     Policy and are dropped with an error naming them; a caller that must keep them
+//     should keep the backend's own field lines and add its own as separate lines
+//     (List fields combine across lines).
+//   - unavailable_after is read as RFC 3339 / ISO 8601, RFC 822 / RFC 1123 or RFC 850 and
+//     kept as RFC 3339 in UTC with whole seconds, e.g. 2027-01-01T00:00:00Z.
+//   - The product token "robots" is the HTML name for every accessor: configuring it is
+//     an error, reading it yields "*". A token spelled like a rule name is rejected, as
+//     the X-Robots-Tag syntax could not tell the two apart.
+package tagemit

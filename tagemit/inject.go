@@ -1,0 +1,480 @@
+package tagemit
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+
+	"golang.org/x/net/html"
+)
+
+// InjectState is where an Injector stands in its single decision.
+type InjectState int
+
+const (
+	// Pending: the injector is still looking for where to put the meta elements and
+	// has written nothing to its destination (unless Flush forced it to).
+	Pending InjectState = iota
+	// Injected: the meta elements were inserted; Inserted tells how many bytes.
+	Injected
+	// PassedThrough: the body goes through unchanged; Reason tells why.
+	PassedThrough
+)
+
+// String names the state.
+func (s InjectState) String() string {
+	switch s {
+	case Pending:
+		return "Pending"
+	case Injected:
+		return "Injected"
+	case PassedThrough:
+		return "PassedThrough"
+	}
+	return fmt.Sprintf("InjectState(%d)", int(s))
+}
+
+// DefaultMaxBuffer is the buffering cap an Injector uses when InjectorOptions.MaxBuffer is 0.
+const DefaultMaxBuffer = 64 << 10
+
+// InjectorOptions configures an Injector.
+type InjectorOptions struct {
+	// MaxBuffer caps how many bytes of the body the injector examines (and so buffers)
+	// before it decides. 0 means DefaultMaxBuffer.
+	MaxBuffer int
+}
+
+// Injector is an io.Writer that takes an HTML response body as it is written and
+// inserts a Policy's robots meta elements inside the document's head: right after the
+// <head> start tag, or, when the document has none, where the HTML parsing algorithm
+// implies the head (before the first start tag other than html/head, end tag that
+// closes the head, or non-whitespace text, after any BOM, doctype, comments and
+// <html>). It tokenizes with golang.org/x/net/html and only trusts tokens it knows are
+// complete, so <head> inside comments, scripts, attributes or CDATA does not fool it.
+//
+// To avoid repeating rules the page already states for a token in its own head meta
+// elements, it buffers from the injection point to the end of the head (</head>, or
+// the first body-only element or text). If MaxBuffer is reached once the injection
+// point is known it inserts the full set (duplicates are harmless; a restriction is
+// never dropped); if no injection point is found within MaxBuffer bytes it passes the
+// body through unchanged. The page's own meta elements are never removed.
+//
+// Contract: while State() is Pending nothing is written to the destination, except
+// what Flush forces out. Before the first other write to the destination State() is
+// final and Inserted() exact. After the decision bytes are copied straight through.
+// An Injector is not safe for concurrent use.
+type Injector struct {
+	dst      io.Writer
+	policy   Policy
+	max      int
+	state    InjectState
+	reason   string
+	inserted int
+	err      error // sticky destination error
+
+	buf     []byte // bytes written and not yet emitted; buf[0] is at absolute offset base
+	base    int
+	total   int // absolute number of bytes accepted so far
+	scanPos int // absolute offset where the tokenizer can restart in its data state
+	done    int // absolute end of the last processed token
+	since   int // bytes accepted since the last scan
+
+	inHead        bool // the injection point is known and the head is being read
+	point         int  // absolute injection offset, valid when inHead
+	templateDepth int
+	xhtml         bool
+	page          map[string]ruleSet // rules the page's own head meta elements state
+}
+
+// NewInjector returns an Injector that writes the body, with p's meta elements
+// inserted, to dst. An empty policy passes everything through.
+func NewInjector(dst io.Writer, p Policy, opts InjectorOptions) *Injector {
+	max := opts.MaxBuffer
+	if max <= 0 {
+		max = DefaultMaxBuffer
+	}
+	in := &Injector{dst: dst, policy: p, max: max}
+	if p.IsEmpty() {
+		in.state, in.reason = PassedThrough, "empty policy"
+	}
+	return in
+}
+
+// State reports whether the injector is still deciding, has injected, or passes through.
+func (in *Injector) State() InjectState { return in.state }
+
+// Inserted returns the number of bytes added to the stream: 0 unless State() is Injected.
+func (in *Injector) Inserted() int { return in.inserted }
+
+// Reason tells why the body passed through unchanged (for debug logs); "" otherwise.
+func (in *Injector) Reason() string { return in.reason }
+
+// Write accepts the next bytes of the body.
+func (in *Injector) Write(b []byte) (int, error) {
+	if in.err != nil {
+		return 0, in.err
+	}
+	if in.state != Pending {
+		n, err := in.dst.Write(b)
+		if err != nil {
+			in.err = err
+		}
+		return n, err
+	}
+	consumed := 0
+	for consumed < len(b) && in.state == Pending {
+		take := min(in.max-in.total, len(b)-consumed)
+		in.buf = append(in.buf, b[consumed:consumed+take]...)
+		in.total += take
+		in.since += take
+		consumed += take
+		full := in.total >= in.max
+		if full || in.since*4 >= in.total-in.scanPos {
+			in.scan(false)
+		}
+		if in.state == Pending && full {
+			if in.inHead {
+				in.decide(true)
+			} else {
+				in.passThrough(fmt.Sprintf("no head injection point within the first %d bytes", in.max))
+			}
+		}
+	}
+	if in.err != nil {
+		return 0, in.err
+	}
+	if consumed < len(b) {
+		n, err := in.dst.Write(b[consumed:])
+		if err != nil {
+			in.err = err
+			return consumed + n, err
+		}
+	}
+	return len(b), nil
+}
+
+// Flush makes everything written so far that can be emitted reach dst now: if the
+// injection point is already known it forces the decision (deduplicating against the
+// page meta elements seen so far) and emits everything; otherwise it emits the complete
+// tokens that lie before the injection point and stays Pending.
+func (in *Injector) Flush() error {
+	if in.err != nil || in.state != Pending {
+		return in.err
+	}
+	in.scan(false)
+	if in.state != Pending {
+		return in.err
+	}
+	if in.inHead {
+		in.decide(false)
+		return in.err
+	}
+	upTo := min(in.done, in.scanPos)
+	if upTo > in.base {
+		in.write(in.buf[:upTo-in.base])
+		n := copy(in.buf, in.buf[upTo-in.base:])
+		in.buf = in.buf[:n]
+		in.base = upTo
+	}
+	return in.err
+}
+
+// Close marks the end of the body: it decides (injecting at the end of the document
+// where the parsing algorithm would put head content there, e.g. for an empty body)
+// and emits everything. It does not close dst.
+func (in *Injector) Close() error {
+	if in.err != nil || in.state != Pending {
+		return in.err
+	}
+	in.scan(true)
+	if in.state == Pending {
+		if in.inHead {
+			in.decide(false)
+		} else {
+			in.passThrough("no injection point found")
+		}
+	}
+	return in.err
+}
+
+func (in *Injector) write(b []byte) {
+	if in.err != nil || len(b) == 0 {
+		return
+	}
+	if _, err := in.dst.Write(b); err != nil {
+		in.err = err
+	}
+}
+
+func (in *Injector) passThrough(reason string) {
+	in.state, in.reason = PassedThrough, reason
+	in.write(in.buf)
+	in.buf = nil
+}
+
+// decide inserts the meta elements at the known injection point and emits the buffer.
+// Unless full, rules the page already states for the same token are left out.
+func (in *Injector) decide(full bool) {
+	meta := in.policy.MetaElements()
+	if !full && len(in.page) > 0 {
+		m := in.policy.toMap()
+		for tok, rs := range m {
+			m[tok] = rs.minus(in.page[tok])
+		}
+		meta = build(m).MetaElements()
+	}
+	if len(meta) == 0 {
+		in.passThrough("the page's head already states every rule of the policy")
+		return
+	}
+	if in.xhtml {
+		meta = bytes.ReplaceAll(meta, []byte(`">`), []byte(`" />`))
+	}
+	in.state, in.inserted = Injected, len(meta)
+	at := in.point - in.base
+	in.write(in.buf[:at])
+	in.write(meta)
+	in.write(in.buf[at:])
+	in.buf = nil
+}
+
+// rawTextTags are the elements after whose start tag the tokenizer reads raw text; the
+// scan cannot restart a fresh tokenizer inside them.
+var rawTextTags = map[string]bool{
+	"iframe": true, "noembed": true, "noframes": true, "noscript": true, "plaintext": true,
+	"script": true, "style": true, "textarea": true, "title": true, "xmp": true,
+}
+
+// headTags are the start tags the "in head" insertion mode keeps in the head.
+var headTags = map[string]bool{
+	"base": true, "basefont": true, "bgsound": true, "link": true, "meta": true, "title": true,
+	"noscript": true, "noframes": true, "style": true, "script": true, "template": true,
+}
+
+const htmlSpace = " \t\n\f\r"
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// scan tokenizes the buffered bytes from scanPos and processes every token known to be
+// complete, possibly deciding. At eof every token is complete.
+func (in *Injector) scan(eof bool) {
+	in.since = 0
+	if in.total == 0 && !eof {
+		return
+	}
+	if in.base == 0 && in.scanPos == 0 {
+		// A leading byte order mark is removed by decoding before the HTML tokenizer sees it.
+		if bytes.HasPrefix(in.buf, utf8BOM) {
+			in.scanPos, in.done = len(utf8BOM), len(utf8BOM)
+		} else if bytes.HasPrefix(utf8BOM, in.buf) && !eof {
+			return
+		}
+	}
+	data := in.buf[in.scanPos-in.base:]
+	z := html.NewTokenizer(bytes.NewReader(data))
+	off := in.scanPos
+	restart, rawOpen := in.scanPos, false
+	var lastType html.TokenType
+	lastStart := off
+	for in.state == Pending {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			if eof {
+				in.atEOF(off, lastType, lastStart)
+			}
+			break
+		}
+		raw := z.Raw()
+		start, end := off, off+len(raw)
+		off = end
+		isTag := tt == html.StartTagToken || tt == html.EndTagToken || tt == html.SelfClosingTagToken
+		if !eof && end == in.total && !isTag {
+			break // text, comment or doctype running into the end of what we have
+		}
+		var name string
+		if isTag {
+			n, _ := z.TagName()
+			name = string(n)
+		}
+		if end > in.done {
+			in.process(z, tt, name, raw, start, end)
+			in.done = end
+		}
+		lastType, lastStart = tt, start
+		switch {
+		case (tt == html.StartTagToken || tt == html.SelfClosingTagToken) && rawTextTags[name]:
+			rawOpen = true
+		case rawOpen && tt == html.EndTagToken:
+			rawOpen = false
+			restart = end
+		case !rawOpen:
+			restart = end
+		}
+	}
+	if in.state == Pending {
+		in.scanPos = restart
+	}
+}
+
+// atEOF decides at the end of the body when no token has decided yet.
+func (in *Injector) atEOF(off int, lastType html.TokenType, lastStart int) {
+	if in.inHead {
+		in.decide(false)
+		return
+	}
+	if lastType == html.CommentToken && off == in.total {
+		// A comment or doctype cut by the end of the body swallows anything after it,
+		// and moving the head before it would move the comment: leave the body alone.
+		probe := append(append([]byte{}, in.buf[lastStart-in.base:]...), "<x>"...)
+		z := html.NewTokenizer(bytes.NewReader(probe))
+		z.Next()
+		if len(z.Raw()) != off-lastStart {
+			in.passThrough("the body ends inside an unterminated comment before any head content")
+			return
+		}
+	}
+	// Head content here is where the parser would create the head: before any partial
+	// tag the tokenizer drops at end of input.
+	in.point, in.inHead = off, true
+	in.decide(false)
+}
+
+// process handles one complete token.
+func (in *Injector) process(z *html.Tokenizer, tt html.TokenType, name string, raw []byte, start, end int) {
+	if !in.inHead {
+		switch tt {
+		case html.CommentToken:
+			if bytes.HasPrefix(raw, []byte("<?xml")) {
+				in.xhtml = true
+			}
+		case html.TextToken:
+			if k, ok := firstNonSpace(raw); ok {
+				in.point, in.inHead = start+k, true
+				in.decide(false)
+			}
+		case html.StartTagToken, html.SelfClosingTagToken:
+			switch {
+			case name == "html":
+				for {
+					k, _, more := z.TagAttr()
+					if string(k) == "xmlns" {
+						in.xhtml = true
+					}
+					if !more {
+						break
+					}
+				}
+			case name == "head":
+				in.point, in.inHead = end, true
+			case headTags[name]:
+				in.point, in.inHead = start, true
+				in.processInHead(z, tt, name, raw)
+			default:
+				in.point, in.inHead = start, true
+				in.decide(false)
+			}
+		case html.EndTagToken:
+			switch name {
+			case "head", "body", "html", "br":
+				in.point, in.inHead = start, true
+				in.decide(false)
+			}
+		}
+		return
+	}
+	in.processInHead(z, tt, name, raw)
+}
+
+// processInHead handles a token while reading the head for the page's own meta elements.
+func (in *Injector) processInHead(z *html.Tokenizer, tt html.TokenType, name string, raw []byte) {
+	if in.templateDepth > 0 {
+		switch {
+		case (tt == html.StartTagToken || tt == html.SelfClosingTagToken) && name == "template":
+			in.templateDepth++
+		case tt == html.EndTagToken && name == "template":
+			in.templateDepth--
+		}
+		return
+	}
+	switch tt {
+	case html.TextToken:
+		if strings.Trim(string(z.Text()), htmlSpace) != "" {
+			in.decide(false)
+		}
+	case html.StartTagToken, html.SelfClosingTagToken:
+		switch {
+		case name == "meta":
+			in.readMeta(z)
+		case name == "template":
+			in.templateDepth++
+		case name == "html" || name == "head" || headTags[name]:
+		default:
+			in.decide(false)
+		}
+	case html.EndTagToken:
+		switch name {
+		case "head", "body", "html", "br":
+			in.decide(false)
+		}
+	}
+}
+
+// readMeta records the rules of a <meta name=robots|token content=...> in the head.
+func (in *Injector) readMeta(z *html.Tokenizer) {
+	var name, content string
+	var hasName, hasContent bool
+	for {
+		k, v, more := z.TagAttr()
+		switch string(k) {
+		case "name":
+			if !hasName {
+				name, hasName = strings.Trim(string(v), htmlSpace), true
+			}
+		case "content":
+			if !hasContent {
+				content, hasContent = string(v), true
+			}
+		}
+		if !more {
+			break
+		}
+	}
+	if !hasName || !hasContent || !validToken(name) {
+		return
+	}
+	if in.page == nil {
+		in.page = map[string]ruleSet{}
+	}
+	readLegacyLine(content, canonicalReadToken(name), false, in.page)
+}
+
+// firstNonSpace returns the offset in raw text of the first character the parser does
+// not skip as inter-element whitespace (character references included), and whether
+// there is one.
+func firstNonSpace(raw []byte) (int, bool) {
+	i := 0
+	for i < len(raw) {
+		if strings.IndexByte(htmlSpace, raw[i]) >= 0 {
+			i++
+			continue
+		}
+		if raw[i] != '&' {
+			return i, true
+		}
+		rest := html.UnescapeString(string(raw[i:]))
+		if rest == "" || strings.IndexByte(htmlSpace, rest[0]) < 0 {
+			return i, true
+		}
+		// A character reference for whitespace: skip exactly that reference.
+		j := i + 1
+		for j <= len(raw) && html.UnescapeString(string(raw[j:])) != rest[1:] {
+			j++
+		}
+		if j > len(raw) {
+			return i, true
+		}
+		i = j
+	}
+	return 0, false
+}

@@ -1,0 +1,299 @@
+package tagemit
+
+import (
+	"encoding/json"
+	"fmt"
+	"html"
+	"slices"
+	"strings"
+
+	"github.com/dunglas/httpsfv"
+)
+
+// MaxFieldSize is the parsing limit the draft sets as the minimum every parser honours
+// (8 KiB). NewPolicy rejects a policy whose Robots-Tag value is longer, and
+// ParseRobotsTag processes only this many bytes of a field value.
+const MaxFieldSize = 8 << 10
+
+// GlobalToken is the product token that addresses every accessor.
+const GlobalToken = "*"
+
+// Policy is a set of robots rules per product token ("*" = every accessor). A Policy is
+// an immutable value in canonical form: tokens are lower-cased, rules are deduplicated
+// and kept in a canonical order, so equal policies serialise to equal bytes. Its
+// serialisations (RobotsTag, XRobotsTag, MetaElements) are computed once, when the
+// Policy is built, so calling them per request costs nothing.
+//
+// The zero value is the empty policy.
+type Policy struct {
+	d *policyData
+}
+
+type policyData struct {
+	tokens    []string  // canonical order: byte-wise, so "*" first
+	rules     []ruleSet // parallel to tokens, none empty
+	robotsTag string
+	xRobots   []string
+	meta      []byte
+}
+
+// validToken reports whether tok is an RFC 9309 product token (A-Z a-z _ -) or "*".
+func validToken(tok string) bool {
+	if tok == GlobalToken {
+		return true
+	}
+	if tok == "" {
+		return false
+	}
+	for i := 0; i < len(tok); i++ {
+		c := tok[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// checkToken validates and canonicalises a configured product token.
+func checkToken(tok string) (string, error) {
+	if !validToken(tok) {
+		return "", fmt.Errorf("tagemit: product token %q is invalid: RFC 9309 allows only A-Z, a-z, '_' and '-', or \"*\"", tok)
+	}
+	low := strings.ToLower(tok)
+	if low == "robots" {
+		return "", fmt.Errorf("tagemit: product token %q is reserved: in HTML it names every accessor; use %q", tok, GlobalToken)
+	}
+	if isRuleName(low) {
+		return "", fmt.Errorf("tagemit: product token %q is also a rule name, which the X-Robots-Tag syntax cannot tell apart", tok)
+	}
+	return low, nil
+}
+
+// NewPolicy builds a Policy from product token -> rule strings such as "noindex",
+// "max-snippet=50", "max-image-preview=large" or
+// "unavailable_after=2027-01-01T00:00:00Z" ("name: value" is accepted too). Rule names
+// are case-insensitive; "none" expands to noindex and nofollow. An unknown or mistyped
+// rule is an error naming it and suggesting the closest known rule; so is "all" (it
+// restricts nothing), an invalid product token or value, and a policy whose Robots-Tag
+// serialisation exceeds MaxFieldSize. A token listed with no rules is left out.
+func NewPolicy(rules map[string][]string) (Policy, error) {
+	m := map[string]ruleSet{}
+	for tok, list := range rules {
+		ctok, err := checkToken(tok)
+		if err != nil {
+			return Policy{}, err
+		}
+		var rs ruleSet
+		for _, text := range list {
+			if err := rs.addRuleText(text); err != nil {
+				return Policy{}, fmt.Errorf("tagemit: token %q: %w", tok, err)
+			}
+		}
+		m[ctok] = m[ctok].union(rs)
+	}
+	p := build(m)
+	if len(p.RobotsTag()) > MaxFieldSize {
+		return Policy{}, fmt.Errorf("tagemit: the Robots-Tag value would be %d bytes, over the %d-byte limit parsers must honour", len(p.RobotsTag()), MaxFieldSize)
+	}
+	return p, nil
+}
+
+// build canonicalises m and precomputes the serialisations.
+func build(m map[string]ruleSet) Policy {
+	d := &policyData{}
+	for tok, rs := range m {
+		if !rs.isEmpty() {
+			d.tokens = append(d.tokens, tok)
+		}
+	}
+	if len(d.tokens) == 0 {
+		return Policy{}
+	}
+	slices.Sort(d.tokens)
+	for _, tok := range d.tokens {
+		d.rules = append(d.rules, m[tok])
+	}
+	d.robotsTag = d.sfList()
+	d.xRobots = d.legacyLines()
+	d.meta = d.metaElements()
+	return Policy{d: d}
+}
+
+func (p Policy) toMap() map[string]ruleSet {
+	m := map[string]ruleSet{}
+	if p.d != nil {
+		for i, tok := range p.d.tokens {
+			m[tok] = p.d.rules[i]
+		}
+	}
+	return m
+}
+
+// tokenValue is the SF bare item for a product token: a Token when SF can express it,
+// else a String (RFC 9309 allows tokens starting with '-' or '_', SF Tokens do not).
+func tokenValue(tok string) any {
+	if tok == GlobalToken || ('a' <= tok[0] && tok[0] <= 'z') {
+		return httpsfv.Token(tok)
+	}
+	return tok
+}
+
+func (d *policyData) sfList() string {
+	list := make(httpsfv.List, 0, len(d.tokens))
+	for i, tok := range d.tokens {
+		item := httpsfv.NewItem(tokenValue(tok))
+		d.rules[i].each(func(v ruleValue) {
+			switch v.def.kind {
+			case kindFlag:
+				item.Params.Add(v.def.name, true)
+			case kindInt:
+				item.Params.Add(v.def.name, v.i)
+			case kindPreview:
+				item.Params.Add(v.def.name, httpsfv.Token(v.s))
+			case kindDate:
+				item.Params.Add(v.def.name, v.s)
+			}
+		})
+		list = append(list, item)
+	}
+	s, err := httpsfv.Marshal(list)
+	if err != nil {
+		// Every value above is valid by construction.
+		panic("tagemit: serialising a canonical policy failed: " + err.Error())
+	}
+	return s
+}
+
+func (d *policyData) legacyLines() []string {
+	out := make([]string, 0, len(d.tokens))
+	for i, tok := range d.tokens {
+		line := strings.Join(d.rules[i].strings(": "), ", ")
+		if tok != GlobalToken {
+			line = tok + ": " + line
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func (d *policyData) metaElements() []byte {
+	var b strings.Builder
+	for i, tok := range d.tokens {
+		name := tok
+		if tok == GlobalToken {
+			name = "robots"
+		}
+		b.WriteString(`<meta name="`)
+		b.WriteString(html.EscapeString(name))
+		b.WriteString(`" content="`)
+		b.WriteString(html.EscapeString(strings.Join(d.rules[i].strings(":"), ", ")))
+		b.WriteString(`">`)
+	}
+	return []byte(b.String())
+}
+
+// MarshalJSON encodes the policy as a JSON object: product token -> canonical rule
+// strings, e.g. {"*":["noindex"],"examplebot":["max-snippet=50"]}.
+func (p Policy) MarshalJSON() ([]byte, error) {
+	return json.Marshal(p.Rules())
+}
+
+// UnmarshalJSON decodes the shape MarshalJSON writes and validates it with NewPolicy,
+// so a bad configuration fails when it is loaded.
+func (p *Policy) UnmarshalJSON(b []byte) error {
+	var m map[string][]string
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	q, err := NewPolicy(m)
+	if err != nil {
+		return err
+	}
+	*p = q
+	return nil
+}
+
+// Union returns the union of the restrictions of p and q, per product token. For a
+// valued rule the most restrictive value wins: the smallest max-snippet and
+// max-video-preview (-1, unlimited, being the least restrictive), the smallest
+// max-image-preview (none < standard < large) and the earliest unavailable_after.
+// indexifembedded relaxes noindex, so it survives only when no side states noindex
+// without it. The result is not checked against MaxFieldSize (check len(RobotsTag())
+// when combining arbitrary policies).
+func (p Policy) Union(q Policy) Policy {
+	if q.IsEmpty() {
+		return p
+	}
+	if p.IsEmpty() {
+		return q
+	}
+	m := p.toMap()
+	for i, tok := range q.d.tokens {
+		m[tok] = m[tok].union(q.d.rules[i])
+	}
+	return build(m)
+}
+
+// IsEmpty reports whether p states no rule at all.
+func (p Policy) IsEmpty() bool { return p.d == nil }
+
+// Equal reports whether p and q state the same rules for the same tokens.
+func (p Policy) Equal(q Policy) bool { return p.RobotsTag() == q.RobotsTag() }
+
+// Rules returns a canonical copy of the policy: product token -> rule strings in the
+// form NewPolicy accepts, e.g. "max-snippet=50".
+func (p Policy) Rules() map[string][]string {
+	m := map[string][]string{}
+	if p.d != nil {
+		for i, tok := range p.d.tokens {
+			m[tok] = p.d.rules[i].strings("=")
+		}
+	}
+	return m
+}
+
+// Tokens returns the product tokens the policy names, in canonical order.
+func (p Policy) Tokens() []string {
+	if p.d == nil {
+		return nil
+	}
+	return slices.Clone(p.d.tokens)
+}
+
+// RobotsTag returns the Robots-Tag field value: a Structured Field List whose members
+// are Items naming a product token, with the token's rules as lower-case Parameters,
+// e.g. `*;noindex;nosnippet, examplebot;max-snippet=20`. Product tokens starting with
+// '-' or '_' are Strings. It returns "" for the empty policy.
+func (p Policy) RobotsTag() string {
+	if p.d == nil {
+		return ""
+	}
+	return p.d.robotsTag
+}
+
+// XRobotsTag returns the legacy X-Robots-Tag field lines in the historic syntax crawlers
+// read today, one per product token, e.g.
+// ["noindex, nosnippet", "examplebot: noindex, max-snippet: 20"]. The draft deprecates
+// the X- name: emitting it is the caller's opt-in. It returns nil for the empty policy.
+// The returned slice is shared: do not modify it.
+func (p Policy) XRobotsTag() []string {
+	if p.d == nil {
+		return nil
+	}
+	return p.d.xRobots
+}
+
+// MetaElements returns one robots meta element per product token, e.g.
+// `<meta name="robots" content="noindex, nosnippet"><meta name="examplebot" content="max-snippet:50">`,
+// with attribute values escaped. Valued rules use the "name:value" form crawlers
+// document. It returns nil for the empty policy. The returned slice is shared: do not
+// modify it.
+func (p Policy) MetaElements() []byte {
+	if p.d == nil {
+		return nil
+	}
+	return p.d.meta
+}
+
+// String returns the Robots-Tag value, for debugging.
+func (p Policy) String() string { return p.RobotsTag() }
