@@ -1,0 +1,376 @@
+package robotsgen
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/jimsmart/grobotstxt"
+	"github.com/temoto/robotstxt"
+)
+
+// Pools for generated files. Agents include case variants (matching is
+// case-insensitive) and "Foo", a prefix of "FooBot" (temoto matches agents by
+// prefix). Purposes include digits (as the draft's examples do) and, rarely,
+// a token equal to a product token (Google's parser reads User-Agent-Purpose
+// lines as User-agent lines, so such a collision is a listed exception).
+var (
+	genAgents   = []string{"FooBot", "foobot", "BarBot", "Baz_bot", "qux-crawler", "Foo", "*"}
+	askAgents   = []string{"FooBot", "FOOBOT", "foo", "BarBot", "baz_BOT", "qux-crawler", "OtherBot", "FooBotX"}
+	genPurposes = []string{"EXAMPLE-PURPOSE-1", "example-purpose-2", "Training", "search_index"}
+	askPurposes = []string{"", "EXAMPLE-PURPOSE-1", "EXAMPLE-purpose-2", "training", "search_index", "Unknown-3"}
+	segments    = []string{"a", "b", "ab", "x.html", "index.html", "%2F", "%3A", "é", "%E3%83%84", "~u", "q?x=1", "-", "_"}
+)
+
+func genPattern(r *rand.Rand) string {
+	var b strings.Builder
+	if r.IntN(8) == 0 {
+		b.WriteByte('*')
+	} else {
+		b.WriteByte('/')
+	}
+	n := r.IntN(4)
+	for i := 0; i < n; i++ {
+		switch r.IntN(10) {
+		case 0:
+			b.WriteByte('*')
+		case 1:
+			b.WriteByte('/')
+		default:
+			b.WriteString(segments[r.IntN(len(segments))])
+		}
+	}
+	if r.IntN(6) == 0 {
+		b.WriteByte('$')
+	}
+	return b.String()
+}
+
+// genPath returns a path in the form crawlers send (non-ASCII escaped with
+// upper-case hex), which is the form both witnesses compare verbatim.
+func genPath(r *rand.Rand) string {
+	if r.IntN(40) == 0 {
+		return "/robots.txt"
+	}
+	var b strings.Builder
+	b.WriteByte('/')
+	n := r.IntN(5)
+	for i := 0; i < n; i++ {
+		if r.IntN(4) == 0 {
+			b.WriteByte('/')
+		}
+		b.WriteString(segments[r.IntN(len(segments))])
+	}
+	return normalise(b.String(), false)
+}
+
+func genFile(r *rand.Rand) *File {
+	f := &File{}
+	ng := 1 + r.IntN(6)
+	for i := 0; i < ng; i++ {
+		var g Group
+		switch r.IntN(6) {
+		case 0: // purpose-only
+			for k := 0; k < 1+r.IntN(2); k++ {
+				g.Purposes = append(g.Purposes, genPurposes[r.IntN(len(genPurposes))])
+			}
+		case 1: // mixed
+			g.UserAgents = append(g.UserAgents, genAgents[r.IntN(len(genAgents))])
+			g.Purposes = append(g.Purposes, genPurposes[r.IntN(len(genPurposes))])
+		default:
+			for k := 0; k < 1+r.IntN(2); k++ {
+				g.UserAgents = append(g.UserAgents, genAgents[r.IntN(len(genAgents))])
+			}
+		}
+		if r.IntN(200) == 0 {
+			g.Purposes = append(g.Purposes, "FooBot") // collision, see exceptions
+		}
+		nr := r.IntN(6)
+		if r.IntN(4) == 0 {
+			nr = 0
+		}
+		for k := 0; k < nr; k++ {
+			t := Allow
+			if r.IntN(2) == 0 {
+				t = Disallow
+			}
+			g.Rules = append(g.Rules, Rule{Type: t, Path: genPattern(r)})
+		}
+		if r.IntN(5) == 0 {
+			g.CrawlDelay = float64(r.IntN(20)) / 4
+		}
+		if r.IntN(6) == 0 {
+			g.Records = append(g.Records, Record{Key: "Clean-param", Value: "ref /a"})
+		}
+		f.Groups = append(f.Groups, g)
+	}
+	if r.IntN(3) == 0 {
+		f.Sitemaps = append(f.Sitemaps, "/sitemap.xml")
+	}
+	if r.IntN(4) == 0 {
+		f.Sitemaps = append(f.Sitemaps, "https://cdn.example.net/s.xml")
+	}
+	if r.IntN(4) == 0 {
+		f.Records = append(f.Records, Record{Key: "Host", Value: "example.com"})
+	}
+	if r.IntN(4) == 0 {
+		f.Comments = append(f.Comments, "generated")
+	}
+	return f
+}
+
+// oracle is the test's own statement of which groups a crawler obeys,
+// written from RFC 9309 2.2.1 and the purpose draft independently of Matcher.
+func oracleGroups(f *File, agent, purpose string) (groups []int, mode int) {
+	for i, g := range f.Groups {
+		for _, ua := range g.UserAgents {
+			if ua != "*" && strings.EqualFold(ua, agent) {
+				groups = append(groups, i)
+				break
+			}
+		}
+	}
+	if len(groups) > 0 {
+		return groups, byProductToken
+	}
+	if purpose != "" {
+		for i, g := range f.Groups {
+			for _, p := range g.Purposes {
+				if strings.EqualFold(p, purpose) {
+					groups = append(groups, i)
+					break
+				}
+			}
+		}
+		if len(groups) > 0 {
+			return groups, byPurposeToken
+		}
+	}
+	for i, g := range f.Groups {
+		for _, ua := range g.UserAgents {
+			if ua == "*" {
+				groups = append(groups, i)
+				break
+			}
+		}
+	}
+	return groups, byStar
+}
+
+const (
+	byProductToken = iota
+	byPurposeToken
+	byStar
+)
+
+// matchingRules returns the rules of groups that match path, and the largest
+// specificity among them.
+func matchingRules(f *File, groups []int, path string) (rules []Rule, best int) {
+	np := []byte(normalise(path, false))
+	best = -1
+	for _, gi := range groups {
+		for _, r := range f.Groups[gi].Rules {
+			pat := normalise(r.Path, true)
+			end := strings.HasSuffix(pat, "$")
+			if matchPattern(strings.TrimSuffix(pat, "$"), end, np) {
+				rules = append(rules, r)
+				if len(pat) > best {
+					best = len(pat)
+				}
+			}
+		}
+	}
+	return rules, best
+}
+
+type exceptionCounts map[string]int
+
+// Exceptions where the specification leaves a choice or a witness departs
+// from RFC 9309; every skipped comparison is counted under one of these.
+const (
+	exRobotsTxt     = "both: /robots.txt is implicitly allowed (RFC 9309 2.2.2); neither witness special-cases it"
+	exPurposeAgent  = "google: a purpose token equal to the product token; Google's parser reads User-Agent-Purpose lines as user-agent lines"
+	exIndexHTM      = "google: Allow patterns ending in /index.htm(l) also allow the directory (Google-specific normalisation)"
+	exTemotoPrefix  = "temoto: agents are matched by prefix (\"foo\" group for \"FooBot\" crawler); RFC 9309 2.2.1 matches the product token"
+	exTemotoWild    = "temoto: patterns with * or $ become unanchored regexps whose specificity is the regexp length"
+	exTemotoTie     = "temoto: equal-length allow and disallow: the first listed wins; RFC 9309 says allow SHOULD win"
+	exTemotoNoMatch = "temoto: the purpose draft is unknown to temoto, so only product-token/\"*\" decisions are compared"
+)
+
+func TestWitnesses(t *testing.T) {
+	configs := 10000
+	if testing.Short() {
+		configs = 1000
+	}
+	r := rand.New(rand.NewPCG(9309, 2024))
+	ex := exceptionCounts{}
+	compared := map[string]int{}
+	rejected := 0
+	for c := 0; c < configs; c++ {
+		f := genFile(r)
+		body, err := f.Render("https://example.com")
+		if err != nil {
+			// The only invalid configs the generator makes are rule-less
+			// groups sharing a token with a group with rules.
+			if !strings.Contains(err.Error(), "a group without rules must not name a token") {
+				t.Fatalf("config %d: %v\n%#v", c, err, f)
+			}
+			rejected++
+			c--
+			continue
+		}
+		// Round trip on the same configs.
+		want, _ := f.Canonical("https://example.com")
+		got, diags := Parse(body)
+		if len(diags) > 0 || !reflect.DeepEqual(got, want) {
+			t.Fatalf("config %d: round trip\n%s\ndiags %v\ngot  %#v\nwant %#v", c, body, diags, got, want)
+		}
+		m := NewMatcher(f)
+		tr, err := robotstxt.FromBytes(body)
+		if err != nil {
+			t.Fatalf("config %d: temoto rejects our file: %v\n%s", c, err, body)
+		}
+		sbody := string(body)
+		for a := 0; a < 3; a++ {
+			agent := askAgents[r.IntN(len(askAgents))]
+			purpose := askPurposes[r.IntN(len(askPurposes))]
+			purposeClash := false
+			for _, g := range f.Groups {
+				for _, p := range g.Purposes {
+					if strings.EqualFold(p, agent) {
+						purposeClash = true
+					}
+				}
+			}
+			for p := 0; p < 4; p++ {
+				path := genPath(r)
+				d := m.Decide(agent, purpose, path)
+				groups, mode := oracleGroups(f, agent, purpose)
+				wantGroup := -1
+				if len(groups) > 0 {
+					wantGroup = groups[0]
+				}
+				if d.Group != wantGroup {
+					t.Fatalf("config %d %s/%s %s: group %d, oracle %d\n%s", c, agent, purpose, path, d.Group, wantGroup, body)
+				}
+				if path == "/robots.txt" {
+					if !d.Allowed {
+						t.Fatalf("/robots.txt disallowed")
+					}
+					ex[exRobotsTxt]++
+					continue
+				}
+				rules, best := matchingRules(f, groups, path)
+				// Google also reads "Allow: /d/index.htm..." as "Allow: /d/$"
+				// when the pattern itself does not match.
+				indexHTM := false
+				np := []byte(path)
+				for _, gi := range groups {
+					for _, rl := range f.Groups[gi].Rules {
+						pat := encodePattern(rl.Path)
+						if s := strings.LastIndexByte(pat, '/'); rl.Type == Allow && s >= 0 && strings.HasPrefix(pat[s:], "/index.htm") &&
+							matchPattern(pat[:s+1], true, np) {
+							indexHTM = true
+						}
+					}
+				}
+				// Google: legacy crawlers directly; purpose crawlers through
+				// the draft's equivalence: a purpose line is a user-agent line,
+				// so when no product group matches, Google asked with the
+				// purpose token as agent must agree with us.
+				gAgent := agent
+				if mode == byPurposeToken {
+					gAgent = purpose
+				}
+				purposeClashG := purposeClash
+				if gAgent != agent {
+					purposeClashG = productNamed(f, gAgent)
+				}
+				switch {
+				case purposeClashG:
+					ex[exPurposeAgent]++
+				case indexHTM:
+					ex[exIndexHTM]++
+				default:
+					g := grobotstxt.AgentAllowed(sbody, gAgent, "http://example.com"+path)
+					if g != d.Allowed {
+						t.Fatalf("config %d %s/%s %s: ours %v, google(%s) %v, rule %v\n%s", c, agent, purpose, path, d.Allowed, gAgent, g, d.Rule, body)
+					}
+					compared["google"]++
+				}
+				// temoto: legacy crawlers only.
+				if mode == byPurposeToken {
+					ex[exTemotoNoMatch]++
+					continue
+				}
+				if mode != byProductToken && prefixGroup(f, agent) {
+					ex[exTemotoPrefix]++
+					continue
+				}
+				wild, tie := false, false
+				for _, gi := range groups {
+					for _, rl := range f.Groups[gi].Rules {
+						if strings.ContainsAny(rl.Path, "*$") {
+							wild = true
+						}
+					}
+				}
+				var seenA, seenD bool
+				for _, rl := range rules {
+					if len(normalise(rl.Path, true)) == best {
+						seenA = seenA || rl.Type == Allow
+						seenD = seenD || rl.Type == Disallow
+					}
+				}
+				tie = seenA && seenD
+				switch {
+				case wild:
+					ex[exTemotoWild]++
+				case tie:
+					ex[exTemotoTie]++
+				default:
+					tt := tr.TestAgent(path, agent)
+					if tt != d.Allowed {
+						t.Fatalf("config %d %s %s: ours %v, temoto %v, rule %v\n%s", c, agent, path, d.Allowed, tt, d.Rule, body)
+					}
+					compared["temoto"]++
+				}
+			}
+		}
+	}
+	t.Logf("configs: %d rendered, %d rejected by Validate; compared: %v", configs, rejected, compared)
+	for k, v := range ex {
+		t.Logf("exception %6d × %s", v, k)
+	}
+	if compared["google"] < configs || compared["temoto"] < configs/2 {
+		t.Fatalf("too few comparisons: %v", compared)
+	}
+}
+
+// productNamed reports whether some group names token as product token.
+func productNamed(f *File, token string) bool {
+	for _, g := range f.Groups {
+		for _, ua := range g.UserAgents {
+			if strings.EqualFold(ua, token) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// prefixGroup reports whether a group's product token is a proper prefix of
+// agent (ignoring case), which temoto would select.
+func prefixGroup(f *File, agent string) bool {
+	la := strings.ToLower(agent)
+	for _, g := range f.Groups {
+		for _, ua := range g.UserAgents {
+			lu := strings.ToLower(ua)
+			if ua != "*" && lu != la && strings.HasPrefix(la, lu) {
+				return true
+			}
+		}
+	}
+	return false
+}
