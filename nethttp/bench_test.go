@@ -1,0 +1,130 @@
+package nethttp_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/sitepolicy/caddy-robots/nethttp"
+)
+
+// benchWriter is a minimal ResponseWriter that keeps nothing, so the benchmarks measure the
+// middleware and not a recorder.
+type benchWriter struct{ h http.Header }
+
+func (w *benchWriter) Header() http.Header         { return w.h }
+func (w *benchWriter) Write(p []byte) (int, error) { return len(p), nil }
+func (w *benchWriter) WriteHeader(int)             {}
+
+var okBody = []byte("ok")
+
+func okHandler(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(okBody) }
+
+func benchServe(b *testing.B, h http.Handler, path string) {
+	req := httptest.NewRequest("GET", path, nil)
+	w := &benchWriter{h: http.Header{}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		clear(w.h)
+		h.ServeHTTP(w, req)
+	}
+}
+
+func benchMiddleware(b *testing.B) *nethttp.Middleware {
+	m, err := nethttp.New(nethttp.Config{
+		RobotsTxt: siteRobots,
+		RobotsTag: []nethttp.Route{
+			{Paths: []string{"/drafts/*"}, TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex", "nosnippet"}}}},
+			{Paths: []string{"*.pdf"}, TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}}},
+		},
+	}, nethttp.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m
+}
+
+// BenchmarkBareHandler is the baseline: the handler alone.
+func BenchmarkBareHandler(b *testing.B) {
+	benchServe(b, http.HandlerFunc(okHandler), "/articles/post")
+}
+
+// BenchmarkBareHandlerSettingHeader is the handler setting one header itself: the cost the
+// header-only route is compared with.
+func BenchmarkBareHandlerSettingHeader(b *testing.B) {
+	benchServe(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Robots-Tag", "*;noindex;nosnippet")
+		okHandler(w, r)
+	}), "/drafts/post")
+}
+
+// BenchmarkMiddlewareNoMatch is a request that matches no route.
+func BenchmarkMiddlewareNoMatch(b *testing.B) {
+	benchServe(b, benchMiddleware(b).Handler(http.HandlerFunc(okHandler)), "/articles/post")
+}
+
+// BenchmarkMiddlewareHeaderRoute is a request on a header-only route.
+func BenchmarkMiddlewareHeaderRoute(b *testing.B) {
+	benchServe(b, benchMiddleware(b).Handler(http.HandlerFunc(okHandler)), "/drafts/post")
+}
+
+// BenchmarkMiddlewareTwoRoutes is a request two routes match: their union is cached.
+func BenchmarkMiddlewareTwoRoutes(b *testing.B) {
+	benchServe(b, benchMiddleware(b).Handler(http.HandlerFunc(okHandler)), "/drafts/x.pdf")
+}
+
+// BenchmarkRobotsTxt serves robots.txt (rendered once per origin).
+func BenchmarkRobotsTxt(b *testing.B) {
+	benchServe(b, benchMiddleware(b).Handler(http.HandlerFunc(okHandler)), "/robots.txt")
+}
+
+// TestAllocationBudget makes the allocation numbers that are a contract fail loudly: the
+// no-match path adds none, the header route adds none beyond what the bare handler setting
+// the header costs.
+func TestAllocationBudget(t *testing.T) {
+	if testing.CoverMode() != "" || raceEnabled {
+		t.Skip("instrumentation changes allocation counts")
+	}
+	m, err := nethttp.New(nethttp.Config{
+		RobotsTxt: &nethttp.RobotsTxtConfig{File: siteRobots.File},
+		RobotsTag: []nethttp.Route{
+			{Paths: []string{"/drafts/*"}, TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex", "nosnippet"}}}},
+			{Paths: []string{"*.pdf"}, TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}}},
+		},
+	}, nethttp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	measure := func(h http.Handler, path string) float64 {
+		req := httptest.NewRequest("GET", path, nil)
+		w := &benchWriter{h: http.Header{}}
+		h.ServeHTTP(w, req) // warm pools and caches
+		return testing.AllocsPerRun(200, func() {
+			clear(w.h)
+			h.ServeHTTP(w, req)
+		})
+	}
+	bare := measure(http.HandlerFunc(okHandler), "/articles/post")
+	bareHeader := measure(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Robots-Tag", "*;noindex;nosnippet")
+		okHandler(w, r)
+	}), "/drafts/post")
+	h := m.Handler(http.HandlerFunc(okHandler))
+	if got := measure(h, "/articles/post"); got > bare {
+		t.Errorf("no-match path: %v allocs/op, bare handler %v", got, bare)
+	}
+	if got := measure(h, "/drafts/post"); got > bareHeader {
+		t.Errorf("header route: %v allocs/op, bare handler setting the header %v", got, bareHeader)
+	}
+	if got := measure(h, "/drafts/x.pdf"); got > bareHeader {
+		t.Errorf("two routes (cached union): %v allocs/op, bare handler setting the header %v", got, bareHeader)
+	}
+	if got := measure(h, "/robots.txt"); got > bare {
+		t.Errorf("robots.txt: %v allocs/op, bare handler %v", got, bare)
+	}
+	_ = io.Discard
+	_ = strings.ToLower
+}

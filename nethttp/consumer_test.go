@@ -1,0 +1,76 @@
+package nethttp_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestConsumerDoesNotDownloadCaddy builds a scratch module that imports nethttp, as a Go app
+// would, and checks that after `go mod tidy` neither its go.sum nor its build mentions Caddy:
+// the Caddy adapter lives in its own module so that library users never download it.
+func TestConsumerDoesNotDownloadCaddy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the go command")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/consumer\n\ngo 1.26\n\nrequire github.com/sitepolicy/caddy-robots v0.0.0-00010101000000-000000000000\n\nreplace github.com/sitepolicy/caddy-robots => " + root + "\n",
+		"main.go": `package main
+
+import (
+	"net/http"
+
+	"github.com/sitepolicy/caddy-robots/nethttp"
+)
+
+func main() {
+	mw, err := nethttp.New(nethttp.Config{RobotsTag: []nethttp.Route{{TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}}}}}, nethttp.Options{})
+	if err != nil {
+		panic(err)
+	}
+	_ = http.ListenAndServe("127.0.0.1:0", mw.Handler(http.NotFoundHandler()))
+}
+`,
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(goBin, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	run("mod", "tidy")
+	sum, err := os.ReadFile(filepath.Join(dir, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(sum), "caddyserver") {
+		t.Fatalf("go.sum of a nethttp consumer mentions caddyserver:\n%s", sum)
+	}
+	deps := run("list", "-deps", ".")
+	for _, bad := range []string{"caddyserver", "grobotstxt", "temoto"} {
+		if strings.Contains(deps, bad) {
+			t.Errorf("a nethttp consumer builds %s", bad)
+		}
+	}
+}

@@ -1,0 +1,167 @@
+package nethttp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// Config is the middleware's configuration, from Go values or JSON. Its parts have the JSON of
+// the Caddy module's handlers: "robots_txt" is a robots_txt handler, each "robots_tag" entry a
+// robots_tag handler plus the paths it applies to.
+type Config struct {
+	// RobotsTxt, if set, is served at /robots.txt.
+	RobotsTxt *RobotsTxtConfig `json:"robots_txt,omitempty"`
+
+	// RobotsTag lists the routes whose responses get robots tags. Every route that matches a
+	// request contributes its rules; the response carries their union.
+	RobotsTag []Route `json:"robots_tag,omitempty"`
+}
+
+// Route is a set of robots tags and the requests they apply to.
+type Route struct {
+	// Paths are path patterns with the semantics of Caddy's path matcher: case-insensitive,
+	// "/exact", "/prefix/*", "*.pdf", "*substring*", or a glob. Empty means every path.
+	Paths []string `json:"paths,omitempty"`
+
+	// Match, if set, must also accept the request. It is not part of the JSON form.
+	Match func(*http.Request) bool `json:"-"`
+
+	TagConfig
+}
+
+// Options are the optional parts of the middleware that are not config.
+type Options struct {
+	// Debug, if set, is told why a response was left unchanged or a backend header was not
+	// read in full.
+	Debug func(r *http.Request, msg string)
+}
+
+// Middleware serves robots.txt and applies robots tags per route. Build it with New or
+// NewFromJSON; it is safe for concurrent use.
+type Middleware struct {
+	robots *RobotsTxt
+	routes []compiledRoute
+	paths  bool // some route has path patterns
+}
+
+type compiledRoute struct {
+	patterns []pathPattern
+	match    func(*http.Request) bool
+	tagger   *Tagger
+}
+
+// New checks cfg and precomputes everything the middleware sends. The error names every
+// problem found.
+func New(cfg Config, opts Options) (*Middleware, error) {
+	m := &Middleware{}
+	var errs []error
+	if cfg.RobotsTxt != nil {
+		rt, err := NewRobotsTxt(*cfg.RobotsTxt)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("robots_txt: %w", err))
+		}
+		m.robots = rt
+	}
+	for i, route := range cfg.RobotsTag {
+		cr := compiledRoute{match: route.Match}
+		for j, p := range route.Paths {
+			pp, err := compilePathPattern(p)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("robots_tag[%d].paths[%d]: %w", i, j, err))
+				continue
+			}
+			cr.patterns = append(cr.patterns, pp)
+		}
+		m.paths = m.paths || len(cr.patterns) > 0
+		t, err := NewTagger(route.TagConfig, TaggerOptions{Debug: opts.Debug})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("robots_tag[%d]: %w", i, err))
+		}
+		cr.tagger = t
+		m.routes = append(m.routes, cr)
+	}
+	if cfg.RobotsTxt == nil && len(cfg.RobotsTag) == 0 {
+		errs = append(errs, errors.New("nothing to do: configure robots_txt, robots_tag, or both"))
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return m, nil
+}
+
+// NewFromJSON reads a Config from JSON, rejecting unknown fields (a misspelt field would
+// otherwise silently drop a restriction), and calls New.
+func NewFromJSON(data []byte, opts Options) (*Middleware, error) {
+	var cfg Config
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cfg); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("config: unexpected data after the JSON object")
+	}
+	return New(cfg, opts)
+}
+
+// Handler returns next wrapped by the middleware.
+func (m *Middleware) Handler(next http.Handler) http.Handler {
+	return &middlewareHandler{m: m, next: next, tagNext: nextHandler{next}}
+}
+
+type middlewareHandler struct {
+	m       *Middleware
+	next    http.Handler
+	tagNext Handler // next as the core's Handler, boxed once here rather than per request
+}
+
+// nextHandler adapts an http.Handler to Handler, once, so requests do not allocate it.
+type nextHandler struct{ h http.Handler }
+
+func (n nextHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) error {
+	n.h.ServeHTTP(w, r)
+	return nil
+}
+
+func (h *middlewareHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	m := h.m
+	if m.robots != nil && m.robots.Matches(r) {
+		m.robots.ServeHTTP(w, r)
+		return
+	}
+	var buf [maxCachedUnion]*Tagger
+	matched := buf[:0]
+	var reqPath string
+	if m.paths {
+		reqPath = lowerCleanPath(r)
+	}
+	for i := range m.routes {
+		if m.routes[i].matches(r, reqPath) {
+			matched = append(matched, m.routes[i].tagger)
+		}
+	}
+	if len(matched) == 0 {
+		h.next.ServeHTTP(w, r)
+		return
+	}
+	_ = Tag(w, r, h.tagNext, matched...)
+}
+
+func (cr *compiledRoute) matches(r *http.Request, reqPath string) bool {
+	if len(cr.patterns) > 0 {
+		ok := false
+		for i := range cr.patterns {
+			if cr.patterns[i].match(r, reqPath) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return cr.match == nil || cr.match(r)
+}

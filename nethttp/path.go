@@ -1,0 +1,127 @@
+package nethttp
+
+import (
+	"fmt"
+	"net/http"
+	"path"
+	"strings"
+)
+
+// pathPattern is one path pattern with the semantics of Caddy's path matcher: case-insensitive;
+// "/exact", "/prefix/*", "*.suffix", "*substring*", or a path.Match glob; a pattern with "%"
+// compares the escaped path.
+type pathPattern struct {
+	raw     string
+	kind    patternKind
+	literal string // the pattern without its wildcards, lower case
+	escaped bool
+}
+
+type patternKind uint8
+
+const (
+	matchAll patternKind = iota
+	matchExact
+	matchPrefix
+	matchSuffix
+	matchSubstring
+	matchGlob
+)
+
+func compilePathPattern(p string) (pathPattern, error) {
+	if p == "" {
+		return pathPattern{}, fmt.Errorf("empty path pattern")
+	}
+	if strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return pathPattern{}, fmt.Errorf("path pattern %q: control characters are not allowed", p)
+	}
+	lp := strings.ToLower(p)
+	pp := pathPattern{raw: p, literal: lp, escaped: strings.Contains(p, "%")}
+	stars := strings.Count(lp, "*")
+	switch {
+	case lp == "*":
+		pp.kind = matchAll
+	case stars == 0:
+		pp.kind = matchExact
+	case stars == 2 && lp[0] == '*' && lp[len(lp)-1] == '*':
+		pp.kind, pp.literal = matchSubstring, lp[1:len(lp)-1]
+	case stars == 1 && lp[0] == '*':
+		pp.kind, pp.literal = matchSuffix, lp[1:]
+	case stars == 1 && lp[len(lp)-1] == '*':
+		pp.kind, pp.literal = matchPrefix, lp[:len(lp)-1]
+	default:
+		pp.kind = matchGlob
+		if _, err := path.Match(lp, "/"); err != nil {
+			return pathPattern{}, fmt.Errorf("path pattern %q: %v", p, err)
+		}
+	}
+	if pp.kind != matchAll && pp.kind != matchSuffix && pp.kind != matchSubstring && lp[0] != '/' && lp[0] != '*' {
+		return pathPattern{}, fmt.Errorf("path pattern %q: must start with / or *", p)
+	}
+	return pp, nil
+}
+
+// match reports whether the request path matches. reqPath is the cleaned, lower-cased path.
+func (pp *pathPattern) match(r *http.Request, reqPath string) bool {
+	if pp.escaped {
+		reqPath = cleanPath(strings.ToLower(r.URL.EscapedPath()))
+	}
+	switch pp.kind {
+	case matchAll:
+		return true
+	case matchExact:
+		return reqPath == pp.literal
+	case matchPrefix:
+		return strings.HasPrefix(reqPath, pp.literal)
+	case matchSuffix:
+		return strings.HasSuffix(reqPath, pp.literal)
+	case matchSubstring:
+		return strings.Contains(reqPath, pp.literal)
+	default:
+		ok, _ := path.Match(pp.literal, reqPath)
+		return ok
+	}
+}
+
+// cleanPath normalises a request path the way Caddy's matcher does before comparing: dot
+// segments resolved and repeated slashes merged, so "/a//b/../c" cannot slip past "/a/c".
+func cleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	trailing := strings.HasSuffix(p, "/") && p != "/"
+	c := path.Clean(p)
+	if !strings.HasPrefix(c, "/") {
+		c = "/" + c
+	}
+	if trailing && c != "/" {
+		c += "/"
+	}
+	return c
+}
+
+// lowerCleanPath is the form of r's path that patterns compare against. It allocates only when
+// the path has upper-case letters or needs cleaning.
+func lowerCleanPath(r *http.Request) string {
+	p := r.URL.Path
+	if needsLower(p) {
+		p = strings.ToLower(p)
+	}
+	if needsClean(p) {
+		p = cleanPath(p)
+	}
+	return p
+}
+
+func needsLower(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; 'A' <= c && c <= 'Z' || c >= 0x80 {
+			return true
+		}
+	}
+	return false
+}
+
+func needsClean(p string) bool {
+	return p == "" || p[0] != '/' || strings.Contains(p, "//") || strings.Contains(p, "/.")
+}

@@ -1,0 +1,250 @@
+package nethttp
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sitepolicy/caddy-robots/robotsgen"
+)
+
+// RobotsTxtPath is the only path a robots.txt responder answers (RFC 9309 §2.3: lower case, at
+// the root of the authority).
+const RobotsTxtPath = "/robots.txt"
+
+// DefaultRobotsTxtMaxAge is the Cache-Control max-age sent with robots.txt when none is
+// configured. Crawlers cache robots.txt for up to 24 hours on their own (RFC 9309 §2.4); one hour
+// keeps shared caches in front of the server from holding a changed policy longer than that.
+const DefaultRobotsTxtMaxAge = time.Hour
+
+// maxOriginCache bounds how many per-origin renderings are kept. The Host header is chosen by
+// the client, so an unbounded cache would be a memory leak an attacker could drive.
+const maxOriginCache = 256
+
+// RobotsTxtConfig configures a robots.txt responder. Its JSON is the JSON of the Caddy handler
+// http.handlers.robots_txt (without the "handler" key) and of the "robots_txt" object of the
+// net/http middleware's Config, so a config moves between the two unchanged.
+type RobotsTxtConfig struct {
+	robotsgen.File
+
+	// MaxAge is the Cache-Control max-age of the response. Zero means DefaultRobotsTxtMaxAge.
+	MaxAge Duration `json:"max_age,omitempty"`
+}
+
+// RobotsTxt serves one robots.txt file. The body is rendered once, when it is built, or once per
+// origin (scheme and host) when the file lists sitemaps by path; requests only copy bytes.
+// It is safe for concurrent use.
+type RobotsTxt struct {
+	cacheControl []string
+	lastModified []string
+	modTime      time.Time
+
+	fixed *robotsBody // nil when the body depends on the request's origin
+
+	file     robotsgen.File
+	mu       sync.RWMutex
+	byOrigin map[originKey]*robotsBody
+}
+
+// originKey identifies an origin without building the "scheme://host" string per request.
+type originKey struct {
+	https bool
+	host  string // lower case
+}
+
+func (k originKey) String() string {
+	if k.https {
+		return "https://" + k.host
+	}
+	return "http://" + k.host
+}
+
+// robotsBody is one rendered body with the header values that depend on it, kept as
+// single-element slices so that serving assigns them without allocating.
+type robotsBody struct {
+	body          []byte
+	etag          string
+	etagValue     []string
+	contentLength []string
+}
+
+var (
+	textPlainUTF8 = []string{"text/plain; charset=utf-8"}
+	allowGetHead  = []string{"GET, HEAD"}
+)
+
+// NewRobotsTxt validates cfg and renders its body. The error names every problem in the config.
+func NewRobotsTxt(cfg RobotsTxtConfig) (*RobotsTxt, error) {
+	if cfg.MaxAge < 0 {
+		return nil, fmt.Errorf("max_age %s: must not be negative", time.Duration(cfg.MaxAge))
+	}
+	if err := cfg.File.Validate(); err != nil {
+		return nil, err
+	}
+	maxAge := time.Duration(cfg.MaxAge)
+	if maxAge == 0 {
+		maxAge = DefaultRobotsTxtMaxAge
+	}
+	now := time.Now().UTC().Truncate(time.Second)
+	rt := &RobotsTxt{
+		cacheControl: []string{"max-age=" + strconv.FormatInt(int64(maxAge/time.Second), 10)},
+		lastModified: []string{now.Format(http.TimeFormat)},
+		modTime:      now,
+		file:         cfg.File,
+	}
+	if cfg.File.NeedsOrigin() {
+		// Render once against a placeholder origin so that size and syntax errors are reported
+		// now, at config load, and not on the first request.
+		if _, err := cfg.File.Render("https://example.com"); err != nil {
+			return nil, err
+		}
+		rt.byOrigin = make(map[originKey]*robotsBody)
+		return rt, nil
+	}
+	body, err := cfg.File.Render("")
+	if err != nil {
+		return nil, err
+	}
+	rt.fixed = newRobotsBody(body)
+	return rt, nil
+}
+
+func newRobotsBody(body []byte) *robotsBody {
+	sum := sha256.Sum256(body)
+	etag := `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`
+	return &robotsBody{
+		body:          body,
+		etag:          etag,
+		etagValue:     []string{etag},
+		contentLength: []string{strconv.Itoa(len(body))},
+	}
+}
+
+// Body returns the rendered robots.txt for the given origin ("https://example.com"); the origin
+// is used only when the file lists sitemaps by path. Callers must not modify the result.
+func (rt *RobotsTxt) Body(origin string) ([]byte, error) {
+	if rt.fixed != nil {
+		return rt.fixed.body, nil
+	}
+	body, err := rt.file.Render(origin)
+	if err != nil {
+		return nil, err
+	}
+	return body, nil
+}
+
+func (rt *RobotsTxt) bodyFor(r *http.Request) (*robotsBody, error) {
+	if rt.fixed != nil {
+		return rt.fixed, nil
+	}
+	if r.Host == "" {
+		return nil, errNoHost
+	}
+	key := originKey{https: r.TLS != nil, host: strings.ToLower(r.Host)}
+	rt.mu.RLock()
+	b := rt.byOrigin[key]
+	rt.mu.RUnlock()
+	if b != nil {
+		return b, nil
+	}
+	body, err := rt.file.Render(key.String())
+	if err != nil {
+		return nil, err
+	}
+	b = newRobotsBody(body)
+	rt.mu.Lock()
+	if len(rt.byOrigin) < maxOriginCache {
+		rt.byOrigin[key] = b
+	}
+	rt.mu.Unlock()
+	return b, nil
+}
+
+// Matches reports whether r asks for robots.txt: its path is exactly /robots.txt.
+func (rt *RobotsTxt) Matches(r *http.Request) bool {
+	return r.URL.Path == RobotsTxtPath
+}
+
+// ServeHTTP answers a request for robots.txt: GET and HEAD get the file (or 304 Not Modified for
+// a matching conditional request), any other method gets 405 with an Allow header. It does not
+// look at the path; use Matches first.
+func (rt *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		h["Allow"] = allowGetHead
+		http.Error(w, "405 method not allowed: robots.txt answers GET and HEAD", http.StatusMethodNotAllowed)
+		return
+	}
+	b, err := rt.bodyFor(r)
+	if err != nil {
+		// Only an unusable Host header gets here: the config itself was checked at load.
+		http.Error(w, "400 bad request: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	h["Cache-Control"] = rt.cacheControl
+	h["Etag"] = b.etagValue
+	h["Last-Modified"] = rt.lastModified
+	if notModified(r, b.etag, rt.modTime) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h["Content-Type"] = textPlainUTF8
+	h["Content-Length"] = b.contentLength
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(b.body)
+	}
+}
+
+// notModified applies RFC 9110 §13.2.2: If-None-Match (weak comparison) takes precedence over
+// If-Modified-Since.
+func notModified(r *http.Request, etag string, modTime time.Time) bool {
+	if inm := r.Header["If-None-Match"]; len(inm) > 0 {
+		for _, line := range inm {
+			if etagListMatches(line, etag) {
+				return true
+			}
+		}
+		return false
+	}
+	if ims := r.Header.Get("If-Modified-Since"); ims != "" {
+		t, err := http.ParseTime(ims)
+		return err == nil && !modTime.After(t)
+	}
+	return false
+}
+
+// etagListMatches reports whether the If-None-Match list contains "*" or an entity tag that
+// weakly matches etag (a strong tag of ours).
+func etagListMatches(list, etag string) bool {
+	for list != "" {
+		list = strings.TrimLeft(list, " \t,")
+		if list == "" {
+			return false
+		}
+		if list[0] == '*' {
+			return true
+		}
+		list = strings.TrimPrefix(list, "W/")
+		if list == "" || list[0] != '"' {
+			return false // malformed: never match on garbage
+		}
+		end := strings.IndexByte(list[1:], '"')
+		if end < 0 {
+			return false
+		}
+		if list[:end+2] == etag {
+			return true
+		}
+		list = list[end+2:]
+	}
+	return false
+}
+
+var errNoHost = errors.New("the request has no Host, which the sitemap paths need")

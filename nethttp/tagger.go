@@ -1,0 +1,183 @@
+package nethttp
+
+import (
+	"errors"
+	"net/http"
+	"sync"
+
+	"github.com/sitepolicy/caddy-robots/tagemit"
+)
+
+// TagConfig is one route's robots tags. Its JSON is the JSON of the Caddy handler
+// http.handlers.robots_tag (without the "handler" key) and of one entry of the net/http
+// middleware's "robots_tag" list (which adds "paths"), so a config moves between the two
+// unchanged.
+type TagConfig struct {
+	// Rules are the robots rules per product token ("*" = every accessor), e.g.
+	// {"*": ["noindex"], "examplebot": ["max-snippet=20"]}. They are checked by NewTagger
+	// (tagemit.NewPolicy), after a front end has replaced its placeholders.
+	Rules map[string][]string `json:"rules"`
+
+	// Meta also adds <meta name="robots"> (and per-token) elements to the <head> of HTML
+	// responses.
+	Meta bool `json:"meta,omitempty"`
+
+	// XRobotsTag also sends the legacy X-Robots-Tag header, which the draft deprecates but
+	// crawlers read today.
+	XRobotsTag bool `json:"x_robots_tag,omitempty"`
+}
+
+// TaggerOptions are the optional parts of a Tagger that are not config.
+type TaggerOptions struct {
+	// Debug, if set, is told why a response was left unchanged (a HEAD request, a 206, an
+	// encoded body, ...) or why a backend's header could not be read in full.
+	Debug func(r *http.Request, msg string)
+
+	// MaxBuffer caps how much of an HTML body is held while looking for the injection point;
+	// zero means tagemit's default (64 KiB).
+	MaxBuffer int
+}
+
+// Tagger sets one route's robots tags on responses. Everything it sends for its own rules is
+// serialised once, when it is built. It is safe for concurrent use.
+type Tagger struct {
+	policy tagemit.Policy
+	meta   bool
+	xrt    bool
+	opts   TaggerOptions
+
+	out tagOutput
+
+	// unions caches the combined output of this Tagger (first) with others that apply to the
+	// same request, so that overlapping routes cost a map lookup, not a union, per request.
+	unions sync.Map // unionKey -> *tagOutput
+}
+
+// tagOutput is what a policy sends, precomputed. Header values are single-element slices with
+// no spare capacity: assigning them to a header map costs nothing, and an append by a later
+// handler copies instead of writing into the shared array.
+type tagOutput struct {
+	policy     tagemit.Policy
+	robotsTag  []string
+	xRobotsTag []string
+	meta       []byte
+}
+
+func newTagOutput(p tagemit.Policy) *tagOutput {
+	o := &tagOutput{policy: p, meta: p.MetaElements()}
+	if v := p.RobotsTag(); v != "" {
+		o.robotsTag = []string{v}
+	}
+	if lines := p.XRobotsTag(); len(lines) > 0 {
+		o.xRobotsTag = lines[:len(lines):len(lines)]
+	}
+	return o
+}
+
+// ErrNoRules is returned by NewTagger for a config without any rule.
+var ErrNoRules = errors.New("no rules: give at least one rule, e.g. noindex")
+
+// NewTagger checks cfg and precomputes everything it sends.
+func NewTagger(cfg TagConfig, opts TaggerOptions) (*Tagger, error) {
+	p, err := tagemit.NewPolicy(cfg.Rules)
+	if err != nil {
+		return nil, err
+	}
+	if p.IsEmpty() {
+		return nil, ErrNoRules
+	}
+	if opts.MaxBuffer < 0 {
+		return nil, errors.New("max buffer must not be negative")
+	}
+	t := &Tagger{policy: p, meta: cfg.Meta, xrt: cfg.XRobotsTag, opts: opts}
+	t.out = *newTagOutput(p)
+	return t, nil
+}
+
+// Policy returns the Tagger's rules.
+func (t *Tagger) Policy() tagemit.Policy { return t.policy }
+
+// Handler is the next handler in a chain, in the shape of Caddy's caddyhttp.Handler, so that
+// both front ends can pass their own.
+type Handler interface {
+	ServeHTTP(http.ResponseWriter, *http.Request) error
+}
+
+// HandlerFunc adapts a function to Handler.
+type HandlerFunc func(http.ResponseWriter, *http.Request) error
+
+// ServeHTTP calls f.
+func (f HandlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) error { return f(w, r) }
+
+// ServeHTTP runs next with the Tagger's rules applied to its response. When an enclosing
+// Tagger already wraps this response (two overlapping routes, two Caddy handlers), the rules
+// join that wrapper, so the response carries one field line with the union of both.
+func (t *Tagger) ServeHTTP(w http.ResponseWriter, r *http.Request, next Handler) error {
+	return Tag(w, r, next, t)
+}
+
+// Tag runs next with the union of the taggers' rules applied to its response. It is the shared
+// core of the Caddy handler and the net/http middleware.
+func Tag(w http.ResponseWriter, r *http.Request, next Handler, taggers ...*Tagger) error {
+	if len(taggers) == 0 {
+		return next.ServeHTTP(w, r)
+	}
+	if tw := findTagWriter(w); tw != nil && !tw.wroteHeader {
+		for _, t := range taggers {
+			tw.add(t)
+		}
+		return next.ServeHTTP(w, r)
+	}
+	tw := getTagWriter(w, r)
+	for _, t := range taggers {
+		tw.add(t)
+	}
+	defer tw.finish()
+	return next.ServeHTTP(tw, r)
+}
+
+// findTagWriter returns the TagWriter that w is or wraps, if any.
+func findTagWriter(w http.ResponseWriter) *TagWriter {
+	for range 16 { // wrappers nest shallowly; the bound guards against a cycle
+		if tw, ok := w.(*TagWriter); ok {
+			return tw
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return nil
+		}
+		w = u.Unwrap()
+	}
+	return nil
+}
+
+// maxCachedUnion is how many taggers a cached union may combine.
+const maxCachedUnion = 4
+
+type unionKey [maxCachedUnion]*Tagger
+
+// combined returns the precomputed output for the union of taggers (taggers[0] holds the cache).
+func combined(taggers []*Tagger) *tagOutput {
+	if len(taggers) == 1 {
+		return &taggers[0].out
+	}
+	var key unionKey
+	cacheable := len(taggers) <= maxCachedUnion
+	if cacheable {
+		copy(key[:], taggers)
+		if o, ok := taggers[0].unions.Load(key); ok {
+			return o.(*tagOutput)
+		}
+	}
+	p := taggers[0].policy
+	for _, t := range taggers[1:] {
+		p = p.Union(t.policy)
+	}
+	o := newTagOutput(p)
+	if cacheable {
+		if prev, loaded := taggers[0].unions.LoadOrStore(key, o); loaded {
+			return prev.(*tagOutput)
+		}
+	}
+	return o
+}

@@ -1,0 +1,359 @@
+package nethttp
+
+import (
+	"bufio"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/sitepolicy/caddy-robots/tagemit"
+)
+
+// TagWriter is the response wrapper behind Tag: it sets Robots-Tag (and, when asked,
+// X-Robots-Tag) when the response header is written, and streams HTML bodies through the meta
+// injector. It keeps the http.ResponseWriter contract: Unwrap and FlushError serve
+// http.ResponseController, Hijack serves WebSocket upgrades, and ReadFrom keeps the sendfile
+// path for bodies it does not rewrite.
+//
+// Unlike a wrapper that embeds Caddy's ResponseWriterWrapper, it implements ReadFrom itself:
+// file_server copies bodies through ReadFrom, and an embedded ReadFrom would hand the bytes to
+// the underlying writer behind the injector's back.
+type TagWriter struct {
+	rw  http.ResponseWriter
+	req *http.Request
+
+	first [maxCachedUnion]*Tagger
+	all   []*Tagger // first[:n] until more than maxCachedUnion taggers apply
+
+	status      int
+	wantMeta    bool // some tagger asks for meta elements
+	wroteHeader bool // the handler's final WriteHeader happened (to us)
+	committed   bool // the underlying writer's WriteHeader happened
+	sniff       bool // final status known, Content-Type not yet: decide at the first Write
+	hijacked    bool
+
+	inj       *tagemit.Injector
+	origLen   int64 // Content-Length the handler declared, -1 if none
+	sink      injectSink
+	meta      []byte
+	debugFunc func(*http.Request, string)
+}
+
+var tagWriterPool = sync.Pool{New: func() any { return new(TagWriter) }}
+
+func getTagWriter(w http.ResponseWriter, r *http.Request) *TagWriter {
+	tw := tagWriterPool.Get().(*TagWriter)
+	tw.rw, tw.req = w, r
+	tw.all = tw.first[:0]
+	tw.sink.tw = tw
+	tw.origLen = -1
+	return tw
+}
+
+func (tw *TagWriter) add(t *Tagger) {
+	for _, have := range tw.all {
+		if have == t {
+			return
+		}
+	}
+	tw.all = append(tw.all, t)
+	tw.wantMeta = tw.wantMeta || t.meta
+}
+
+// finish completes the response after the handler returned and recycles tw.
+func (tw *TagWriter) finish() {
+	switch {
+	case tw.hijacked:
+	case tw.inj != nil:
+		_ = tw.inj.Close()
+		if !tw.committed {
+			tw.commit()
+		}
+	case !tw.wroteHeader:
+		// The handler wrote nothing (or returned an error for an outer handler to answer):
+		// leave the status to whoever writes it, but make the headers part of it.
+		tw.setHeaders()
+	case tw.sniff:
+		// A final status without a Content-Type and without a body.
+		tw.sniff = false
+		tw.commit()
+	}
+	*tw = TagWriter{}
+	tagWriterPool.Put(tw)
+}
+
+// Header returns the underlying header map.
+func (tw *TagWriter) Header() http.Header { return tw.rw.Header() }
+
+// Unwrap returns the underlying ResponseWriter, for http.ResponseController.
+func (tw *TagWriter) Unwrap() http.ResponseWriter { return tw.rw }
+
+// WriteHeader records the status. Informational statuses pass through. For a final status the
+// robots headers are set; an HTML body to be rewritten holds the status back until the
+// injector has decided what it inserts, so that Content-Length can stay exact.
+func (tw *TagWriter) WriteHeader(status int) {
+	if tw.wroteHeader || tw.hijacked {
+		tw.rw.WriteHeader(status) // let the underlying writer report the superfluous call
+		return
+	}
+	if status >= 100 && status <= 199 && status != http.StatusSwitchingProtocols {
+		tw.rw.WriteHeader(status)
+		return
+	}
+	tw.status = status
+	tw.wroteHeader = true
+	tw.setHeaders()
+	if tw.meta == nil {
+		tw.commit()
+		return
+	}
+	if _, present := tw.rw.Header()["Content-Type"]; !present && status == http.StatusOK && tw.req.Method != http.MethodHead {
+		tw.sniff = true // decided by the first Write, as net/http would sniff it
+		return
+	}
+	tw.startInjection()
+}
+
+// setHeaders writes the union of the taggers' rules, and of any robots header the handler set,
+// into the header map, and keeps the meta elements to inject when a tagger asks for them.
+func (tw *TagWriter) setHeaders() {
+	h := tw.rw.Header()
+	var wantXRT bool
+	for _, t := range tw.all {
+		wantXRT = wantXRT || t.xrt
+		if tw.debugFunc == nil {
+			tw.debugFunc = t.opts.Debug
+		}
+	}
+	out := combined(tw.all)
+	ownRT, ownXRT := h["Robots-Tag"], h["X-Robots-Tag"]
+	if len(ownRT) == 0 && len(ownXRT) == 0 {
+		h["Robots-Tag"] = out.robotsTag
+		if wantXRT {
+			h["X-Robots-Tag"] = out.xRobotsTag
+		}
+	} else {
+		// The handler (a backend, an app) sent its own: the response carries the union.
+		// Restrictions read from the legacy header count too; none is ever dropped.
+		p := out.policy
+		if len(ownRT) > 0 {
+			q, errs := tagemit.ParseRobotsTag(ownRT)
+			tw.debugErrs("Robots-Tag", errs)
+			p = p.Union(q)
+		}
+		if len(ownXRT) > 0 {
+			q, errs := tagemit.ParseXRobotsTag(ownXRT)
+			tw.debugErrs("X-Robots-Tag", errs)
+			p = p.Union(q)
+		}
+		h["Robots-Tag"] = []string{p.RobotsTag()}
+		if wantXRT {
+			h["X-Robots-Tag"] = p.XRobotsTag()
+		}
+	}
+	if tw.wantMeta {
+		tw.meta = out.meta
+	}
+}
+
+func (tw *TagWriter) debugErrs(field string, errs []error) {
+	if tw.debugFunc == nil {
+		return
+	}
+	for _, err := range errs {
+		tw.debugFunc(tw.req, "reading the handler's "+field+": "+err.Error())
+	}
+}
+
+func (tw *TagWriter) debug(msg string) {
+	if tw.debugFunc != nil {
+		tw.debugFunc(tw.req, msg)
+	}
+}
+
+// startInjection decides whether the body can be rewritten; if so it sets up the injector and
+// adjusts the validators, otherwise it writes the header through.
+func (tw *TagWriter) startInjection() {
+	h := tw.rw.Header()
+	if reason := uninjectable(tw.req, tw.status, h); reason != "" {
+		tw.meta = nil
+		if reason != notHTML {
+			tw.debug("meta elements not added: " + reason)
+		}
+		tw.commit()
+		return
+	}
+	if cl := h.Get("Content-Length"); cl != "" {
+		if n, err := strconv.ParseInt(cl, 10, 64); err == nil && n >= 0 {
+			tw.origLen = n
+		}
+		delete(h, "Content-Length")
+	}
+	// The body changes: a strong validator of the original no longer describes it
+	// (RFC 9110 §8.8.1), and byte ranges of the original do not address it.
+	if etag := h.Get("Etag"); etag != "" && !strings.HasPrefix(etag, "W/") {
+		h.Set("Etag", "W/"+etag)
+	}
+	delete(h, "Accept-Ranges")
+	tw.inj = tagemit.NewInjector(&tw.sink, combined(tw.all).policy, tagemit.InjectorOptions{MaxBuffer: tw.maxBuffer()})
+}
+
+func (tw *TagWriter) maxBuffer() int {
+	for _, t := range tw.all {
+		if t.opts.MaxBuffer > 0 {
+			return t.opts.MaxBuffer
+		}
+	}
+	return 0
+}
+
+const notHTML = "not HTML"
+
+// uninjectable says why a response's body must be left as it is, or "" if it can be rewritten.
+func uninjectable(r *http.Request, status int, h http.Header) string {
+	switch {
+	case r.Method == http.MethodHead:
+		return "HEAD request"
+	case status != http.StatusOK:
+		return "status " + strconv.Itoa(status)
+	case h.Get("Content-Range") != "":
+		return "partial content"
+	}
+	if ce := h.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		return "body is encoded (" + ce + ")"
+	}
+	mt, _, err := mime.ParseMediaType(h.Get("Content-Type"))
+	if err != nil || mt != "text/html" {
+		return notHTML
+	}
+	for _, cc := range h["Cache-Control"] {
+		for _, d := range strings.Split(cc, ",") {
+			if strings.EqualFold(strings.TrimSpace(d), "no-transform") {
+				return "Cache-Control: no-transform"
+			}
+		}
+	}
+	return ""
+}
+
+// commit writes the held status to the underlying writer, with the Content-Length of what the
+// client will receive when that is known.
+func (tw *TagWriter) commit() {
+	if tw.committed {
+		return
+	}
+	tw.committed = true
+	if tw.inj != nil && tw.origLen >= 0 {
+		switch tw.inj.State() {
+		case tagemit.Injected:
+			tw.rw.Header().Set("Content-Length", strconv.FormatInt(tw.origLen+int64(tw.inj.Inserted()), 10))
+		case tagemit.PassedThrough:
+			tw.rw.Header().Set("Content-Length", strconv.FormatInt(tw.origLen, 10))
+			if r := tw.inj.Reason(); r != "" {
+				tw.debug("meta elements not added: " + r)
+			}
+		}
+	}
+	tw.rw.WriteHeader(tw.status)
+}
+
+// Write writes body bytes, through the injector when the body is being rewritten.
+func (tw *TagWriter) Write(p []byte) (int, error) {
+	if !tw.wroteHeader {
+		if tw.wantMeta {
+			tw.sniffContentType(p)
+		}
+		tw.WriteHeader(http.StatusOK)
+	}
+	if tw.sniff {
+		tw.sniffContentType(p)
+		tw.sniff = false
+		tw.startInjection()
+	}
+	if tw.inj != nil {
+		return tw.inj.Write(p)
+	}
+	return tw.rw.Write(p)
+}
+
+// sniffContentType sets the Content-Type that net/http would have sniffed from p, so that the
+// decision to rewrite sees it. A handler that set the key to nil asked for no sniffing.
+func (tw *TagWriter) sniffContentType(p []byte) {
+	h := tw.rw.Header()
+	if _, present := h["Content-Type"]; !present && len(p) > 0 {
+		h["Content-Type"] = []string{http.DetectContentType(p)}
+	}
+}
+
+// ReadFrom copies a body from src. A body that is not rewritten keeps the underlying writer's
+// ReadFrom (sendfile); a rewritten one goes through Write and the injector.
+func (tw *TagWriter) ReadFrom(src io.Reader) (int64, error) {
+	if tw.wroteHeader && !tw.sniff && tw.inj == nil {
+		if rf, ok := tw.rw.(io.ReaderFrom); ok {
+			return rf.ReadFrom(src)
+		}
+		return io.Copy(writerOnly{tw.rw}, src)
+	}
+	return io.Copy(writerOnly{tw}, src)
+}
+
+// writerOnly hides ReadFrom, so io.Copy does not call back into it.
+type writerOnly struct{ io.Writer }
+
+// FlushError sends everything written so far to the client. A held status is written then,
+// without a Content-Length if the injector has not decided yet.
+func (tw *TagWriter) FlushError() error {
+	if tw.hijacked {
+		return http.ErrHijacked
+	}
+	if !tw.wroteHeader {
+		tw.WriteHeader(http.StatusOK)
+	}
+	if tw.sniff {
+		// Nothing written to sniff: the body cannot be rewritten safely any more.
+		tw.sniff = false
+		tw.meta = nil
+		tw.commit()
+	}
+	if tw.inj != nil {
+		if err := tw.inj.Flush(); err != nil {
+			return err
+		}
+	}
+	tw.commit()
+	return http.NewResponseController(tw.rw).Flush()
+}
+
+// Flush implements http.Flusher for callers that assert it directly.
+func (tw *TagWriter) Flush() { _ = tw.FlushError() }
+
+// Hijack hands the connection over (WebSocket upgrades); the response is then the caller's.
+func (tw *TagWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	conn, brw, err := http.NewResponseController(tw.rw).Hijack()
+	if err == nil {
+		tw.hijacked = true
+	}
+	return conn, brw, err
+}
+
+// injectSink is where the injector writes: the first byte commits the held status.
+type injectSink struct{ tw *TagWriter }
+
+func (s *injectSink) Write(p []byte) (int, error) {
+	if !s.tw.committed {
+		s.tw.commit()
+	}
+	return s.tw.rw.Write(p)
+}
+
+// Interface guards.
+var (
+	_ http.ResponseWriter = (*TagWriter)(nil)
+	_ http.Flusher        = (*TagWriter)(nil)
+	_ http.Hijacker       = (*TagWriter)(nil)
+	_ io.ReaderFrom       = (*TagWriter)(nil)
+)
