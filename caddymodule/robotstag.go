@@ -1,0 +1,85 @@
+package caddymodule
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	"github.com/sitepolicy/caddy-robots/nethttp"
+)
+
+// RobotsTag is the http.handlers.robots_tag handler. It sets one Robots-Tag field line on
+// every response of the requests it handles. Several robots_tag handlers on one request, and
+// a Robots-Tag (or X-Robots-Tag) header that the next handler set itself (a reverse_proxy
+// backend, for instance), are merged into one union of the rules, since all rules restrict.
+//
+// With Meta, 200 text/html responses also get <meta name="robots"> (and per-token) elements in
+// their <head>, inserted while the body streams through; Content-Length is kept exact and a
+// strong ETag is weakened. Responses that must not be rewritten (HEAD, 1xx, 204, 304, partial
+// content, a body with a Content-Encoding, Cache-Control: no-transform) keep the header and
+// their bytes; why is logged at debug level. With XRobotsTag the legacy X-Robots-Tag header is
+// sent too.
+//
+// Global placeholders such as {env.ROBOTS_RULE} are replaced in tokens and rules when the
+// config is provisioned.
+type RobotsTag struct {
+	// The rules and output options. The handler's JSON is the JSON of nethttp.TagConfig:
+	// "rules" (product token -> rules, "*" = every accessor), "meta", "x_robots_tag".
+	nethttp.TagConfig
+
+	tagger *nethttp.Tagger
+}
+
+// CaddyModule returns the Caddy module information.
+func (RobotsTag) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "http.handlers.robots_tag",
+		New: func() caddy.Module { return new(RobotsTag) },
+	}
+}
+
+// Provision replaces global placeholders in tokens and rules and builds the tagger, which
+// validates them. Invalid rules fail the config load or reload.
+func (h *RobotsTag) Provision(ctx caddy.Context) error {
+	logger := ctx.Logger()
+	repl := caddy.NewReplacer()
+	cfg := h.TagConfig
+	cfg.Rules = make(map[string][]string, len(h.Rules))
+	for tok, rules := range h.Rules {
+		tok = repl.ReplaceKnown(tok, "")
+		for _, rule := range rules {
+			cfg.Rules[tok] = append(cfg.Rules[tok], repl.ReplaceKnown(rule, ""))
+		}
+		if _, ok := cfg.Rules[tok]; !ok {
+			cfg.Rules[tok] = nil
+		}
+	}
+	t, err := nethttp.NewTagger(cfg, nethttp.TaggerOptions{
+		Debug: func(r *http.Request, msg string) {
+			if ce := logger.Check(zap.DebugLevel, msg); ce != nil {
+				ce.Write(zap.String("method", r.Method), zap.String("uri", r.RequestURI))
+			}
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("robots_tag: %w", err)
+	}
+	h.tagger = t
+	return nil
+}
+
+// ServeHTTP runs next with the robots tags applied to its response.
+func (h *RobotsTag) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	return h.tagger.ServeHTTP(w, r, next)
+}
+
+// Interface guards.
+var (
+	_ caddy.Provisioner           = (*RobotsTag)(nil)
+	_ caddyhttp.MiddlewareHandler = (*RobotsTag)(nil)
+	_ caddyfile.Unmarshaler       = (*RobotsTag)(nil)
+)

@@ -1,0 +1,88 @@
+// Package caddymodule plugs caddy-robots into Caddy v2 as two HTTP handler modules:
+//
+//   - http.handlers.robots_txt serves a robots.txt file (RFC 9309, with draft-illyes-rep-purpose
+//     User-Agent-Purpose groups) generated from the config;
+//   - http.handlers.robots_tag adds the Robots-Tag response header (draft-illyes-repext) and,
+//     optionally, robots <meta> elements in HTML and the legacy X-Robots-Tag header.
+//
+// Each has a Caddyfile directive of the same name whose order this package registers, so a
+// Caddyfile needs no "order" global option. The package is a thin adapter: the serving and
+// response-wrapping logic is the shared core in package nethttp, which the net/http middleware
+// uses too, and the handlers' JSON is exactly the core's config JSON plus "handler".
+package caddymodule
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	"github.com/sitepolicy/caddy-robots/nethttp"
+)
+
+func init() {
+	caddy.RegisterModule(RobotsTxt{})
+	caddy.RegisterModule(RobotsTag{})
+}
+
+// RobotsTxt is the http.handlers.robots_txt handler. It answers GET and HEAD requests for
+// exactly /robots.txt with the configured file (405 with an Allow header for other methods)
+// and passes every other request to the next handler untouched.
+//
+// The body is rendered once, when the config is loaded (once per scheme and host when a
+// sitemap is given as a path), and served with Content-Type text/plain; charset=utf-8,
+// Content-Length, a strong ETag, Last-Modified and Cache-Control max-age; conditional
+// requests get 304 Not Modified.
+//
+// Global placeholders such as {env.SITEMAP_URL} are replaced in every string when the config
+// is provisioned; request placeholders are not available (the file is rendered ahead of time).
+type RobotsTxt struct {
+	// The robots.txt file and its max-age. The handler's JSON is the JSON of
+	// nethttp.RobotsTxtConfig: "comments", "groups", "sitemaps", "records", "max_age".
+	nethttp.RobotsTxtConfig
+
+	rt *nethttp.RobotsTxt
+}
+
+// CaddyModule returns the Caddy module information.
+func (RobotsTxt) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "http.handlers.robots_txt",
+		New: func() caddy.Module { return new(RobotsTxt) },
+	}
+}
+
+// Provision replaces global placeholders in the config and builds the responder, which
+// validates the file and renders it. An invalid file fails the config load or reload.
+func (h *RobotsTxt) Provision(ctx caddy.Context) error {
+	cfg := nethttp.RobotsTxtConfig{
+		File:   replaceFile(caddy.NewReplacer(), h.File),
+		MaxAge: h.MaxAge,
+	}
+	rt, err := nethttp.NewRobotsTxt(cfg)
+	if err != nil {
+		return fmt.Errorf("robots_txt: %w", err)
+	}
+	h.rt = rt
+	ctx.Logger().Debug("robots.txt ready", zap.Int("groups", len(cfg.Groups)), zap.Int("sitemaps", len(cfg.Sitemaps)))
+	return nil
+}
+
+// ServeHTTP serves /robots.txt and passes every other request to next.
+func (h *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	if !h.rt.Matches(r) {
+		return next.ServeHTTP(w, r)
+	}
+	h.rt.ServeHTTP(w, r)
+	return nil
+}
+
+// Interface guards.
+var (
+	_ caddy.Provisioner           = (*RobotsTxt)(nil)
+	_ caddyhttp.MiddlewareHandler = (*RobotsTxt)(nil)
+	_ caddyfile.Unmarshaler       = (*RobotsTxt)(nil)
+)
