@@ -32,8 +32,8 @@ func compilePathPattern(p string) (pathPattern, error) {
 	if p == "" {
 		return pathPattern{}, fmt.Errorf("empty path pattern")
 	}
-	if strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return pathPattern{}, fmt.Errorf("path pattern %q: control characters are not allowed", p)
+	if strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029 }) {
+		return pathPattern{}, fmt.Errorf("path pattern %q: control characters and line separators are not allowed", p)
 	}
 	lp := strings.ToLower(p)
 	pp := pathPattern{raw: p, literal: lp, escaped: strings.Contains(p, "%")}
