@@ -114,7 +114,7 @@ func ParseRobotsTag(fieldLines []string) (Policy, []error) {
 	}
 	lower := lowerOutsideStrings(value)
 	sfBody, sfLimitErr := limitValue(lower, ',')
-	if list, err := httpsfv.UnmarshalList([]string{sfBody}); err == nil {
+	if list, err := httpsfv.UnmarshalList([]string{sfBody}); err == nil && strings.TrimSpace(sfBody) != "" {
 		if sfLimitErr != nil {
 			errs = append(errs, sfLimitErr)
 		}

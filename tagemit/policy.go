@@ -297,3 +297,11 @@ func (p Policy) MetaElements() []byte {
 
 // String returns the Robots-Tag value, for debugging.
 func (p Policy) String() string { return p.RobotsTag() }
+
+// RulesFor returns the rules that apply to an accessor with the given product token:
+// the union of the rules for "*" and for the token (matched case-insensitively), as
+// canonical rule strings. RulesFor("*") gives the global rules.
+func (p Policy) RulesFor(token string) []string {
+	m := p.toMap()
+	return m[GlobalToken].union(m[strings.ToLower(token)]).strings("=")
+}

@@ -239,8 +239,7 @@ func (r *ruleSet) set(d ruleDef, value string, hasValue bool) error {
 		if hasValue {
 			return fmt.Errorf("rule %q takes no value (got %q)", d.name, value)
 		}
-		add := ruleSet{flags: d.flag}
-		*r = r.union(add)
+		r.flags |= d.flag
 		return nil
 	}
 	if !hasValue || value == "" {
@@ -295,7 +294,7 @@ func (r *ruleSet) addNamed(name, value string, hasValue bool) error {
 		if hasValue {
 			return fmt.Errorf("rule %q takes no value (got %q)", name, strings.TrimSpace(value))
 		}
-		*r = r.union(ruleSet{flags: flagNoindex | flagNofollow})
+		r.flags |= flagNoindex | flagNofollow
 		return nil
 	case ruleAll:
 		return fmt.Errorf("rule %q restricts nothing (it is the default); leave it out", name)
