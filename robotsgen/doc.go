@@ -13,11 +13,14 @@
 // Google's parser) and github.com/temoto/robotstxt; the witness property
 // test in this package checks them on thousands of generated files.
 //
-//   - A group without rules is rendered with "Allow: /". An empty
-//     "Disallow:" (allow-all in RFC 9309) is dropped by temoto's parser
-//     without closing the group, so "User-agent: GoodBot" would merge with a
-//     following "User-agent: *" / "Disallow: /". "Allow: /" closes the group
-//     in every parser and allows everything.
+//   - A group without rules is rendered with an empty "Disallow:", which RFC
+//     9309 reads as allow-all. Without a rule line, "User-agent: GoodBot"
+//     followed by "User-agent: *" / "Disallow: /" would be one group and
+//     GoodBot would be disallowed. Both witnesses close the group at the
+//     empty Disallow and allow everything (temoto stores it as a rule for
+//     the path "/\n", which matches no request). Unlike "Allow: /", it adds
+//     no rule, so merging the group with another group naming the same token
+//     changes nothing.
 //   - Purpose-only groups come first, behind one line
 //     "User-agent: 0-robotsgen-purpose-groups" (PurposeSentinel). A parser
 //     that does not know User-Agent-Purpose ignores those lines, so without

@@ -35,7 +35,7 @@ func ExampleFile_Render() {
 	// Disallow: /
 	//
 	// User-agent: GoodBot
-	// Allow: /
+	// Disallow:
 	//
 	// User-agent: *
 	// Disallow: /private/

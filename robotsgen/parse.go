@@ -12,7 +12,7 @@ import (
 // every line is tried, what parses is kept, and each line (or part) skipped
 // or changed is reported as a Diagnostic. Only the first MaxSize bytes are
 // read. The returned File passes Validate unless its rendering would exceed
-// MaxSize (Render adds "Allow: /" to groups without rules).
+// MaxSize (Render adds "Disallow:" to groups without rules, and blank lines).
 //
 // Accepted spellings: keys are case-insensitive; besides the RFC keys it
 // reads "useragent" and "user agent" as user-agent, "disalow", "dissallow",
@@ -64,7 +64,6 @@ func Parse(data []byte) (*File, []Diagnostic) {
 		p.line(line, raw)
 	}
 	p.finish()
-	p.dropShadowedRuleless()
 	if p.truncated {
 		p.diag(line+1, nil, "file exceeds 500 KiB; everything from this line on is ignored")
 	}
@@ -72,10 +71,9 @@ func Parse(data []byte) (*File, []Diagnostic) {
 }
 
 type parser struct {
-	f          *File
-	diags      []Diagnostic
-	truncated  bool
-	groupLines []int // first header line of each group in f.Groups
+	f         *File
+	diags     []Diagnostic
+	truncated bool
 
 	cur      *Group // group being read, nil before the first header line
 	curLine  int    // line of cur's first header line
@@ -279,7 +277,6 @@ func (p *parser) finish() {
 		}
 	} else {
 		p.f.Groups = append(p.f.Groups, *p.cur)
-		p.groupLines = append(p.groupLines, p.curLine)
 	}
 	p.cur = nil
 }
@@ -306,56 +303,4 @@ func fixPattern(p string) string {
 		return p
 	}
 	return string(b)
-}
-
-// dropShadowedRuleless removes, from groups without rules, the tokens that a
-// group with rules also names (Validate rejects those, see
-// checkRulelessSharing). Merging makes this lossless: such a group adds
-// nothing to the merged group. A group left without tokens is dropped.
-func (p *parser) dropShadowedRuleless() {
-	f := p.f
-	if err := f.checkRulelessSharing(); err == nil {
-		return
-	}
-	withRules := map[string]bool{}
-	for _, g := range f.Groups {
-		if len(g.Rules) == 0 {
-			continue
-		}
-		for _, ua := range g.UserAgents {
-			withRules["a:"+strings.ToLower(ua)] = true
-		}
-		for _, pu := range g.Purposes {
-			withRules["p:"+strings.ToLower(pu)] = true
-		}
-	}
-	kept := f.Groups[:0]
-	for gi, g := range f.Groups {
-		if len(g.Rules) == 0 {
-			var uas, ps []string
-			for _, ua := range g.UserAgents {
-				if !withRules["a:"+strings.ToLower(ua)] {
-					uas = append(uas, ua)
-				}
-			}
-			for _, pu := range g.Purposes {
-				if !withRules["p:"+strings.ToLower(pu)] {
-					ps = append(ps, pu)
-				}
-			}
-			if len(uas) != len(g.UserAgents) || len(ps) != len(g.Purposes) {
-				reason := "tokens of a group without rules that a group with rules also names were removed (the merged group is unchanged)"
-				if len(uas)+len(ps) == 0 {
-					reason = "group without rules whose tokens all have groups with rules was removed (the merged groups are unchanged)"
-				}
-				p.diags = append(p.diags, Diagnostic{Line: p.groupLines[gi], Reason: reason})
-				g.UserAgents, g.Purposes = uas, ps
-				if len(uas)+len(ps) == 0 {
-					continue
-				}
-			}
-		}
-		kept = append(kept, g)
-	}
-	f.Groups = kept
 }

@@ -20,7 +20,8 @@ const PurposeSentinel = "0-robotsgen-purpose-groups"
 // Layout (see the package documentation for why): comment lines; the
 // Sitemap lines and file-level records; purpose-only groups behind a
 // PurposeSentinel user-agent line; then every other group in order. A group
-// without rules gets "Allow: /" so that no parser merges it with the next one.
+// without rules gets an empty "Disallow:" so that no parser merges it with
+// the next one.
 func (f *File) Render(origin string) ([]byte, error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
@@ -143,7 +144,8 @@ func writeGroup(b *strings.Builder, g *Group) {
 		b.WriteByte('\n')
 	}
 	if len(g.Rules) == 0 {
-		b.WriteString("Allow: /\n")
+		// Allow-all that closes the group (see the package documentation).
+		b.WriteString("Disallow:\n")
 	}
 	for _, r := range g.Rules {
 		if r.Type == Allow {
@@ -198,8 +200,7 @@ func encodePattern(p string) string {
 // Canonical returns the file that Parse(Render(origin)) yields for a valid f:
 // sitemap paths resolved against origin, non-ASCII octets in patterns
 // percent-encoded with upper-case hex, purpose-only groups moved (in order)
-// before all other groups (in order), a group without rules given the rule
-// "Allow: /", and empty slices made nil. It returns Validate's error for an
+// before all other groups (in order), and empty slices made nil. It returns Validate's error for an
 // invalid f.
 func (f *File) Canonical(origin string) (*File, error) {
 	if err := f.Validate(); err != nil {
@@ -229,9 +230,6 @@ func (f *File) Canonical(origin string) (*File, error) {
 		}
 		for _, r := range g.Rules {
 			ng.Rules = append(ng.Rules, Rule{Type: r.Type, Path: encodePattern(r.Path)})
-		}
-		if len(ng.Rules) == 0 {
-			ng.Rules = []Rule{{Type: Allow, Path: "/"}}
 		}
 		c.Groups = append(c.Groups, ng)
 	}

@@ -63,7 +63,6 @@ func (f *File) Validate() error {
 			checkRecord(fmt.Sprintf("%s.records[%d]", gp, i), r, false, add)
 		}
 	}
-	errs = append(errs, f.checkRulelessSharing()...)
 	if len(errs) == 0 {
 		// Only a valid file can be sized; path sitemaps count without origin
 		// here and Render checks the real size again.
@@ -279,46 +278,4 @@ func checkOrigin(origin string) error {
 		}
 	}
 	return nil
-}
-
-// checkRulelessSharing rejects a group without rules that names a token
-// (product or purpose, ignoring case) that a group with rules also names.
-// Crawlers merge the two, so the group contributes nothing, but Render gives
-// a rule-less group "Allow: /" (see the package documentation), which in the
-// merged group would allow everything.
-func (f *File) checkRulelessSharing() []error {
-	withRules := map[string]int{}
-	for gi := len(f.Groups) - 1; gi >= 0; gi-- {
-		g := &f.Groups[gi]
-		if len(g.Rules) == 0 {
-			continue
-		}
-		for _, ua := range g.UserAgents {
-			withRules["a:"+strings.ToLower(ua)] = gi
-		}
-		for _, p := range g.Purposes {
-			withRules["p:"+strings.ToLower(p)] = gi
-		}
-	}
-	if len(withRules) == 0 {
-		return nil
-	}
-	var errs []error
-	for gi := range f.Groups {
-		g := &f.Groups[gi]
-		if len(g.Rules) > 0 {
-			continue
-		}
-		for i, ua := range g.UserAgents {
-			if o, ok := withRules["a:"+strings.ToLower(ua)]; ok {
-				errs = append(errs, fmt.Errorf("groups[%d].user_agents[%d] %q: a group without rules must not name a token that groups[%d] (which has rules) also names: crawlers merge them, and the rendered \"Allow: /\" would allow everything; remove the token or move the group's settings there", gi, i, ua, o))
-			}
-		}
-		for i, p := range g.Purposes {
-			if o, ok := withRules["p:"+strings.ToLower(p)]; ok {
-				errs = append(errs, fmt.Errorf("groups[%d].purposes[%d] %q: a group without rules must not name a token that groups[%d] (which has rules) also names: crawlers merge them, and the rendered \"Allow: /\" would allow everything; remove the token or move the group's settings there", gi, i, p, o))
-			}
-		}
-	}
-	return errs
 }
