@@ -1,0 +1,374 @@
+package tagemit
+
+import (
+	"bytes"
+	"errors"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+)
+
+func corpusPolicy(t testing.TB) Policy {
+	return mustPolicy(t, map[string][]string{
+		"*":          {"noindex", "nosnippet", "max-snippet=50"},
+		"ExampleBot": {"noindex", "max-image-preview=standard", "unavailable_after=2026-06-01"},
+	})
+}
+
+// contractWriter records what reaches dst and checks the wrapper's contract: outside a
+// forced Flush, nothing is written while Pending, and at the first write State is final.
+type contractWriter struct {
+	t        testing.TB
+	in       *Injector
+	out      bytes.Buffer
+	flushing bool
+	first    bool // a non-flush write happened
+	firstIns int
+	failWith error
+}
+
+func (w *contractWriter) Write(b []byte) (int, error) {
+	if w.failWith != nil {
+		return 0, w.failWith
+	}
+	if !w.flushing {
+		if w.in.State() == Pending {
+			w.t.Fatalf("injector wrote %q to dst while Pending", truncForMsg(string(b)))
+		}
+		if !w.first {
+			w.first, w.firstIns = true, w.in.Inserted()
+		}
+	}
+	return w.out.Write(b)
+}
+
+// chunked feeds doc to a new injector in pieces given by next (a chunk size), flushing
+// after each piece when flush is set.
+func runInjector(t testing.TB, doc []byte, p Policy, opts InjectorOptions, next func() int, flush bool) (*Injector, *contractWriter) {
+	w := &contractWriter{t: t}
+	in := NewInjector(w, p, opts)
+	w.in = in
+	for rest := doc; len(rest) > 0; {
+		n := min(max(next(), 1), len(rest))
+		if m, err := in.Write(rest[:n]); err != nil || m != n {
+			t.Fatalf("Write = %d, %v", m, err)
+		}
+		rest = rest[n:]
+		if flush {
+			w.flushing = true
+			if err := in.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			w.flushing = false
+		}
+	}
+	if err := in.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if in.State() == Pending {
+		t.Fatal("still Pending after Close")
+	}
+	if w.first && !flush && w.firstIns != in.Inserted() {
+		t.Fatalf("Inserted() was %d at the first write, %d at the end", w.firstIns, in.Inserted())
+	}
+	return in, w
+}
+
+func stripBOM(b []byte) []byte { return bytes.TrimPrefix(b, utf8BOM) }
+
+func parseDoc(t testing.TB, b []byte) *html.Node {
+	doc, err := html.Parse(bytes.NewReader(stripBOM(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func findElem(n *html.Node, name string) *html.Node {
+	if n.Type == html.ElementNode && n.Data == name {
+		return n
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if f := findElem(c, name); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+func render(t testing.TB, n *html.Node) string {
+	var b bytes.Buffer
+	if err := html.Render(&b, n); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func attr(n *html.Node, key string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+// headRules reads the robots meta elements that are children of the document's head.
+func headRules(head *html.Node) map[string]ruleSet {
+	m := map[string]ruleSet{}
+	if head == nil {
+		return m
+	}
+	for c := head.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode || c.Data != "meta" {
+			continue
+		}
+		name, ok1 := attr(c, "name")
+		content, ok2 := attr(c, "content")
+		name = strings.Trim(name, htmlSpace)
+		if ok1 && ok2 && validToken(name) {
+			readLegacyLine(content, canonicalReadToken(name), false, m)
+		}
+	}
+	return m
+}
+
+// checkDOM is the injector's property: html.Parse of the output is html.Parse of the
+// input plus our meta elements as the first children of head (which, with the page's
+// own head meta elements, state every rule of p), or the output is the input byte for
+// byte when the injector passed through.
+func checkDOM(t testing.TB, input, output []byte, in *Injector, p Policy) {
+	t.Helper()
+	switch in.State() {
+	case PassedThrough:
+		if !bytes.Equal(input, output) {
+			t.Fatalf("passed through (%s) but changed the bytes", in.Reason())
+		}
+		if in.Inserted() != 0 {
+			t.Fatal("Inserted() != 0 after passing through")
+		}
+		if strings.Contains(in.Reason(), "already states") {
+			coverage(t, parseDoc(t, input), p)
+		}
+		return
+	case Injected:
+	default:
+		t.Fatalf("state %v", in.State())
+	}
+	ins := in.Inserted()
+	if len(output) != len(input)+ins || ins == 0 {
+		t.Fatalf("output %d bytes, input %d, Inserted %d", len(output), len(input), ins)
+	}
+	cp := 0
+	for cp < len(input) && input[cp] == output[cp] {
+		cp++
+	}
+	var inserted []byte
+	pos := -1
+	for i := cp; i >= 0; i-- {
+		if bytes.Equal(output[i+ins:], input[i:]) && bytes.HasPrefix(output[i:], []byte("<meta ")) {
+			pos, inserted = i, output[i:i+ins]
+			break
+		}
+	}
+	if pos < 0 {
+		t.Fatal("output is not the input with one inserted run of meta elements")
+	}
+	z := html.NewTokenizer(bytes.NewReader(inserted))
+	k := 0
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			break
+		}
+		name, _ := z.TagName()
+		if (tt != html.StartTagToken && tt != html.SelfClosingTagToken) || string(name) != "meta" {
+			t.Fatalf("inserted %q is not only meta elements", inserted)
+		}
+		k++
+	}
+	inDoc, outDoc := parseDoc(t, input), parseDoc(t, output)
+	coverage(t, outDoc, p)
+	head := findElem(outDoc, "head")
+	for i := 0; i < k; i++ {
+		c := head.FirstChild
+		if c == nil || c.Type != html.ElementNode || c.Data != "meta" {
+			t.Fatalf("head child %d is not our meta element:\n%s", i, render(t, outDoc))
+		}
+		head.RemoveChild(c)
+	}
+	if a, b := render(t, inDoc), render(t, outDoc); a != b {
+		t.Fatalf("DOM differs beyond our meta elements (inserted at %d: %q)\ninput:  %s\noutput: %s", pos, inserted, a, b)
+	}
+}
+
+// coverage checks that the head's robots meta elements state every rule of p.
+func coverage(t testing.TB, doc *html.Node, p Policy) {
+	t.Helper()
+	m := headRules(findElem(doc, "head"))
+	for tok, rs := range p.toMap() {
+		if rest := rs.minus(m[tok]); !rest.isEmpty() {
+			t.Fatalf("head does not state %v for %q:\n%s", rest.strings("="), tok, render(t, doc))
+		}
+	}
+}
+
+var corpusPassThrough = map[string]bool{
+	"24-unterminated-comment.html":       true, // nowhere to put head content without moving the comment
+	"42-huge-comment-before-head.html":   true, // no injection point within the cap
+	"35-comment-only.html":               false,
+	"41-huge-head-over-cap.html":         false,
+	"12-existing-robots-meta.html":       false,
+}
+
+func loadCorpus(t testing.TB) map[string][]byte {
+	files, err := filepath.Glob("testdata/html/*.html")
+	if err != nil || len(files) < 25 {
+		t.Fatalf("corpus: %d files, %v", len(files), err)
+	}
+	m := map[string][]byte{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[filepath.Base(f)] = b
+	}
+	return m
+}
+
+func TestInjectorCorpus(t *testing.T) {
+	p := corpusPolicy(t)
+	for name, doc := range loadCorpus(t) {
+		for _, chunk := range []int{1, 7, len(doc) + 1} {
+			for _, flush := range []bool{false, true} {
+				if flush && chunk == 1 && len(doc) > 20000 {
+					continue // byte-wise flushing of the huge pages adds nothing but time
+				}
+				in, w := runInjector(t, doc, p, InjectorOptions{}, func() int { return chunk }, flush)
+				t.Run(name, func(t *testing.T) {
+					checkDOM(t, doc, w.out.Bytes(), in, p)
+					if want := corpusPassThrough[name]; want != (in.State() == PassedThrough) {
+						t.Fatalf("chunk %d flush %v: state %v (%s), want pass-through %v", chunk, flush, in.State(), in.Reason(), want)
+					}
+				})
+			}
+		}
+	}
+}
+
+func TestInjectorDedup(t *testing.T) {
+	p := corpusPolicy(t)
+	doc := loadCorpus(t)["12-existing-robots-meta.html"]
+	in, w := runInjector(t, doc, p, InjectorOptions{}, func() int { return len(doc) }, false)
+	got := string(w.out.Bytes()[bytes.Index(w.out.Bytes(), []byte("<head>"))+6:][:in.Inserted()])
+	// The page states noindex and max-snippet:10 (stricter than 50) for robots, and
+	// noindex, max-image-preview:none for examplebot: only the rest is added.
+	want := `<meta name="robots" content="nosnippet"><meta name="examplebot" content="unavailable_after:2026-06-01T00:00:00Z">`
+	if got != want {
+		t.Fatalf("inserted %s, want %s", got, want)
+	}
+	// A page that states everything is passed through.
+	full := []byte(`<head><meta name="robots" content="none, nosnippet, max-snippet:0">` + `<meta name="ExampleBot" content="max-image-preview:none, unavailable_after:2020-01-01, noindex"></head>`)
+	in, w = runInjector(t, full, p, InjectorOptions{}, func() int { return 3 }, false)
+	if in.State() != PassedThrough || !bytes.Equal(w.out.Bytes(), full) {
+		t.Fatalf("state %v %s", in.State(), in.Reason())
+	}
+}
+
+func TestInjectorCap(t *testing.T) {
+	p := corpusPolicy(t)
+	corpus := loadCorpus(t)
+	// Over the cap with the injection point known: the full set is inserted.
+	big := corpus["41-huge-head-over-cap.html"]
+	in, w := runInjector(t, big, p, InjectorOptions{}, func() int { return 4096 }, false)
+	if in.State() != Injected || in.Inserted() != len(p.MetaElements()) {
+		t.Fatalf("state %v, inserted %d", in.State(), in.Inserted())
+	}
+	checkDOM(t, big, w.out.Bytes(), in, p)
+	// No injection point within a small cap: pass through, with a reason.
+	doc := []byte("<!--" + strings.Repeat("x", 100) + "--><head></head>")
+	in, w = runInjector(t, doc, p, InjectorOptions{MaxBuffer: 50}, func() int { return 9 }, false)
+	if in.State() != PassedThrough || !strings.Contains(in.Reason(), "50") || !bytes.Equal(w.out.Bytes(), doc) {
+		t.Fatalf("state %v reason %q", in.State(), in.Reason())
+	}
+	// Memory stays bounded: the buffer never grows past the cap.
+	in = NewInjector(&bytes.Buffer{}, p, InjectorOptions{MaxBuffer: 1000})
+	for i := 0; i < 200; i++ {
+		in.Write([]byte("<!-- 0123456789 -->"))
+		if cap(in.buf) > 2048 {
+			t.Fatalf("buffer grew to %d", cap(in.buf))
+		}
+	}
+}
+
+func TestInjectorFlushEmitsCompleteTokens(t *testing.T) {
+	p := corpusPolicy(t)
+	var dst bytes.Buffer
+	in := NewInjector(&dst, p, InjectorOptions{})
+	in.Write([]byte("<!DOCTYPE html><!-- c --><ht"))
+	if dst.Len() != 0 {
+		t.Fatal("wrote before flush")
+	}
+	in.Flush()
+	if dst.String() != "<!DOCTYPE html><!-- c -->" || in.State() != Pending {
+		t.Fatalf("after flush: %q %v", dst.String(), in.State())
+	}
+	in.Write([]byte("ml><head><title>x</ti"))
+	in.Flush() // injection point known: decided now
+	if in.State() != Injected || !strings.HasSuffix(dst.String(), "<title>x</ti") {
+		t.Fatalf("after second flush: %q %v", dst.String(), in.State())
+	}
+	in.Write([]byte("tle></head>"))
+	in.Close()
+	if !strings.Contains(dst.String(), "<head>"+string(p.MetaElements())+"<title>") {
+		t.Fatalf("output %q", dst.String())
+	}
+}
+
+func TestInjectorErrors(t *testing.T) {
+	boom := errors.New("boom")
+	w := &contractWriter{t: t, failWith: boom}
+	in := NewInjector(w, corpusPolicy(t), InjectorOptions{})
+	w.in = in
+	if _, err := in.Write([]byte("<head>x")); err != nil {
+		t.Fatal("error before any write to dst")
+	}
+	if _, err := in.Write([]byte("<p>")); !errors.Is(err, boom) {
+		t.Fatalf("err = %v", err)
+	}
+	if err := in.Close(); !errors.Is(err, boom) {
+		t.Fatalf("Close err = %v", err)
+	}
+	// Empty policy: straight pass-through.
+	var dst bytes.Buffer
+	in = NewInjector(&dst, Policy{}, InjectorOptions{})
+	in.Write([]byte("<head>"))
+	if in.State() != PassedThrough || dst.String() != "<head>" || in.Reason() == "" {
+		t.Fatal("empty policy did not pass through")
+	}
+}
+
+func TestInjectorXHTMLSelfCloses(t *testing.T) {
+	doc := loadCorpus(t)["11-xhtml.html"]
+	_, w := runInjector(t, doc, corpusPolicy(t), InjectorOptions{}, func() int { return 5 }, false)
+	if !bytes.Contains(w.out.Bytes(), []byte(`<meta name="robots" content="noindex, nosnippet, max-snippet:50" />`)) {
+		t.Fatalf("XHTML output %s", w.out.Bytes())
+	}
+}
+
+// TestInjectorRandomChunking runs the corpus through random write patterns.
+func TestInjectorRandomChunking(t *testing.T) {
+	p := corpusPolicy(t)
+	r := rand.New(rand.NewSource(5))
+	for name, doc := range loadCorpus(t) {
+		for i := 0; i < 5; i++ {
+			in, w := runInjector(t, doc, p, InjectorOptions{}, func() int { return 1 + r.Intn(300) }, r.Intn(2) == 0)
+			t.Run(name, func(t *testing.T) { checkDOM(t, doc, w.out.Bytes(), in, p) })
+		}
+	}
+}
