@@ -60,7 +60,8 @@ if [ "$ours" != "$builtin" ]; then
 	diff <(echo "$ours") <(echo "$builtin") >&2 || true
 	exit 1
 fi
-curl -fsS http://127.0.0.1:9105/100k.html | grep -q '<meta name="robots"' || {
+page=$(curl -fsS http://127.0.0.1:9105/100k.html)
+[[ "$page" == *'<meta name="robots" content="noindex, nosnippet">'* ]] || {
 	echo "meta pair: no meta element injected" >&2
 	exit 1
 }
