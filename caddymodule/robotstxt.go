@@ -12,6 +12,7 @@
 package caddymodule
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -71,6 +72,19 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 	return nil
 }
 
+// Validate implements caddy.Validator. Caddy calls it after Provision, which has already
+// validated the file with its placeholders replaced, so it has nothing left to check.
+//
+// It must exist: without it, the Validate method of the embedded robotsgen.File would be
+// promoted to the handler and Caddy would call it on the file as written, before placeholder
+// replacement, rejecting every {env.*} value.
+func (h *RobotsTxt) Validate() error {
+	if h.rt == nil {
+		return errors.New("robots_txt: not provisioned")
+	}
+	return nil
+}
+
 // ServeHTTP serves /robots.txt and passes every other request to next.
 func (h *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	if !h.rt.Matches(r) {
@@ -83,6 +97,7 @@ func (h *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddy
 // Interface guards.
 var (
 	_ caddy.Provisioner           = (*RobotsTxt)(nil)
+	_ caddy.Validator             = (*RobotsTxt)(nil)
 	_ caddyhttp.MiddlewareHandler = (*RobotsTxt)(nil)
 	_ caddyfile.Unmarshaler       = (*RobotsTxt)(nil)
 )

@@ -1,0 +1,269 @@
+package caddymodule
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2/caddytest"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
+	"github.com/sitepolicy/caddy-robots/tagemit"
+)
+
+// Ports of the in-process Caddy that caddytest starts, chosen free at start-up so that two test
+// runs on one machine (or a Caddy a developer runs) do not load configs into each other.
+var (
+	adminPort int
+	sitePort  int
+	site2Port int
+)
+
+func TestMain(m *testing.M) {
+	ports := freePorts(3)
+	adminPort, sitePort, site2Port = ports[0], ports[1], ports[2]
+	caddytest.Default.AdminPort = adminPort
+	caddytest.Default.LoadRequestTimeout = 30 * time.Second
+	caddytest.Default.TestRequestTimeout = 30 * time.Second
+	os.Exit(m.Run())
+}
+
+func freePorts(n int) []int {
+	var ls []net.Listener
+	var ports []int
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			panic(err)
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	for _, l := range ls {
+		l.Close()
+	}
+	return ports
+}
+
+// globals is the global options block of every test Caddyfile.
+func globals() string {
+	return fmt.Sprintf(`{
+	admin localhost:%d
+	http_port %d
+	auto_https off
+	grace_period 1s
+}
+`, adminPort, sitePort)
+}
+
+// expand replaces @ADMIN@, @PORT@ and @PORT2@ in a test config.
+func expand(cfg string) string {
+	return strings.NewReplacer(
+		"@ADMIN@", fmt.Sprint(adminPort),
+		"@PORT@", fmt.Sprint(sitePort),
+		"@PORT2@", fmt.Sprint(site2Port),
+	).Replace(cfg)
+}
+
+// startCaddyfile loads globals plus site into the in-process Caddy and fails the test if the
+// config does not load.
+func startCaddyfile(t *testing.T, site string) *caddytest.Tester {
+	t.Helper()
+	tester := caddytest.NewTester(t)
+	tester.InitServer(globals()+expand(site), "caddyfile")
+	if t.Failed() {
+		t.FailNow()
+	}
+	return tester
+}
+
+func siteURL(path string) string  { return fmt.Sprintf("http://localhost:%d%s", sitePort, path) }
+func site2URL(path string) string { return fmt.Sprintf("http://localhost:%d%s", site2Port, path) }
+
+// client sends requests as they are: no transparent gzip, no redirects followed.
+var client = &http.Client{
+	Transport: &http.Transport{DisableCompression: true, DisableKeepAlives: true},
+	Timeout:   30 * time.Second,
+	CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	},
+}
+
+// do sends a request; header is "Name: value" pairs. It returns the response with its body read.
+func do(t *testing.T, method, url string, header ...string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range header {
+		k, v, _ := strings.Cut(h, ":")
+		if strings.EqualFold(k, "Host") {
+			req.Host = strings.TrimSpace(v)
+			continue
+		}
+		req.Header.Add(k, strings.TrimSpace(v))
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: reading body: %v", method, url, err)
+	}
+	return resp, body
+}
+
+func wantStatus(t *testing.T, resp *http.Response, want int) {
+	t.Helper()
+	if resp.StatusCode != want {
+		t.Fatalf("%s %s: status %d, want %d", resp.Request.Method, resp.Request.URL, resp.StatusCode, want)
+	}
+}
+
+// policy builds the policy that a config's rules denote, with the library the handler uses.
+func policy(t *testing.T, rules map[string][]string) tagemit.Policy {
+	t.Helper()
+	p, err := tagemit.NewPolicy(rules)
+	if err != nil {
+		t.Fatalf("NewPolicy(%v): %v", rules, err)
+	}
+	return p
+}
+
+// wantRobotsTag checks that resp has exactly one Robots-Tag field line and that it means want.
+func wantRobotsTag(t *testing.T, resp *http.Response, want tagemit.Policy) {
+	t.Helper()
+	lines := resp.Header.Values("Robots-Tag")
+	if len(lines) != 1 {
+		t.Fatalf("%s: Robots-Tag field lines %q, want exactly one", resp.Request.URL.Path, lines)
+	}
+	got, errs := tagemit.ParseRobotsTag(lines)
+	if len(errs) > 0 {
+		t.Fatalf("%s: Robots-Tag %q does not parse: %v", resp.Request.URL.Path, lines[0], errs)
+	}
+	if !got.Equal(want) {
+		t.Fatalf("%s: Robots-Tag %q, want %q", resp.Request.URL.Path, lines[0], want.RobotsTag())
+	}
+}
+
+// wantXRobotsTag checks the legacy header's meaning.
+func wantXRobotsTag(t *testing.T, resp *http.Response, want tagemit.Policy) {
+	t.Helper()
+	lines := resp.Header.Values("X-Robots-Tag")
+	if len(lines) == 0 {
+		t.Fatalf("%s: no X-Robots-Tag, want %q", resp.Request.URL.Path, want.XRobotsTag())
+	}
+	got, errs := tagemit.ParseXRobotsTag(lines)
+	if len(errs) > 0 {
+		t.Fatalf("%s: X-Robots-Tag %q does not parse: %v", resp.Request.URL.Path, lines, errs)
+	}
+	if !got.Equal(want) {
+		t.Fatalf("%s: X-Robots-Tag %q, want %q", resp.Request.URL.Path, lines, want.XRobotsTag())
+	}
+}
+
+func gunzip(t *testing.T, b []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("gunzip: %v", err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("gunzip: %v", err)
+	}
+	return out
+}
+
+// metaElements returns the name -> content of the <meta name=...> elements in the document's
+// head, and the document rendered without the elements whose names are in strip.
+func metaElements(t *testing.T, doc []byte, strip map[string]bool) (map[string][]string, string) {
+	t.Helper()
+	root, err := html.Parse(bytes.NewReader(doc))
+	if err != nil {
+		t.Fatalf("html.Parse: %v", err)
+	}
+	metas := map[string][]string{}
+	var head *html.Node
+	var find func(*html.Node)
+	find = func(n *html.Node) {
+		if n.Type == html.ElementNode && n.DataAtom == atom.Head && head == nil {
+			head = n
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			find(c)
+		}
+	}
+	find(root)
+	if head == nil {
+		t.Fatalf("document has no head")
+	}
+	for c := head.FirstChild; c != nil; {
+		next := c.NextSibling
+		if c.Type == html.ElementNode && c.DataAtom == atom.Meta {
+			var name, content string
+			for _, a := range c.Attr {
+				switch a.Key {
+				case "name":
+					name = strings.ToLower(a.Val)
+				case "content":
+					content = a.Val
+				}
+			}
+			if name != "" {
+				metas[name] = append(metas[name], content)
+				if strip[name] {
+					head.RemoveChild(c)
+				}
+			}
+		}
+		c = next
+	}
+	var buf bytes.Buffer
+	if err := html.Render(&buf, root); err != nil {
+		t.Fatal(err)
+	}
+	return metas, buf.String()
+}
+
+// renderHTML parses and renders a document, so that two documents can be compared as trees.
+func renderHTML(t *testing.T, doc []byte) string {
+	t.Helper()
+	_, s := metaElements(t, doc, nil)
+	return s
+}
+
+// wantInjected checks that got is orig with the meta elements of p added to its head and nothing
+// else changed, compared as parsed HTML trees.
+func wantInjected(t *testing.T, got, orig []byte, p tagemit.Policy) {
+	t.Helper()
+	// What the injector must insert, read back the same way.
+	wantMetas, _ := metaElements(t, []byte("<!DOCTYPE html><html><head>"+string(p.MetaElements())+"</head></html>"), nil)
+	if len(wantMetas) == 0 {
+		t.Fatalf("policy %q has no meta elements", p.RobotsTag())
+	}
+	strip := map[string]bool{}
+	for name := range wantMetas {
+		strip[name] = true
+	}
+	gotMetas, stripped := metaElements(t, got, strip)
+	for name, want := range wantMetas {
+		if strings.Join(gotMetas[name], "|") != strings.Join(want, "|") {
+			t.Errorf("meta name=%q: content %q, want %q\nbody:\n%s", name, gotMetas[name], want, got)
+		}
+	}
+	if orig := renderHTML(t, orig); stripped != orig {
+		t.Errorf("injected page differs from the original beyond the meta elements:\n got: %s\nwant: %s", stripped, orig)
+	}
+}
