@@ -1,6 +1,9 @@
 package robotsgen
 
-import "strings"
+import (
+	"sort"
+	"strings"
+)
 
 // Matcher answers, for a File, whether a crawler may fetch a path (RFC 9309
 // section 2.2 and draft-illyes-rep-purpose section 2). It is independent of
@@ -63,6 +66,15 @@ func NewMatcher(f *File) *Matcher {
 			m.rules = append(m.rules, r)
 			m.groups[gi] = append(m.groups[gi], mr)
 		}
+		// Most specific first, allow before disallow, then file order: the
+		// first match in a group is that group's winner.
+		rs := m.groups[gi]
+		sort.SliceStable(rs, func(i, j int) bool {
+			if rs[i].size != rs[j].size {
+				return rs[i].size > rs[j].size
+			}
+			return rs[i].allow && !rs[j].allow
+		})
 	}
 	return m
 }
@@ -126,10 +138,11 @@ func (m *Matcher) Decide(productToken, purpose, path string) Decision {
 		for i := range m.groups[gi] {
 			r := &m.groups[gi][i]
 			if r.size < bestSize || (r.size == bestSize && (bestAllow || !r.allow)) {
-				continue
+				break // sorted: nothing later in this group can win
 			}
 			if matchPattern(r.pat, r.end, np) {
 				best, bestSize, bestAllow = r.rule, r.size, r.allow
+				break
 			}
 		}
 	}

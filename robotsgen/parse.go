@@ -185,7 +185,7 @@ func (p *parser) line(n int, raw []byte) {
 
 func (p *parser) record(n int, raw []byte, r Record, fileLevel bool) {
 	var msgs []string
-	checkRecord("", r, fileLevel, func(_, _, msg string) { msgs = append(msgs, msg) })
+	checkRecord(r, fileLevel, func(_, _, msg string) { msgs = append(msgs, msg) })
 	if len(msgs) > 0 {
 		p.diag(n, raw, "record skipped: "+strings.Join(msgs, "; "))
 		return

@@ -1,6 +1,7 @@
 package robotsgen
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -31,17 +32,25 @@ func (f *File) Render(origin string) ([]byte, error) {
 			return nil, err
 		}
 	}
-	out := f.render(strings.TrimSuffix(origin, "/"))
+	var buf bytes.Buffer
+	buf.Grow(f.sizeHint(len(origin)))
+	f.renderTo(&buf, strings.TrimSuffix(origin, "/"))
+	out := buf.Bytes()
 	if len(out) > MaxSize {
 		return nil, fmt.Errorf("file: rendered size %d bytes exceeds %d bytes (500 KiB); crawlers may ignore everything past that", len(out), MaxSize)
 	}
 	return out, nil
 }
 
-// render writes f without validating it.
-func (f *File) render(origin string) []byte {
-	var b strings.Builder
-	b.Grow(f.sizeHint())
+// writer is what renderTo writes to: a bytes.Buffer, or a counter when
+// Validate only needs the size.
+type writer interface {
+	WriteString(string) (int, error)
+	WriteByte(byte) error
+}
+
+// renderTo writes f without validating it.
+func (f *File) renderTo(b writer, origin string) {
 	for _, c := range f.Comments {
 		if c == "" {
 			b.WriteString("#\n")
@@ -69,7 +78,7 @@ func (f *File) render(origin string) []byte {
 			b.WriteByte('\n')
 		}
 		for _, r := range f.Records {
-			writeRecord(&b, r)
+			writeRecord(b, r)
 		}
 		needBlank = true
 	}
@@ -81,34 +90,33 @@ func (f *File) render(origin string) []byte {
 				b.WriteString("User-agent: " + PurposeSentinel + "\n")
 				sentinel = true
 			}
-			writeGroup(&b, g)
+			writeGroup(b, g)
 			needBlank = true
 		}
 	}
 	for i := range f.Groups {
 		if g := &f.Groups[i]; len(g.UserAgents) > 0 {
 			blank()
-			writeGroup(&b, g)
+			writeGroup(b, g)
 			needBlank = true
 		}
 	}
-	return []byte(b.String())
 }
 
-func (f *File) sizeHint() int {
-	n := 64
+func (f *File) sizeHint(origin int) int {
+	n := 64 + len(PurposeSentinel)
 	for _, c := range f.Comments {
 		n += len(c) + 3
 	}
 	for _, s := range f.Sitemaps {
-		n += len(s) + 64
+		n += len(s) + 10 + origin
 	}
 	for _, r := range f.Records {
 		n += len(r.Key) + len(r.Value) + 3
 	}
 	for i := range f.Groups {
 		g := &f.Groups[i]
-		n += 16
+		n += 32
 		for _, u := range g.UserAgents {
 			n += len(u) + 13
 		}
@@ -116,7 +124,7 @@ func (f *File) sizeHint() int {
 			n += len(p) + 21
 		}
 		for _, r := range g.Rules {
-			n += len(r.Path) + 11
+			n += len(r.Path) + 2*nonASCII(r.Path) + 11
 		}
 		for _, r := range g.Records {
 			n += len(r.Key) + len(r.Value) + 3
@@ -125,14 +133,14 @@ func (f *File) sizeHint() int {
 	return n
 }
 
-func writeRecord(b *strings.Builder, r Record) {
+func writeRecord(b writer, r Record) {
 	b.WriteString(r.Key)
 	b.WriteString(": ")
 	b.WriteString(r.Value)
 	b.WriteByte('\n')
 }
 
-func writeGroup(b *strings.Builder, g *Group) {
+func writeGroup(b writer, g *Group) {
 	for _, u := range g.UserAgents {
 		b.WriteString("User-agent: ")
 		b.WriteString(u)
@@ -153,7 +161,7 @@ func writeGroup(b *strings.Builder, g *Group) {
 		} else {
 			b.WriteString("Disallow: ")
 		}
-		b.WriteString(encodePattern(r.Path))
+		writePattern(b, r.Path)
 		b.WriteByte('\n')
 	}
 	if g.CrawlDelay != 0 {
@@ -172,6 +180,21 @@ func formatDelay(d float64) string {
 }
 
 const upperHex = "0123456789ABCDEF"
+
+// writePattern writes encodePattern(p) without building it.
+func writePattern(b writer, p string) {
+	start := 0
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c >= 0x80 {
+			b.WriteString(p[start:i])
+			b.WriteByte('%')
+			b.WriteByte(upperHex[c>>4])
+			b.WriteByte(upperHex[c&15])
+			start = i + 1
+		}
+	}
+	b.WriteString(p[start:])
+}
 
 // encodePattern percent-encodes the octets outside ASCII (RFC 9309 section
 // 2.2.2) with upper-case hex, as Google's parser does to patterns it reads.

@@ -15,63 +15,74 @@ import (
 // result means Render will succeed (given a valid origin when NeedsOrigin).
 func (f *File) Validate() error {
 	var errs []error
-	add := func(place, value, msg string) {
-		errs = append(errs, fmt.Errorf("%s %q: %s", place, value, msg))
+	// Places are formatted only on error: Validate runs on every Render.
+	add := func(value, msg, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s %q: %s", fmt.Sprintf(format, args...), value, msg))
 	}
 	for i, c := range f.Comments {
 		if msg := checkText(c); msg != "" {
-			add(fmt.Sprintf("comments[%d]", i), c, msg)
+			add(c, msg, "comments[%d]", i)
 		}
 	}
 	for i, s := range f.Sitemaps {
 		if msg := checkSitemap(s); msg != "" {
-			add(fmt.Sprintf("sitemaps[%d]", i), s, msg)
+			add(s, msg, "sitemaps[%d]", i)
 		}
 	}
 	for i, r := range f.Records {
-		checkRecord(fmt.Sprintf("records[%d]", i), r, true, add)
+		checkRecord(r, true, func(field, value, msg string) {
+			add(value, msg, "records[%d].%s", i, field)
+		})
 	}
 	for gi := range f.Groups {
 		g := &f.Groups[gi]
-		gp := fmt.Sprintf("groups[%d]", gi)
 		if len(g.UserAgents) == 0 && len(g.Purposes) == 0 {
-			errs = append(errs, fmt.Errorf("%s: a group needs at least one user agent or purpose, or crawlers cannot tell whom it addresses", gp))
+			errs = append(errs, fmt.Errorf("groups[%d]: a group needs at least one user agent or purpose, or crawlers cannot tell whom it addresses", gi))
 		}
 		for i, ua := range g.UserAgents {
 			if !validProductToken(ua) {
-				add(fmt.Sprintf("%s.user_agents[%d]", gp, i), ua, `a product token may contain only A-Z, a-z, "_" and "-", or be "*"`)
+				add(ua, `a product token may contain only A-Z, a-z, "_" and "-", or be "*"`, "groups[%d].user_agents[%d]", gi, i)
 			}
 		}
 		for i, p := range g.Purposes {
 			if !validPurposeToken(p) {
-				add(fmt.Sprintf("%s.purposes[%d]", gp, i), p, `a purpose token may contain only A-Z, a-z, 0-9, "_" and "-"`)
+				add(p, `a purpose token may contain only A-Z, a-z, 0-9, "_" and "-"`, "groups[%d].purposes[%d]", gi, i)
 			}
 		}
 		for i, r := range g.Rules {
-			place := fmt.Sprintf("%s.rules[%d]", gp, i)
 			if r.Type != Allow && r.Type != Disallow {
-				add(place+".type", string(r.Type), `a rule type is "allow" or "disallow"`)
+				add(string(r.Type), `a rule type is "allow" or "disallow"`, "groups[%d].rules[%d].type", gi, i)
 			}
 			if msg := checkPattern(r.Path); msg != "" {
-				add(place+".path", r.Path, msg)
+				add(r.Path, msg, "groups[%d].rules[%d].path", gi, i)
 			}
 		}
 		if d := g.CrawlDelay; math.IsNaN(d) || math.IsInf(d, 0) || d < 0 {
-			errs = append(errs, fmt.Errorf("%s.crawl_delay %v: a crawl delay is a finite number of seconds >= 0 (0 = none)", gp, d))
+			errs = append(errs, fmt.Errorf("groups[%d].crawl_delay %v: a crawl delay is a finite number of seconds >= 0 (0 = none)", gi, d))
 		}
 		for i, r := range g.Records {
-			checkRecord(fmt.Sprintf("%s.records[%d]", gp, i), r, false, add)
+			checkRecord(r, false, func(field, value, msg string) {
+				add(value, msg, "groups[%d].records[%d].%s", gi, i, field)
+			})
 		}
 	}
 	if len(errs) == 0 {
 		// Only a valid file can be sized; path sitemaps count without origin
 		// here and Render checks the real size again.
-		if out := f.render(""); len(out) > MaxSize {
-			errs = append(errs, fmt.Errorf("file: rendered size %d bytes exceeds %d bytes (500 KiB); crawlers may ignore everything past that", len(out), MaxSize))
+		var c counter
+		f.renderTo(&c, "")
+		if c > MaxSize {
+			errs = append(errs, fmt.Errorf("file: rendered size %d bytes exceeds %d bytes (500 KiB); crawlers may ignore everything past that", int(c), MaxSize))
 		}
 	}
 	return errors.Join(errs...)
 }
+
+// counter counts the bytes render would write.
+type counter int
+
+func (c *counter) WriteString(s string) (int, error) { *c += counter(len(s)); return len(s), nil }
+func (c *counter) WriteByte(byte) error              { *c++; return nil }
 
 // NeedsOrigin reports whether any sitemap is a path, so that the server must
 // render the file per request scheme and host.
@@ -191,16 +202,16 @@ var reservedKeyPrefixes = []string{
 	"sitemap", "site-map", "crawl-delay", "crawldelay",
 }
 
-func checkRecord(place string, r Record, fileLevel bool, add func(place, value, msg string)) {
+func checkRecord(r Record, fileLevel bool, add func(field, value, msg string)) {
 	if !validRecordKey(r.Key) {
-		add(place+".key", r.Key, `a record key may contain only A-Z, a-z and "-"`)
+		add("key", r.Key, `a record key may contain only A-Z, a-z and "-"`)
 	} else if p := reservedPrefix(r.Key); p != "" {
-		add(place+".key", r.Key, fmt.Sprintf("a record key must not be (or start with) the core key %q; use the dedicated field", p))
+		add("key", r.Key, fmt.Sprintf("a record key must not be (or start with) the core key %q; use the dedicated field", p))
 	} else if !fileLevel && strings.EqualFold(r.Key, "host") {
-		add(place+".key", r.Key, "Host is a file-level record; put it in File.Records")
+		add("key", r.Key, "Host is a file-level record; put it in File.Records")
 	}
 	if msg := checkValue(r.Value); msg != "" {
-		add(place+".value", r.Value, "a record value "+msg)
+		add("value", r.Value, "a record value "+msg)
 	}
 }
 
@@ -254,7 +265,7 @@ func checkPattern(p string) string {
 			}
 		}
 	}
-	if len(encodePattern(p))+10 > maxLineLen {
+	if len(p)+2*nonASCII(p)+10 > maxLineLen {
 		return fmt.Sprintf("a pattern longer than %d bytes would be truncated by Google's parser", maxLineLen-10)
 	}
 	return ""
@@ -278,4 +289,14 @@ func checkOrigin(origin string) error {
 		}
 	}
 	return nil
+}
+
+func nonASCII(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			n++
+		}
+	}
+	return n
 }
