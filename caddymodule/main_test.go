@@ -54,14 +54,17 @@ func freePorts(n int) []int {
 }
 
 // globals is the global options block of every test Caddyfile.
-func globals() string {
+func globals() string { return globalsWith("") }
+
+// globalsWith is globals with more global options.
+func globalsWith(extra string) string {
 	return fmt.Sprintf(`{
 	admin localhost:%d
 	http_port %d
 	auto_https off
 	grace_period 1s
-}
-`, adminPort, sitePort)
+%s}
+`, adminPort, sitePort, extra)
 }
 
 // expand replaces @ADMIN@, @PORT@ and @PORT2@ in a test config.
@@ -79,6 +82,17 @@ func startCaddyfile(t *testing.T, site string) *caddytest.Tester {
 	t.Helper()
 	tester := caddytest.NewTester(t)
 	tester.InitServer(globals()+expand(site), "caddyfile")
+	if t.Failed() {
+		t.FailNow()
+	}
+	return tester
+}
+
+// caddyTesterWithGlobals is startCaddyfile with more global options.
+func caddyTesterWithGlobals(t *testing.T, extra, site string) *caddytest.Tester {
+	t.Helper()
+	tester := caddytest.NewTester(t)
+	tester.InitServer(globalsWith(extra)+expand(site), "caddyfile")
 	if t.Failed() {
 		t.FailNow()
 	}
