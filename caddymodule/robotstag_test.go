@@ -346,7 +346,8 @@ http://localhost:@PORT2@ {
 // TestRobotsTagStreaming checks that flushes go through robots_tag to the client while the
 // backend is still writing: server-sent events, and an HTML page whose head is flushed early.
 func TestRobotsTagStreaming(t *testing.T) {
-	release := make(chan struct{})
+	// One release channel per path, made before the backend starts and never reassigned.
+	releases := map[string]chan struct{}{"/events": make(chan struct{}), "/page": make(chan struct{})}
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rc := http.NewResponseController(w)
 		if r.URL.Path == "/events" {
@@ -358,7 +359,7 @@ func TestRobotsTagStreaming(t *testing.T) {
 		}
 		_ = rc.Flush()
 		select {
-		case <-release:
+		case <-releases[r.URL.Path]:
 		case <-time.After(20 * time.Second):
 		case <-r.Context().Done():
 		}
@@ -382,7 +383,6 @@ http://localhost:@PORT@ {
 		{"/page", "<p>first</p>"},
 	} {
 		t.Run(c.path, func(t *testing.T) {
-			release = make(chan struct{})
 			req, _ := http.NewRequest("GET", siteURL(c.path), nil)
 			resp, err := client.Do(req)
 			if err != nil {
@@ -414,7 +414,7 @@ http://localhost:@PORT@ {
 			case <-time.After(10 * time.Second):
 				t.Fatalf("%q did not reach the client while the backend was still running: a flush was held back", c.first)
 			}
-			close(release)
+			close(releases[c.path])
 		})
 	}
 }
