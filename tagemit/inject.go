@@ -162,7 +162,13 @@ func (in *Injector) Flush() error {
 	if in.err != nil || in.state != Pending {
 		return in.err
 	}
-	in.scan(false)
+	// Rescanning can only find something new if a token may have ended ('>') since the
+	// last scan; the amortisation bound keeps byte-wise flushing of a long unfinished
+	// token linear.
+	tail := in.total - in.scanPos
+	if in.since > 0 && (tail <= 4096 || in.since*4 >= tail || bytes.IndexByte(in.buf[len(in.buf)-in.since:], '>') >= 0) {
+		in.scan(false)
+	}
 	if in.state != Pending {
 		return in.err
 	}
@@ -290,7 +296,19 @@ func (in *Injector) scan(eof bool) {
 		off = end
 		isTag := tt == html.StartTagToken || tt == html.EndTagToken || tt == html.SelfClosingTagToken
 		if !eof && end == in.total && !isTag {
-			break // text, comment or doctype running into the end of what we have
+			// Text, comment or doctype running into the end of what we have: not complete.
+			// Text that already has a character that is neither whitespace nor the start of
+			// a character reference or tag decides anyway: that is where head content goes
+			// (before head) or where the head ends (in head).
+			if tt == html.TextToken && end > in.done {
+				if k, ok := firstNonSpace(raw); ok && raw[k] != '&' && raw[k] != '<' {
+					if !in.inHead {
+						in.point, in.inHead = start+k, true
+					}
+					in.decide(false)
+				}
+			}
+			break
 		}
 		var name string
 		if isTag {

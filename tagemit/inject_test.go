@@ -335,7 +335,7 @@ func TestInjectorErrors(t *testing.T) {
 	w := &contractWriter{t: t, failWith: boom}
 	in := NewInjector(w, corpusPolicy(t), InjectorOptions{})
 	w.in = in
-	if _, err := in.Write([]byte("<head>x")); err != nil {
+	if _, err := in.Write([]byte("<head><tit")); err != nil {
 		t.Fatal("error before any write to dst")
 	}
 	if _, err := in.Write([]byte("<p>")); !errors.Is(err, boom) {

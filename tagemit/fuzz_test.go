@@ -1,0 +1,73 @@
+package tagemit
+
+import (
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/dunglas/httpsfv"
+)
+
+// FuzzParseRobotsTag: never panics; what it returns emits a header httpsfv accepts, and
+// re-parsing that header gives the same policy.
+func FuzzParseRobotsTag(f *testing.F) {
+	for _, s := range []string{"*;nosnippet, ExampleBot;noindex", "*=noindex, nosnippet; ExampleBot=;", `"-x";max-snippet=5, a;unavailable_after="Fri, 01 Jan 2027 00:00:00 GMT"`, "noindex", "a;b;c, (x y), \"", "*;max-image-preview=LARGE;NONE"} {
+		f.Add(s, "")
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		p, _ := ParseRobotsTag([]string{a, b})
+		checkReparse(t, p)
+	})
+}
+
+// FuzzParseXRobotsTag: same for the legacy syntax, and the legacy serialisation reads
+// back to the same policy.
+func FuzzParseXRobotsTag(f *testing.F) {
+	for _, s := range []string{"noindex, nosnippet", "examplebot: noindex, max-snippet: 20", "unavailable_after: Friday, 25-Jun-10 15:00:00 EST, noindex", "a: b: c, d:, :e"} {
+		f.Add(s, "")
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		p, _ := ParseXRobotsTag([]string{a, b})
+		checkReparse(t, p)
+		x, errs := ParseXRobotsTag(p.XRobotsTag())
+		if len(errs) != 0 || !x.Equal(p) {
+			t.Fatalf("X-Robots-Tag %q reads back as %s, %v; want %s", p.XRobotsTag(), x, errs, p)
+		}
+	})
+}
+
+func checkReparse(t *testing.T, p Policy) {
+	t.Helper()
+	rt := p.RobotsTag()
+	if strings.ContainsAny(rt, "\r\n\x00") {
+		t.Fatalf("header %q contains control characters", rt)
+	}
+	if rt != "" {
+		if _, err := httpsfv.UnmarshalList([]string{rt}); err != nil {
+			t.Fatalf("httpsfv rejects %q: %v", rt, err)
+		}
+	}
+	if len(rt) <= MaxFieldSize {
+		q, errs := ParseRobotsTag([]string{rt})
+		if len(errs) != 0 || !q.Equal(p) {
+			t.Fatalf("%q re-parses as %s, %v", rt, q, errs)
+		}
+	}
+	if _, err := NewPolicy(p.Rules()); err != nil && len(rt) <= MaxFieldSize {
+		t.Fatalf("Rules() of a parsed policy is not a valid configuration: %v", err)
+	}
+}
+
+// FuzzInjector: for any document and any chunking, the DOM property holds and the
+// wrapper's contract is kept.
+func FuzzInjector(f *testing.F) {
+	for _, s := range []string{"<html><head><title>x</title></head><body></body></html>", "<!-- <head> --><p>", "\ufeff<head>", "<script><head></script>", "<head><meta name=robots content=noindex></head>", "&#32; x", "<!--", "<template><p></template>"} {
+		f.Add([]byte(s), int64(1), uint16(0))
+	}
+	p := corpusPolicy(f)
+	f.Fuzz(func(t *testing.T, doc []byte, seed int64, maxBuf uint16) {
+		r := rand.New(rand.NewSource(seed))
+		in, w := runInjector(t, doc, p, InjectorOptions{MaxBuffer: int(maxBuf)}, func() int { return 1 + r.Intn(16) }, seed%3 == 0)
+		checkDOM(t, doc, w.out.Bytes(), in, p)
+	})
+}
