@@ -224,6 +224,9 @@ func parseGroup(d *caddyfile.Dispenser) (robotsgen.Group, error) {
 			if err != nil {
 				return g, err
 			}
+			if strings.EqualFold(r.Key, "host") {
+				return g, d.Errf("robots_txt: group: record %s: Host is a file-level record; write it in the robots_txt block, outside any group", r.Key)
+			}
 			if err := checkFile(d, "record", robotsgen.File{Groups: []robotsgen.Group{{UserAgents: []string{"*"}, Records: []robotsgen.Record{r}}}}, r.Key, r.Value); err != nil {
 				return g, err
 			}
@@ -262,6 +265,9 @@ func (h *RobotsTag) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return d.Errf("robots_tag: %s", describe(err))
 		}
 		for _, rule := range rules {
+			if strings.HasPrefix(rule, "*") || strings.HasPrefix(rule, "/") {
+				return d.Errf("robots_tag: %q is not a rule but looks like a path pattern: Caddy reads only *, /path or @name as the matcher of a directive; for other patterns define a named matcher, e.g. @pdf path *.pdf, then robots_tag @pdf noindex", rule)
+			}
 			if !strings.Contains(rule, "{") {
 				if _, err := tagemit.NewPolicy(map[string][]string{checkTok: {rule}}); err != nil {
 					return d.Errf("robots_tag: rule %q: %s", rule, describe(err))
@@ -366,7 +372,7 @@ func checkFile(d *caddyfile.Dispenser, what string, f robotsgen.File, values ...
 // placeRE matches the location prefix of a robotsgen validation error, such as
 // "groups[0].rules[0].path", which names a place in the minimal file built for the check and
 // not in the user's config.
-var placeRE = regexp.MustCompile(`^[a-z_]+(\[\d+\])?(\.[a-z_]+(\[\d+\])?)*:? `)
+var placeRE = regexp.MustCompile(`^(file:|[a-z_]+\[\d+\](\.[a-z_]+(\[\d+\])?)*:?) `)
 
 // describe turns a validation error into one line without the library's prefixes.
 func describe(err error) string {

@@ -1,0 +1,343 @@
+package caddymodule
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	_ "github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+
+	"github.com/sitepolicy/caddy-robots/nethttp"
+	"github.com/sitepolicy/caddy-robots/robotsgen"
+)
+
+// badCaddyfiles are configs that must be refused when Caddy loads them. The line the error must
+// name is the one marked "# <-"; want is a part of the message that names the problem.
+var badCaddyfiles = []struct {
+	name, site, want string
+}{
+	{"robots_txt argument", `robots_txt everything # <-`, `unexpected argument "everything"`},
+	{"robots_txt unknown sub-directive", "robots_txt {\n\tsitemapz /s.xml # <-\n}", `unknown sub-directive "sitemapz"`},
+	{"comment without text", "robots_txt {\n\tcomment # <-\n}", "comment needs the text"},
+	{"sitemap missing", "robots_txt {\n\tsitemap # <-\n}", "sitemap takes one absolute URL"},
+	{"sitemap two", "robots_txt {\n\tsitemap /a.xml /b.xml # <-\n}", "got 2 arguments"},
+	{"sitemap relative", "robots_txt {\n\tsitemap sitemap.xml # <-\n}", "absolute http(s) URL"},
+	{"sitemap ftp", "robots_txt {\n\tsitemap ftp://example.com/s.xml # <-\n}", "absolute http(s) URL"},
+	{"record one argument", "robots_txt {\n\trecord Host # <-\n}", "takes a key and a value"},
+	{"record core key", "robots_txt {\n\trecord Disallow /x # <-\n}", "core key"},
+	{"record bad key", "robots_txt {\n\trecord \"Bad Key\" x # <-\n}", "record key may contain only"},
+	{"max_age bad", "robots_txt {\n\tmax_age soon # <-\n}", `invalid duration "soon"`},
+	{"max_age zero", "robots_txt {\n\tmax_age 0s # <-\n}", "must be at least 1s"},
+	{"max_age twice", "robots_txt {\n\tmax_age 1h\n\tmax_age 2h # <-\n}", "max_age given twice"},
+	{"group without crawler", "robots_txt {\n\tgroup { # <-\n\t\tdisallow /\n\t}\n}", "group names no crawler"},
+	{"group bare", "robots_txt {\n\tgroup # <-\n}", "group names no crawler"},
+	{"group bad token", "robots_txt {\n\tgroup Bad/Bot { # <-\n\t\tdisallow /\n\t}\n}", `"Bad/Bot": a product token may contain only`},
+	{"group unknown sub-directive", "robots_txt {\n\tgroup * {\n\t\tdeny / # <-\n\t}\n}", `unknown sub-directive "deny"`},
+	{"user_agent missing", "robots_txt {\n\tgroup * {\n\t\tuser_agent # <-\n\t}\n}", "user_agent needs at least one product token"},
+	{"user_agent digits", "robots_txt {\n\tgroup * {\n\t\tuser_agent Bot2 # <-\n\t}\n}", `"Bot2": a product token may contain only`},
+	{"purpose bad token", "robots_txt {\n\tgroup {\n\t\tpurpose has.dot # <-\n\t}\n}", "purpose token may contain only"},
+	{"allow missing", "robots_txt {\n\tgroup * {\n\t\tallow # <-\n\t}\n}", "allow needs at least one path pattern"},
+	{"allow without slash", "robots_txt {\n\tgroup * {\n\t\tallow private # <-\n\t}\n}", `a pattern starts with "/" or "*"`},
+	{"disallow with hash", "robots_txt {\n\tgroup * {\n\t\tdisallow \"/a#b\" # <-\n\t}\n}", `must not contain "#"`},
+	{"disallow dollar inside", "robots_txt {\n\tgroup * {\n\t\tdisallow /a$b # <-\n\t}\n}", `"$" is special only at the end`},
+	{"crawl_delay negative", "robots_txt {\n\tgroup * {\n\t\tcrawl_delay -1 # <-\n\t}\n}", "want a number of seconds >= 0"},
+	{"crawl_delay not a number", "robots_txt {\n\tgroup * {\n\t\tcrawl_delay soon # <-\n\t}\n}", "want a number of seconds >= 0"},
+	{"crawl_delay infinite", "robots_txt {\n\tgroup * {\n\t\tcrawl_delay +Inf # <-\n\t}\n}", "want a number of seconds >= 0"},
+	{"crawl_delay twice", "robots_txt {\n\tgroup * {\n\t\tcrawl_delay 1\n\t\tcrawl_delay 2 # <-\n\t}\n}", "crawl_delay given twice"},
+	{"group record Host", "robots_txt {\n\tgroup * {\n\t\trecord Host example.com # <-\n\t}\n}", "Host is a file-level record"},
+	{"robots_tag without rules", "robots_tag # <-", "robots_tag: no rules"},
+	{"robots_tag block without rules", "robots_tag { # <-\n\tmeta\n}", "robots_tag: no rules"},
+	{"robots_tag unknown rule", "robots_tag noindx # <-", `noindx`},
+	{"robots_tag rule all", "robots_tag all # <-", `rule "all"`},
+	{"robots_tag bad value", "robots_tag max-snippet=lots # <-", `max-snippet`},
+	{"robots_tag bad date", "robots_tag unavailable_after=tomorrow # <-", `unavailable_after`},
+	{"robots_tag path pattern as a rule", "robots_tag *.pdf noindex # <-", "define a named matcher"},
+	{"robots_tag unknown sub-directive", "robots_tag {\n\tnoindex # <-\n}", `unknown sub-directive "noindex"`},
+	{"agent without rules", "robots_tag {\n\tagent GPTBot # <-\n}", "agent takes a product token (or *) and at least one rule"},
+	{"agent bad token", "robots_tag {\n\tagent Bad.Bot noindex # <-\n}", `product token "Bad.Bot" is invalid`},
+	{"agent reserved token", "robots_tag {\n\tagent robots noindex # <-\n}", `is reserved`},
+	{"agent bad rule", "robots_tag {\n\tagent GPTBot noindex nosnipet # <-\n}", `nosnipet`},
+	{"meta with argument", "robots_tag noindex {\n\tmeta yes # <-\n}", "meta takes no arguments"},
+	{"meta twice", "robots_tag noindex {\n\tmeta\n\tmeta # <-\n}", "meta given twice"},
+	{"x_robots_tag with argument", "robots_tag noindex {\n\tx_robots_tag on # <-\n}", "x_robots_tag takes no arguments"},
+	{"x_robots_tag twice", "robots_tag noindex {\n\tx_robots_tag\n\tx_robots_tag # <-\n}", "x_robots_tag given twice"},
+	{"robots.txt over 500 KiB", "robots_txt { # <-\n\tgroup * {\n" + strings.Repeat("\t\tdisallow /"+strings.Repeat("a", 2000)+"\n", 300) + "\t}\n}", "exceeds 512000 bytes"},
+}
+
+// badCaddyfile returns the whole Caddyfile of a case and the line the error must name.
+func badCaddyfile(t *testing.T, site string) (string, int) {
+	t.Helper()
+	cfg := globals() + "http://localhost:" + fmt.Sprint(sitePort) + " {\n" + site + "\n}\n"
+	line := 0
+	for i, l := range strings.Split(cfg, "\n") {
+		if strings.HasSuffix(l, "# <-") {
+			if line != 0 {
+				t.Fatal("two marked lines")
+			}
+			line = i + 1
+		}
+	}
+	if line == 0 {
+		t.Fatal("no line is marked")
+	}
+	return cfg, line
+}
+
+func TestBadCaddyfilesRefusedWithLine(t *testing.T) {
+	if len(badCaddyfiles) < 20 {
+		t.Fatalf("only %d bad Caddyfiles", len(badCaddyfiles))
+	}
+	adapter := caddyconfig.GetAdapter("caddyfile")
+	for _, c := range badCaddyfiles {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, line := badCaddyfile(t, c.site)
+			_, _, err := adapter.Adapt([]byte(cfg), map[string]any{"filename": "Caddyfile"})
+			if err == nil {
+				t.Fatalf("adapted without error:\n%s", cfg)
+			}
+			msg := err.Error()
+			t.Log(msg)
+			if !strings.Contains(msg, c.want) {
+				t.Errorf("error %q does not name the problem %q", msg, c.want)
+			}
+			if !strings.Contains(msg, fmt.Sprintf("Caddyfile:%d", line)) {
+				t.Errorf("error %q does not name the line Caddyfile:%d", msg, line)
+			}
+		})
+	}
+}
+
+// loadRaw posts a config to the admin endpoint, as caddy reload does, and returns the status
+// and the response body.
+func loadRaw(t *testing.T, cfg, contentType string) (int, string) {
+	t.Helper()
+	resp, err := http.Post(fmt.Sprintf("http://localhost:%d/load", adminPort), contentType, strings.NewReader(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var apiErr struct {
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(b, &apiErr) == nil && apiErr.Error != "" {
+		return resp.StatusCode, apiErr.Error
+	}
+	return resp.StatusCode, string(b)
+}
+
+// TestBadReloadKeepsServing loads a good config, then bad Caddyfiles and bad JSON configs
+// through the admin API: each is refused with a message naming the problem (and, for a
+// Caddyfile, its line), and the running config keeps serving.
+func TestBadReloadKeepsServing(t *testing.T) {
+	startCaddyfile(t, `
+http://localhost:@PORT@ {
+	robots_tag noindex
+	robots_txt {
+		group * {
+			disallow /private/
+		}
+	}
+	respond "still serving"
+}
+`)
+	stillServing := func() {
+		t.Helper()
+		resp, body := do(t, "GET", siteURL("/"))
+		if resp.StatusCode != 200 || string(body) != "still serving" || resp.Header.Get("Robots-Tag") != "*;noindex" {
+			t.Fatalf("the running config stopped serving: %d %q %v", resp.StatusCode, body, resp.Header)
+		}
+		_, rb := do(t, "GET", siteURL("/robots.txt"))
+		if !strings.Contains(string(rb), "Disallow: /private/") {
+			t.Fatalf("robots.txt changed: %q", rb)
+		}
+	}
+	stillServing()
+
+	for _, c := range badCaddyfiles[:8] {
+		cfg, line := badCaddyfile(t, c.site)
+		status, msg := loadRaw(t, cfg, "text/caddyfile")
+		if status == 200 {
+			t.Fatalf("%s: loaded", c.name)
+		}
+		if !strings.Contains(msg, c.want) || !strings.Contains(msg, fmt.Sprintf("Caddyfile:%d", line)) {
+			t.Errorf("%s: load error %q; want %q at Caddyfile:%d", c.name, msg, c.want, line)
+		}
+		stillServing()
+	}
+
+	// Provision errors, from JSON configs (and from placeholders, which are replaced there).
+	t.Setenv("CADDY_ROBOTS_BAD_SITEMAP", "not a url")
+	t.Setenv("CADDY_ROBOTS_BAD_AGENT", "bad.bot")
+	t.Setenv("CADDY_ROBOTS_BAD_RULE", "noindexx")
+	jsonCases := []struct {
+		name, handler, want string
+	}{
+		{"unknown rule", `{"handler":"robots_tag","rules":{"*":["noindx"]}}`, `unknown rule "noindx"`},
+		{"no rules", `{"handler":"robots_tag","rules":{}}`, "no rules"},
+		{"misspelt field", `{"handler":"robots_tag","rule":{"*":["noindex"]}}`, `unknown field "rule"`},
+		{"bad product token", `{"handler":"robots_tag","rules":{"Bad Bot":["noindex"]}}`, `product token "Bad Bot" is invalid`},
+		{"placeholder rule", `{"handler":"robots_tag","rules":{"*":["{env.CADDY_ROBOTS_BAD_RULE}"]}}`, `noindexx`},
+		{"placeholder token", `{"handler":"robots_tag","rules":{"{env.CADDY_ROBOTS_BAD_AGENT}":["noindex"]}}`, `product token "bad.bot" is invalid`},
+		{"robots.txt bad user agent", `{"handler":"robots_txt","groups":[{"user_agents":["bad bot"]}]}`, "a product token may contain only"},
+		{"robots.txt rule type", `{"handler":"robots_txt","groups":[{"user_agents":["*"],"rules":[{"type":"deny","path":"/"}]}]}`, `"deny": a rule type is "allow" or "disallow"`},
+		{"robots.txt negative max_age", `{"handler":"robots_txt","max_age":"-1h"}`, "must not be negative"},
+		{"robots.txt bad max_age", `{"handler":"robots_txt","max_age":"soon"}`, `invalid duration "soon"`},
+		{"robots.txt placeholder sitemap", `{"handler":"robots_txt","sitemaps":["{env.CADDY_ROBOTS_BAD_SITEMAP}"]}`, `"not a url": a sitemap is an absolute http(s) URL`},
+		{"robots.txt misspelt field", `{"handler":"robots_txt","sitemap":["/s.xml"]}`, `unknown field "sitemap"`},
+	}
+	for _, c := range jsonCases {
+		cfg := fmt.Sprintf(`{"admin":{"listen":"localhost:%d"},"apps":{"http":{"servers":{"s":{"listen":[":%d"],"routes":[{"handle":[%s]}]}}}}}`, adminPort, sitePort, c.handler)
+		status, msg := loadRaw(t, cfg, "application/json")
+		if status == 200 {
+			t.Fatalf("%s: loaded", c.name)
+		}
+		if !strings.Contains(msg, c.want) {
+			t.Errorf("%s: load error %q does not say %q", c.name, msg, c.want)
+		}
+		stillServing()
+	}
+}
+
+// TestCaddyfileJSON checks that the Caddyfile produces exactly the core's JSON (the handler
+// structs embed the core's config types), by adapting a Caddyfile and decoding each handler
+// into the core's config types.
+func TestCaddyfileJSON(t *testing.T) {
+	cfg := globals() + `
+http://localhost:8080 {
+	robots_txt {
+		comment hello world
+		sitemap /s.xml
+		record Host example.com
+		group GPTBot {
+			user_agent CCBot
+			purpose EXAMPLE-PURPOSE-1
+			disallow /a /b
+			allow /a/ok
+			crawl_delay 0.5
+			record Clean-param ref
+		}
+		max_age 90m
+	}
+	robots_tag noindex {
+		agent GPTBot nosnippet max-snippet=3
+		agent * noarchive
+		meta
+		x_robots_tag
+	}
+}
+`
+	out, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cfg), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var handlers []json.RawMessage
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if h, ok := v["handler"].(string); ok && (h == "robots_txt" || h == "robots_tag") {
+				b, _ := json.Marshal(v)
+				handlers = append(handlers, b)
+			}
+			for _, x := range v {
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	var doc any
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	walk(doc)
+	if len(handlers) != 2 {
+		t.Fatalf("found %d robots handlers in %s", len(handlers), out)
+	}
+	for _, raw := range handlers {
+		var kind struct {
+			Handler string `json:"handler"`
+		}
+		_ = json.Unmarshal(raw, &kind)
+		// The core's types must read the handler JSON (less "handler") with no unknown field.
+		var obj map[string]json.RawMessage
+		_ = json.Unmarshal(raw, &obj)
+		delete(obj, "handler")
+		core, _ := json.Marshal(obj)
+		dec := json.NewDecoder(strings.NewReader(string(core)))
+		dec.DisallowUnknownFields()
+		switch kind.Handler {
+		case "robots_txt":
+			var got nethttp.RobotsTxtConfig
+			if err := dec.Decode(&got); err != nil {
+				t.Fatalf("robots_txt JSON %s is not nethttp.RobotsTxtConfig JSON: %v", core, err)
+			}
+			want := nethttp.RobotsTxtConfig{
+				File: robotsgen.File{
+					Comments: []string{"hello world"},
+					Sitemaps: []string{"/s.xml"},
+					Records:  []robotsgen.Record{{Key: "Host", Value: "example.com"}},
+					Groups: []robotsgen.Group{{
+						UserAgents: []string{"GPTBot", "CCBot"},
+						Purposes:   []string{"EXAMPLE-PURPOSE-1"},
+						Rules: []robotsgen.Rule{
+							{Type: robotsgen.Disallow, Path: "/a"},
+							{Type: robotsgen.Disallow, Path: "/b"},
+							{Type: robotsgen.Allow, Path: "/a/ok"},
+						},
+						CrawlDelay: 0.5,
+						Records:    []robotsgen.Record{{Key: "Clean-param", Value: "ref"}},
+					}},
+				},
+				MaxAge: nethttp.Duration(90 * 60 * 1e9),
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("robots_txt config\n got %+v\nwant %+v", got, want)
+			}
+		case "robots_tag":
+			var got nethttp.TagConfig
+			if err := dec.Decode(&got); err != nil {
+				t.Fatalf("robots_tag JSON %s is not nethttp.TagConfig JSON: %v", core, err)
+			}
+			want := nethttp.TagConfig{
+				Rules: map[string][]string{"*": {"noindex", "noarchive"}, "GPTBot": {"nosnippet", "max-snippet=3"}},
+				Meta:  true, XRobotsTag: true,
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("robots_tag config\n got %+v\nwant %+v", got, want)
+			}
+		}
+	}
+}
+
+// TestUnmarshalCaddyfileDirect exercises the Unmarshalers on a bare dispenser, as other
+// Caddyfile-based tools call them.
+func TestUnmarshalCaddyfileDirect(t *testing.T) {
+	var tag RobotsTag
+	if err := tag.UnmarshalCaddyfile(caddyfile.NewTestDispenser(`robots_tag noindex nosnippet`)); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(tag.Rules, map[string][]string{"*": {"noindex", "nosnippet"}}) || tag.Meta || tag.XRobotsTag {
+		t.Errorf("got %+v", tag.TagConfig)
+	}
+	var txt RobotsTxt
+	if err := txt.UnmarshalCaddyfile(caddyfile.NewTestDispenser("robots_txt {\n\tgroup * {\n\t\tdisallow /x\n\t}\n}")); err != nil {
+		t.Fatal(err)
+	}
+	if len(txt.Groups) != 1 || txt.Groups[0].Rules[0] != (robotsgen.Rule{Type: robotsgen.Disallow, Path: "/x"}) {
+		t.Errorf("got %+v", txt.File)
+	}
+	err := txt.UnmarshalCaddyfile(caddyfile.NewTestDispenser("robots_txt {\n\tgroup * {\n\t\tdisallow x\n\t}\n}"))
+	if err == nil || !strings.Contains(err.Error(), "Testfile:3") {
+		t.Errorf("error %v does not name Testfile:3", err)
+	}
+}
