@@ -125,7 +125,16 @@ func (in *Injector) Write(b []byte) (int, error) {
 	consumed := 0
 	for consumed < len(b) && in.state == Pending {
 		take := min(in.max-in.total, len(b)-consumed)
-		in.buf = append(in.buf, b[consumed:consumed+take]...)
+		chunk := b[consumed : consumed+take : consumed+take]
+		// With nothing buffered, scan the caller's bytes in place: when the decision is
+		// reached within them (the usual case) they are never copied. They are copied
+		// below if the injector must keep them.
+		aliased := len(in.buf) == 0
+		if aliased {
+			in.buf = chunk
+		} else {
+			in.buf = append(in.buf, chunk...)
+		}
 		in.total += take
 		in.since += take
 		consumed += take
@@ -139,6 +148,9 @@ func (in *Injector) Write(b []byte) (int, error) {
 			} else {
 				in.passThrough(fmt.Sprintf("no head injection point within the first %d bytes", in.max))
 			}
+		}
+		if aliased && in.state == Pending {
+			in.buf = append(make([]byte, 0, max(2*len(chunk), 1024)), chunk...)
 		}
 	}
 	if in.err != nil {
