@@ -294,15 +294,29 @@ func readMember(member httpsfv.Member, m map[string]ruleSet) []error {
 // `noindex, nosnippet` (every accessor), `examplebot: noindex, max-snippet: 20` (one
 // product token; a later `otherbot: ...` switches token within the line), and
 // `unavailable_after: <date>` where the date may contain commas and colons (RFC 850 /
-// RFC 822 forms). Each line starts with the global token. Unknown rules are dropped and
-// described by the returned errors. It never panics.
+// RFC 822 forms). Each line starts with the global token. A line containing ';' (which
+// the historic syntax never uses) is read with ParseRobotsTag, since the draft lets the
+// experimental field name carry the Structured Field syntax. Unknown rules are dropped
+// and described by the returned errors. It never panics.
 func ParseXRobotsTag(fieldLines []string) (Policy, []error) {
 	m := map[string]ruleSet{}
 	var errs []error
+	var sf []string
 	for _, line := range fieldLines {
+		// The draft lets the experimental name carry the new syntax too: a line with ';'
+		// (never part of the historic syntax) is read as a Robots-Tag value.
+		if strings.Contains(line, ";") {
+			sf = append(sf, line)
+			continue
+		}
 		errs = append(errs, readLegacyLine(line, GlobalToken, true, m)...)
 	}
-	return build(m), errs
+	p := build(m)
+	if len(sf) > 0 {
+		q, more := ParseRobotsTag(sf)
+		p, errs = p.Union(q), append(errs, more...)
+	}
+	return p, errs
 }
 
 // readLegacyLine reads a comma-separated rule list in the historic syntax into m[tok];

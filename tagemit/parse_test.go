@@ -222,6 +222,8 @@ func TestParseXRobotsTag(t *testing.T) {
 		{[]string{"all, noindex, noai, max-snippet: lots"}, map[string][]string{"*": {"noindex"}}, 3},
 		{[]string{"bad bot: noindex"}, map[string][]string{}, 1},
 		{[]string{"max-image-preview : LARGE"}, map[string][]string{"*": {"max-image-preview=large"}}, 0},
+		{[]string{"*;nosnippet, ExampleBot;noindex", "otherbot: noarchive"},
+			map[string][]string{"*": {"nosnippet"}, "examplebot": {"noindex"}, "otherbot": {"noarchive"}}, 0},
 	}
 	for _, c := range cases {
 		p, errs := ParseXRobotsTag(c.lines)
