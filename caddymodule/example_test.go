@@ -1,0 +1,281 @@
+package caddymodule
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+	"github.com/caddyserver/caddy/v2/caddytest"
+
+	"github.com/sitepolicy/caddy-robots/robotsgen"
+)
+
+// exampleCaddyfile returns ../Caddyfile.example with its site on port and its admin endpoint at
+// admin ("off" to disable it). Nothing else is changed.
+func exampleCaddyfile(t *testing.T, port int, admin string) string {
+	t.Helper()
+	b, err := os.ReadFile("../Caddyfile.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	for _, old := range []string{"http://localhost:8080 {", "admin localhost:2019"} {
+		if strings.Count(s, old) != 1 {
+			t.Fatalf("Caddyfile.example has %d lines %q; the test rewrites exactly one", strings.Count(s, old), old)
+		}
+	}
+	s = strings.Replace(s, "http://localhost:8080 {", fmt.Sprintf("http://localhost:%d {", port), 1)
+	return strings.Replace(s, "admin localhost:2019", "admin "+admin, 1)
+}
+
+// exampleRequests are the requests the README shows, and a few more.
+var exampleRequests = []struct {
+	method, path string
+	header       []string
+}{
+	{"GET", "/robots.txt", nil},
+	{"HEAD", "/robots.txt", nil},
+	{"POST", "/robots.txt", nil},
+	{"GET", "/", nil},
+	{"GET", "/index.html", nil},
+	{"GET", "/drafts/post.html", nil},
+	{"GET", "/drafts/post.html", []string{"Accept-Encoding: gzip"}},
+	{"HEAD", "/drafts/post.html", nil},
+	{"GET", "/drafts/post.html", []string{"Range: bytes=0-63"}},
+	{"GET", "/reports/annual-report.pdf", nil},
+	{"GET", "/articles/first.html", nil},
+	{"GET", "/api/status", nil},
+	{"GET", "/sitemap.xml", nil},
+	{"GET", "/missing.html", nil},
+}
+
+type exchange struct {
+	Status int
+	Header map[string][]string
+	Body   string
+}
+
+var comparedHeaders = []string{"Robots-Tag", "X-Robots-Tag", "Content-Type", "Content-Length", "Content-Encoding",
+	"Cache-Control", "Etag", "Allow", "Content-Range", "Vary", "X-Content-Type-Options"}
+
+func exchanges(t *testing.T, base string) []exchange {
+	t.Helper()
+	var out []exchange
+	for _, r := range exampleRequests {
+		resp, body := do(t, r.method, base+r.path, r.header...)
+		ex := exchange{Status: resp.StatusCode, Header: map[string][]string{}, Body: string(body)}
+		for _, h := range comparedHeaders {
+			if v := resp.Header.Values(h); len(v) > 0 {
+				ex.Header[h] = v
+			}
+		}
+		out = append(out, ex)
+	}
+	return out
+}
+
+// checkExampleResponses checks what the README shows about the example, given the base URL.
+func checkExampleResponses(t *testing.T, base string) {
+	t.Helper()
+	resp, body := do(t, "GET", base+"/robots.txt")
+	wantStatus(t, resp, 200)
+	host := strings.TrimPrefix(base, "http://")
+	for _, line := range []string{
+		"Sitemap: http://" + host + "/sitemap.xml\n",
+		"Sitemap: https://news.example.com/news-sitemap.xml\n",
+		"User-agent: GPTBot\nUser-agent: CCBot\nUser-agent: Google-Extended\nUser-agent: Bytespider\nDisallow: /\n",
+		"User-Agent-Purpose: EXAMPLE-PURPOSE-1\nDisallow: /articles/\n",
+		"Crawl-delay: 2\n",
+	} {
+		if !strings.Contains(string(body), line) {
+			t.Errorf("robots.txt lacks %q:\n%s", line, body)
+		}
+	}
+	f, diags := robotsgen.Parse(body)
+	if len(diags) > 0 {
+		t.Errorf("robots.txt diagnostics: %v", diags)
+	}
+	m := robotsgen.NewMatcher(f)
+	for _, c := range []struct {
+		agent, path string
+		allowed     bool
+	}{{"GPTBot", "/", false}, {"CCBot", "/articles/first.html", false}, {"Googlebot", "/drafts/post.html", false}, {"Googlebot", "/articles/first.html", true}} {
+		if got := m.Decide(c.agent, "", c.path).Allowed; got != c.allowed {
+			t.Errorf("robots.txt: %s may fetch %s = %v, want %v", c.agent, c.path, got, c.allowed)
+		}
+	}
+	if got := resp.Header.Get("Cache-Control"); got != "max-age=86400" {
+		t.Errorf("robots.txt Cache-Control %q, want max-age=86400 (max_age 1d)", got)
+	}
+
+	siteWide := policy(t, map[string][]string{"*": {"max-image-preview=large"}, "GPTBot": {"noindex"}})
+	resp, _ = do(t, "GET", base+"/")
+	wantStatus(t, resp, 200)
+	wantRobotsTag(t, resp, siteWide)
+
+	drafts := siteWide.Union(policy(t, map[string][]string{"*": {"noindex", "nosnippet"}}))
+	page, err := os.ReadFile("../example/drafts/post.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, body = do(t, "GET", base+"/drafts/post.html")
+	wantStatus(t, resp, 200)
+	wantRobotsTag(t, resp, drafts)
+	wantXRobotsTag(t, resp, drafts)
+	wantInjected(t, body, page, drafts)
+	resp, body = do(t, "GET", base+"/drafts/post.html", "Accept-Encoding: gzip")
+	if resp.Header.Get("Content-Encoding") != "gzip" {
+		t.Errorf("drafts/post.html is not gzip-encoded for a client that accepts it")
+	} else {
+		wantInjected(t, gunzip(t, body), page, drafts)
+	}
+
+	resp, _ = do(t, "GET", base+"/reports/annual-report.pdf")
+	wantStatus(t, resp, 200)
+	wantRobotsTag(t, resp, siteWide.Union(policy(t, map[string][]string{"*": {"noindex"}})))
+
+	resp, _ = do(t, "GET", base+"/articles/first.html")
+	wantRobotsTag(t, resp, siteWide.Union(policy(t, map[string][]string{
+		"*": {"unavailable_after=2027-01-01T00:00:00Z"}, "Googlebot": {"max-snippet=50"},
+	})))
+
+	resp, body = do(t, "GET", base+"/api/status")
+	wantStatus(t, resp, 200)
+	if string(body) != `{"status":"ok"}` || resp.Header.Get("Content-Type") != "application/json" {
+		t.Errorf("/api/status: %q %q", body, resp.Header.Get("Content-Type"))
+	}
+	wantRobotsTag(t, resp, siteWide)
+}
+
+// TestExampleAdaptRoundTrip loads Caddyfile.example into the in-process Caddy, then the JSON
+// that the caddyfile adapter makes of it, and checks that both serve the same responses.
+func TestExampleAdaptRoundTrip(t *testing.T) {
+	cfg := exampleCaddyfile(t, sitePort, fmt.Sprintf("localhost:%d", adminPort))
+	base := fmt.Sprintf("http://localhost:%d", sitePort)
+
+	tester := caddytest.NewTester(t)
+	tester.InitServer(cfg, "caddyfile")
+	if t.Failed() {
+		t.FailNow()
+	}
+	checkExampleResponses(t, base)
+	fromCaddyfile := exchanges(t, base)
+
+	adapted, warnings, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cfg), map[string]any{"filename": "Caddyfile.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range warnings {
+		t.Errorf("adapt warning: %s:%d: %s", w.File, w.Line, w.Message)
+	}
+	if !bytes.Contains(adapted, []byte(`"handler":"robots_txt"`)) || !bytes.Contains(adapted, []byte(`"handler":"robots_tag"`)) {
+		t.Fatalf("adapted JSON lacks the handlers: %s", adapted)
+	}
+	tester2 := caddytest.NewTester(t)
+	tester2.InitServer(string(adapted), "json")
+	if t.Failed() {
+		t.FailNow()
+	}
+	checkExampleResponses(t, base)
+	fromJSON := exchanges(t, base)
+	for i := range exampleRequests {
+		if !reflect.DeepEqual(fromCaddyfile[i], fromJSON[i]) {
+			r := exampleRequests[i]
+			t.Errorf("%s %s %v differs:\nCaddyfile: %+v\n     JSON: %+v", r.method, r.path, r.header, fromCaddyfile[i], fromJSON[i])
+		}
+	}
+}
+
+// TestExampleBinary builds the caddy-robots command once and runs it on Caddyfile.example the
+// way the README does (from this directory, so the example's root ../example resolves), then
+// checks the responses the README shows, and that the command's validate refuses a bad
+// Caddyfile naming its line.
+func TestExampleBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the caddy-robots binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "caddy-robots")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/caddy-robots")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	out, err := exec.Command(bin, "list-modules").CombinedOutput()
+	if err != nil || !bytes.Contains(out, []byte("http.handlers.robots_txt\n")) || !bytes.Contains(out, []byte("http.handlers.robots_tag\n")) {
+		t.Errorf("list-modules: %v\n%s", err, out)
+	}
+
+	port := freePorts(1)[0]
+	cfgPath := filepath.Join(dir, "Caddyfile")
+	if err := os.WriteFile(cfgPath, []byte(exampleCaddyfile(t, port, "off")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err = exec.Command(bin, "validate", "--config", cfgPath, "--adapter", "caddyfile").CombinedOutput()
+	if err != nil {
+		t.Fatalf("validate Caddyfile.example: %v\n%s", err, out)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	run := exec.CommandContext(ctx, bin, "run", "--config", cfgPath, "--adapter", "caddyfile")
+	var logs bytes.Buffer
+	run.Stdout, run.Stderr = &logs, &logs
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- run.Wait() }()
+	defer func() {
+		cancel()
+		<-exited
+		if t.Failed() {
+			t.Logf("caddy-robots output:\n%s", logs.String())
+		}
+	}()
+	base := fmt.Sprintf("http://localhost:%d", port)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get(base + "/robots.txt")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		select {
+		case err := <-exited:
+			exited <- err
+			t.Fatalf("caddy-robots exited: %v", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("caddy-robots did not serve %s within 60s", base)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	checkExampleResponses(t, base)
+
+	// The command line names the line of a bad value.
+	bad := strings.Replace(exampleCaddyfile(t, port, "off"), "crawl_delay 2", "crawl_delay two", 1)
+	badPath := filepath.Join(dir, "Caddyfile.bad")
+	if err := os.WriteFile(badPath, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	line := 1 + strings.Count(bad[:strings.Index(bad, "crawl_delay two")], "\n")
+	out, err = exec.Command(bin, "validate", "--config", badPath, "--adapter", "caddyfile").CombinedOutput()
+	if err == nil {
+		t.Fatalf("validate accepted crawl_delay two:\n%s", out)
+	}
+	if !regexp.MustCompile(fmt.Sprintf(`Caddyfile\.bad:%d\b`, line)).Match(out) || !regexp.MustCompile(`crawl_delay \\?"two\\?": want a number of seconds`).Match(out) {
+		t.Errorf("validate output does not name Caddyfile.bad:%d and the problem:\n%s", line, out)
+	}
+}

@@ -1,0 +1,185 @@
+package caddymodule
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// xcaddyManifest is the part of xcaddy's Builder JSON that xcaddy.json uses (the JSON tags of
+// xcaddy.Builder, xcaddy.Dependency and xcaddy.Replace).
+type xcaddyManifest struct {
+	CaddyVersion string `json:"caddy_version"`
+	Plugins      []struct {
+		ModulePath string `json:"module_path"`
+		Version    string `json:"version,omitempty"`
+	} `json:"plugins"`
+	Replacements []struct {
+		Old string `json:"old"`
+		New string `json:"new"`
+	} `json:"replacements"`
+}
+
+func readManifest(t *testing.T) xcaddyManifest {
+	t.Helper()
+	b, err := os.ReadFile("../xcaddy.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	var m xcaddyManifest
+	if err := dec.Decode(&m); err != nil {
+		t.Fatalf("xcaddy.json: %v", err)
+	}
+	return m
+}
+
+var (
+	moduleLine = regexp.MustCompile(`(?m)^module\s+(\S+)\s*$`)
+	caddyLine  = regexp.MustCompile(`(?m)^\s*(?:require\s+)?github\.com/caddyserver/caddy/v2\s+(v\S+)`)
+)
+
+func modulePath(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := moduleLine.FindSubmatch(b)
+	if m == nil {
+		t.Fatalf("%s/go.mod has no module line", dir)
+	}
+	return string(m[1])
+}
+
+// xcaddyCommand is the xcaddy command line that the manifest describes, run from the
+// repository root.
+func xcaddyCommand(m xcaddyManifest) string {
+	repl := map[string]string{}
+	for _, r := range m.Replacements {
+		repl[r.Old] = r.New
+	}
+	args := []string{"xcaddy", "build", m.CaddyVersion}
+	for _, p := range m.Plugins {
+		w := p.ModulePath
+		if p.Version != "" {
+			w += "@" + p.Version
+		}
+		if to, ok := repl[p.ModulePath]; ok {
+			w += "=" + to
+			delete(repl, p.ModulePath)
+		}
+		args = append(args, "--with", w)
+	}
+	for _, r := range m.Replacements {
+		if to, ok := repl[r.Old]; ok {
+			args = append(args, "--replace", r.Old+"="+to)
+		}
+	}
+	return strings.Join(append(args, "--output", "./caddy-robots"), " ")
+}
+
+// TestXcaddyManifest keeps xcaddy.json consistent with the modules: the Caddy version is the one
+// caddymodule/go.mod requires, the plugin is this module, and the replacements point at the
+// directories that hold the modules they name (the plugin's go.mod replaces the root module
+// with ../, which xcaddy's build module does not inherit, so the manifest must say it too).
+func TestXcaddyManifest(t *testing.T) {
+	m := readManifest(t)
+	gomod, err := os.ReadFile("go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv := caddyLine.FindSubmatch(gomod)
+	if cv == nil {
+		t.Fatal("go.mod does not require github.com/caddyserver/caddy/v2")
+	}
+	if m.CaddyVersion != string(cv[1]) {
+		t.Errorf("xcaddy.json caddy_version %q, caddymodule/go.mod requires %s", m.CaddyVersion, cv[1])
+	}
+	self := modulePath(t, ".")
+	root := modulePath(t, "..")
+	if len(m.Plugins) != 1 || m.Plugins[0].ModulePath != self {
+		t.Errorf("xcaddy.json plugins %+v, want exactly %s", m.Plugins, self)
+	}
+	main, err := os.ReadFile("cmd/caddy-robots/main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(main), `_ "`+self+`"`) {
+		t.Errorf("cmd/caddy-robots does not import %s", self)
+	}
+	replaced := map[string]bool{}
+	for _, r := range m.Replacements {
+		dir := filepath.Join("..", filepath.FromSlash(r.New))
+		if got := modulePath(t, dir); got != r.Old {
+			t.Errorf("replacement %s => %s: that directory holds module %s", r.Old, r.New, got)
+		}
+		replaced[r.Old] = true
+	}
+	for _, need := range []string{self, root} {
+		if !replaced[need] {
+			t.Errorf("xcaddy.json does not replace %s with its directory in this repository", need)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^replace\s+` + regexp.QuoteMeta(root) + `\s+=>\s+\.\./?\s*$`).Match(gomod) {
+		t.Errorf("caddymodule/go.mod does not replace %s with ../", root)
+	}
+	t.Logf("release build, from the repository root:\n\t%s", xcaddyCommand(m))
+}
+
+// TestXcaddyManifestResolves does what xcaddy does with the manifest up to compiling: a
+// throw-away main module that requires the Caddy version and the plugin, with the manifest's
+// replacements, must resolve every package of a Caddy build offline.
+func TestXcaddyManifestResolves(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the go command")
+	}
+	m := readManifest(t)
+	repoRoot, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var gomod strings.Builder
+	fmt.Fprintf(&gomod, "module caddy\n\ngo 1.26.0\n\nrequire github.com/caddyserver/caddy/v2 %s\n", m.CaddyVersion)
+	var imports strings.Builder
+	for _, p := range m.Plugins {
+		v := p.Version
+		if v == "" {
+			v = "v0.0.0-00010101000000-000000000000"
+		}
+		fmt.Fprintf(&gomod, "require %s %s\n", p.ModulePath, v)
+		fmt.Fprintf(&imports, "\t_ %q\n", p.ModulePath)
+	}
+	for _, r := range m.Replacements {
+		fmt.Fprintf(&gomod, "replace %s => %s\n", r.Old, filepath.Join(repoRoot, filepath.FromSlash(r.New)))
+	}
+	main := "package main\n\nimport (\n\tcaddycmd \"github.com/caddyserver/caddy/v2/cmd\"\n\t_ \"github.com/caddyserver/caddy/v2/modules/standard\"\n" + imports.String() + ")\n\nfunc main() { caddycmd.Main() }\n"
+	sum, err := os.ReadFile("go.sum")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range map[string]string{"go.mod": gomod.String(), "main.go": main, "go.sum": string(sum)} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("go", "list", "-mod=mod", "-deps", ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=mod", "GOWORK=off")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the xcaddy build module does not resolve: %v\n%s\ngo.mod:\n%s", err, out, gomod.String())
+	}
+	for _, pkg := range []string{m.Plugins[0].ModulePath, "github.com/sitepolicy/caddy-robots/nethttp", "github.com/caddyserver/caddy/v2/modules/standard"} {
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(pkg) + `$`).Match(out) {
+			t.Errorf("the build module does not include %s", pkg)
+		}
+	}
+}
