@@ -312,7 +312,7 @@ func (in *Injector) scan(eof bool) {
 			// Text that already has a character that is neither whitespace nor the start of
 			// a character reference or tag decides anyway: that is where head content goes
 			// (before head) or where the head ends (in head).
-			if tt == html.TextToken && end > in.done {
+			if tt == html.TextToken && end > in.done && !rawOpen {
 				if k, ok := firstNonSpace(raw); ok && raw[k] != '&' && raw[k] != '<' {
 					if !in.inHead {
 						in.point, in.inHead = start+k, true
@@ -327,10 +327,12 @@ func (in *Injector) scan(eof bool) {
 			n, _ := z.TagName()
 			name = string(n)
 		}
-		if end > in.done {
+		// The text of a raw-text element (script, style, title, ...) is neither head
+		// content to look at nor text that ends the head.
+		if end > in.done && !(rawOpen && tt == html.TextToken) {
 			in.process(z, tt, name, raw, start, end)
-			in.done = end
 		}
+		in.done = max(in.done, end)
 		lastType, lastStart = tt, start
 		switch {
 		case (tt == html.StartTagToken || tt == html.SelfClosingTagToken) && rawTextTags[name]:
