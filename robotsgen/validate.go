@@ -249,18 +249,23 @@ func checkPattern(p string) string {
 	if p[0] != '/' && p[0] != '*' {
 		return `a pattern starts with "/" or "*"`
 	}
-	for i, r := range p {
+	for i := 0; i < len(p); {
+		r, size := rune(p[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(p[i:])
+		}
+		i += size
 		switch {
 		case isLineBreaking(r):
 			return fmt.Sprintf("a pattern must not contain control characters or line/paragraph separators (found %U)", r)
-		case unicode.IsSpace(r):
+		case r == ' ' || (r >= utf8.RuneSelf && unicode.IsSpace(r)):
 			return fmt.Sprintf("a pattern must not contain whitespace (found %U); percent-encode it, e.g. %%20", r)
 		case r == '#':
 			return `a pattern must not contain "#" (it starts a comment); write %23`
-		case r == '$' && i != len(p)-1:
+		case r == '$' && i != len(p):
 			return `"$" is special only at the end of a pattern; write a literal "$" as %24`
 		case r == '%':
-			if i+2 >= len(p) || !isHex(p[i+1]) || !isHex(p[i+2]) {
+			if i+1 >= len(p) || !isHex(p[i]) || !isHex(p[i+1]) {
 				return `"%" must start a percent-escape of two hex digits; write a literal "%" as %25`
 			}
 		}
