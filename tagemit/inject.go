@@ -355,14 +355,14 @@ func (in *Injector) atEOF(off int, lastType html.TokenType, lastStart int) {
 		in.decide(false)
 		return
 	}
-	if lastType == html.CommentToken && off == in.total {
+	if (lastType == html.CommentToken || lastType == html.DoctypeToken) && off == in.total {
 		// A comment or doctype cut by the end of the body swallows anything after it,
 		// and moving the head before it would move the comment: leave the body alone.
 		probe := append(append([]byte{}, in.buf[lastStart-in.base:]...), "<x>"...)
 		z := html.NewTokenizer(bytes.NewReader(probe))
 		z.Next()
 		if len(z.Raw()) != off-lastStart {
-			in.passThrough("the body ends inside an unterminated comment before any head content")
+			in.passThrough("the body ends inside an unterminated comment or doctype before any head content")
 			return
 		}
 	}

@@ -138,7 +138,7 @@ func ParseRobotsTag(fieldLines []string) (Policy, []error) {
 		if strings.TrimSpace(seg.text) == "" {
 			continue
 		}
-		item, err := httpsfv.UnmarshalItem([]string{strings.TrimLeft(seg.text, " \t")})
+		item, err := httpsfv.UnmarshalItem([]string{strings.Trim(seg.text, " \t")})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("tagemit: dropped invalid Robots-Tag member %q: %v", truncForMsg(seg.text), err))
 			continue
