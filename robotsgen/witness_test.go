@@ -235,7 +235,7 @@ func TestWitnesses(t *testing.T) {
 					}
 				}
 			}
-			for p := 0; p < 3; p++ {
+			for p := 0; p < 2; p++ {
 				path := genPath(r)
 				d := m.Decide(agent, purpose, path)
 				groups, mode := oracleGroups(f, agent, purpose)
