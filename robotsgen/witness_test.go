@@ -224,6 +224,15 @@ func TestWitnesses(t *testing.T) {
 			t.Fatalf("config %d: temoto rejects our file: %v\n%s", c, err, body)
 		}
 		sbody := string(body)
+		// lineRules maps rendered line numbers to the rule written there.
+		lineRules := map[int]*Rule{}
+		for i, l := range strings.Split(sbody, "\n") {
+			if v, ok := strings.CutPrefix(l, "Allow: "); ok {
+				lineRules[i+1] = &Rule{Allow, v}
+			} else if v, ok := strings.CutPrefix(l, "Disallow:"); ok {
+				lineRules[i+1] = &Rule{Disallow, strings.TrimPrefix(v, " ")}
+			}
+		}
 		for a := 0; a < 3; a++ {
 			agent := askAgents[r.IntN(len(askAgents))]
 			purpose := askPurposes[r.IntN(len(askPurposes))]
@@ -285,11 +294,26 @@ func TestWitnesses(t *testing.T) {
 				case indexHTM:
 					ex[exIndexHTM]++
 				default:
-					g := grobotstxt.AgentAllowed(sbody, gAgent, "http://example.com"+path)
+					gm := grobotstxt.NewRobotsMatcher()
+					g := gm.AgentAllowed(sbody, gAgent, "http://example.com"+path)
 					if g != d.Allowed {
 						t.Fatalf("config %d %s/%s %s: ours %v, google(%s) %v, rule %v\n%s", c, agent, purpose, path, d.Allowed, gAgent, g, d.Rule, body)
 					}
 					compared["google"]++
+					// Which rule decided: Google reports the line; the rule
+					// there must have our rule's type and specificity (rules
+					// of equal type and length are interchangeable).
+					gr := lineRules[gm.MatchingLine()]
+					switch {
+					case gr == nil || gr.Path == "":
+						if d.Rule != nil {
+							t.Fatalf("config %d %s/%s %s: ours decided by %v, google by no rule (line %d)\n%s", c, agent, purpose, path, d.Rule, gm.MatchingLine(), body)
+						}
+					case d.Rule == nil || d.Rule.Type != gr.Type || len(normalise(d.Rule.Path, true)) != len(gr.Path):
+						t.Fatalf("config %d %s/%s %s: ours decided by %v, google by %v (line %d)\n%s", c, agent, purpose, path, d.Rule, gr, gm.MatchingLine(), body)
+					default:
+						compared["google rule"]++
+					}
 				}
 				// temoto: legacy crawlers only.
 				if mode == byPurposeToken {
