@@ -6,6 +6,7 @@ import (
 	"html"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/dunglas/httpsfv"
 )
@@ -22,7 +23,8 @@ const GlobalToken = "*"
 // an immutable value in canonical form: tokens are lower-cased, rules are deduplicated
 // and kept in a canonical order, so equal policies serialise to equal bytes. Its
 // serialisations (RobotsTag, XRobotsTag, MetaElements) are computed once, when the
-// Policy is built, so calling them per request costs nothing.
+// Policy is built (the legacy and HTML forms on their first use), so calling them per
+// request costs nothing.
 //
 // The zero value is the empty policy.
 type Policy struct {
@@ -33,8 +35,19 @@ type policyData struct {
 	tokens    []string  // canonical order: byte-wise, so "*" first
 	rules     []ruleSet // parallel to tokens, none empty
 	robotsTag string
-	xRobots   []string
-	meta      []byte
+
+	// The legacy and HTML forms are computed on first use (once), so parsing a
+	// backend's header does not pay for serialisations nobody asks for.
+	lazy    sync.Once
+	xRobots []string
+	meta    []byte
+}
+
+func (d *policyData) computeLazy() {
+	d.lazy.Do(func() {
+		d.xRobots = d.legacyLines()
+		d.meta = d.metaElements()
+	})
 }
 
 // validToken reports whether tok is an RFC 9309 product token (A-Z a-z _ -) or "*".
@@ -114,8 +127,6 @@ func build(m map[string]ruleSet) Policy {
 		d.rules = append(d.rules, m[tok])
 	}
 	d.robotsTag = d.sfList()
-	d.xRobots = d.legacyLines()
-	d.meta = d.metaElements()
 	return Policy{d: d}
 }
 
@@ -280,6 +291,7 @@ func (p Policy) XRobotsTag() []string {
 	if p.d == nil {
 		return nil
 	}
+	p.d.computeLazy()
 	return p.d.xRobots
 }
 
@@ -292,6 +304,7 @@ func (p Policy) MetaElements() []byte {
 	if p.d == nil {
 		return nil
 	}
+	p.d.computeLazy()
 	return p.d.meta
 }
 

@@ -280,3 +280,19 @@ func TestMetaElementsEscaping(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyConcurrentUse: a Policy is an immutable value shared by concurrent requests;
+// the race detector checks the lazily computed forms.
+func TestPolicyConcurrentUse(t *testing.T) {
+	p := mustPolicy(t, map[string][]string{"*": {"noindex"}, "examplebot": {"max-snippet=3"}})
+	want := `<meta name="robots" content="noindex"><meta name="examplebot" content="max-snippet:3">`
+	done := make(chan string)
+	for i := 0; i < 8; i++ {
+		go func() { done <- string(p.MetaElements()) + strings.Join(p.XRobotsTag(), "|") }()
+	}
+	for i := 0; i < 8; i++ {
+		if got := <-done; got != want+"noindex|examplebot: max-snippet: 3" {
+			t.Fatalf("got %s", got)
+		}
+	}
+}
