@@ -494,16 +494,19 @@ func firstNonSpace(raw []byte) (int, bool) {
 		if raw[i] != '&' {
 			return i, true
 		}
-		rest := html.UnescapeString(string(raw[i:]))
+		// Decode a bounded window (a character reference is far shorter than 64 bytes),
+		// so a long run of references stays linear.
+		w := min(len(raw), i+64)
+		rest := html.UnescapeString(string(raw[i:w]))
 		if rest == "" || strings.IndexByte(htmlSpace, rest[0]) < 0 {
 			return i, true
 		}
 		// A character reference for whitespace: skip exactly that reference.
 		j := i + 1
-		for j <= len(raw) && html.UnescapeString(string(raw[j:])) != rest[1:] {
+		for j < w && html.UnescapeString(string(raw[j:w])) != rest[1:] {
 			j++
 		}
-		if j > len(raw) {
+		if j >= w && rest[1:] != "" {
 			return i, true
 		}
 		i = j

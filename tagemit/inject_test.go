@@ -385,3 +385,30 @@ func TestInjectorRandomChunking(t *testing.T) {
 		}
 	}
 }
+
+func TestFirstNonSpace(t *testing.T) {
+	cases := map[string]int{
+		"  x":                 2,
+		"&#32;x":              5,
+		"&#x20;&#9;\n&amp;":   11,
+		"&Tab;&NewLine;y":     14,
+		"&nbsp;x":             0, // U+00A0 is not HTML whitespace
+		"&#32":                -1,
+		" \t\r\n\f":           -1,
+		"&#32;&#32;&#32;&lt;": 15,
+		"&x":                  0,
+	}
+	for in, want := range cases {
+		k, ok := firstNonSpace([]byte(in))
+		if !ok {
+			k = -1
+		}
+		if k != want {
+			t.Errorf("firstNonSpace(%q) = %d, want %d", in, k, want)
+		}
+	}
+	long := []byte(strings.Repeat("&#32;", 20000) + "x")
+	if k, ok := firstNonSpace(long); !ok || k != len(long)-1 {
+		t.Fatalf("long run: %d %v", k, ok)
+	}
+}
