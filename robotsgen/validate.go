@@ -12,7 +12,8 @@ import (
 
 // Validate reports every problem of f, joined with errors.Join, each naming
 // the place (e.g. groups[2].user_agents[0]) and saying what is allowed. A nil
-// result means Render will succeed (given a valid origin when NeedsOrigin).
+// result means Render will succeed given a valid origin, unless the origin
+// prefixed to path sitemaps pushes the file over MaxSize.
 func (f *File) Validate() error {
 	var errs []error
 	// Places are formatted only on error: Validate runs on every Render.
