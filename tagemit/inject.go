@@ -129,7 +129,7 @@ func (in *Injector) Write(b []byte) (int, error) {
 		// With nothing buffered, scan the caller's bytes in place: when the decision is
 		// reached within them (the usual case) they are never copied. They are copied
 		// below if the injector must keep them.
-		aliased := len(in.buf) == 0
+		aliased := in.buf == nil
 		if aliased {
 			in.buf = chunk
 		} else {
@@ -150,7 +150,7 @@ func (in *Injector) Write(b []byte) (int, error) {
 			}
 		}
 		if aliased && in.state == Pending {
-			in.buf = append(make([]byte, 0, max(2*len(chunk), 1024)), chunk...)
+			in.buf = append(make([]byte, 0, min(max(2*len(chunk), 1024), in.max)), chunk...)
 		}
 	}
 	if in.err != nil {
@@ -175,8 +175,8 @@ func (in *Injector) Flush() error {
 		return in.err
 	}
 	// Rescanning can only find something new if a token may have ended ('>') since the
-	// last scan; the amortisation bound keeps byte-wise flushing of a long unfinished
-	// token linear.
+	// last scan; with the amortisation bound, byte-wise flushing of a long unfinished
+	// token does not rescan it on every call (the cap bounds the rest).
 	tail := in.total - in.scanPos
 	if in.since > 0 && (tail <= 4096 || in.since*4 >= tail || bytes.IndexByte(in.buf[len(in.buf)-in.since:], '>') >= 0) {
 		in.scan(false)
