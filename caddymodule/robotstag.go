@@ -50,13 +50,9 @@ func (h *RobotsTag) Provision(ctx caddy.Context) error {
 	cfg := h.TagConfig
 	cfg.Rules = make(map[string][]string, len(h.Rules))
 	for tok, rules := range h.Rules {
-		tok = repl.ReplaceKnown(tok, "")
-		for _, rule := range rules {
-			cfg.Rules[tok] = append(cfg.Rules[tok], repl.ReplaceKnown(rule, ""))
-		}
-		if _, ok := cfg.Rules[tok]; !ok {
-			cfg.Rules[tok] = nil
-		}
+		// Two tokens may become one after replacement: their rules are joined.
+		tok = replace(repl, tok)
+		cfg.Rules[tok] = append(cfg.Rules[tok], replaceAll(repl, rules)...)
 	}
 	t, err := nethttp.NewTagger(cfg, nethttp.TaggerOptions{
 		Debug: func(r *http.Request, msg string) {
