@@ -22,14 +22,15 @@
 //     no rule, so merging the group with another group naming the same token
 //     changes nothing.
 //   - Purpose-only groups come first, behind one line
-//     "User-agent: 0-robotsgen-purpose-groups" (PurposeSentinel). A parser
+//     "User-agent: robotsgen-purpose-groups" (PurposeSentinel). A parser
 //     that does not know User-Agent-Purpose ignores those lines, so without
 //     the guard their rules would join the previous group (temoto), or, at
 //     the top of the file, stand outside any group, which temoto rejects as
 //     a whole-file error. The guard is a user-agent line every parser reads,
-//     but its value starts with a digit, so it is not a product token and no
-//     crawler matches it (temoto matches agents by prefix, Google by
-//     equality; neither can match a token that starts with "0"). Because the
+//     with a product token that no crawler uses and Validate reserves
+//     (temoto matches agents by prefix, Google by equality: only a crawler
+//     whose name starts with the guard token would obey it). It stays a
+//     valid product token so the file keeps to the RFC 9309 grammar. Because the
 //     purpose groups come first, a strict parser that dropped the guard line
 //     would find their rules before any user-agent line and ignore them (RFC
 //     9309 section 2.2.2), still not attaching them to another group.

@@ -30,7 +30,7 @@ func ExampleFile_Render() {
 	//
 	// Sitemap: https://example.com/sitemap.xml
 	//
-	// User-agent: 0-robotsgen-purpose-groups
+	// User-agent: robotsgen-purpose-groups
 	// User-Agent-Purpose: EXAMPLE-PURPOSE-1
 	// Disallow: /
 	//

@@ -8,11 +8,12 @@ import (
 )
 
 // PurposeSentinel is the product token of the user-agent line that Render
-// puts before the purpose-only groups. It is not a valid product token (it
-// starts with a digit), so no crawler matches it, yet parsers that do not know
+// puts before the purpose-only groups. Parsers that do not know
 // User-Agent-Purpose read it as a group start and keep the purpose groups'
-// rules to it instead of attaching them to another group. Parse drops it.
-const PurposeSentinel = "0-robotsgen-purpose-groups"
+// rules to it instead of attaching them to another group. It is a valid RFC
+// 9309 product token, so the file stays within the grammar, but no crawler
+// uses it, and Validate reserves it so that no config can. Parse drops it.
+const PurposeSentinel = "robotsgen-purpose-groups"
 
 // Render validates f and returns the robots.txt bytes. origin, such as
 // "https://example.com:8443", resolves sitemaps given as paths; it may be

@@ -43,6 +43,8 @@ func (f *File) Validate() error {
 		for i, ua := range g.UserAgents {
 			if !validProductToken(ua) {
 				add(ua, `a product token may contain only A-Z, a-z, "_" and "-", or be "*"`, "groups[%d].user_agents[%d]", gi, i)
+			} else if strings.EqualFold(ua, PurposeSentinel) {
+				add(ua, "this product token is reserved: Render uses it to guard the purpose-only groups", "groups[%d].user_agents[%d]", gi, i)
 			}
 		}
 		for i, p := range g.Purposes {

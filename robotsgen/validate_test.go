@@ -34,6 +34,8 @@ func TestValidateRejects(t *testing.T) {
 		mutate func(f *File)
 		want   []string // substrings of the error
 	}{
+		{"reserved guard token", func(f *File) { f.Groups[0].UserAgents[0] = "RobotsGen-Purpose-Groups" },
+			[]string{`groups[0].user_agents[0] "RobotsGen-Purpose-Groups": this product token is reserved`}},
 		{"space in product token", func(f *File) { f.Groups[0].UserAgents[0] = "Google Bot" },
 			[]string{`groups[0].user_agents[0] "Google Bot": a product token may contain only A-Z, a-z, "_" and "-", or be "*"`}},
 		{"digit in product token", func(f *File) { f.Groups[1].UserAgents[0] = "Bot2" }, []string{`groups[1].user_agents[0] "Bot2"`, "product token"}},
