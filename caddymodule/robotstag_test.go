@@ -4,8 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
+	"net/textproto"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -453,4 +458,47 @@ http://localhost:@PORT@ {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// TestRobotsTagInformational checks that a 103 Early Hints response from a backend passes
+// through robots_tag to the client, and that the final response is still tagged and rewritten.
+func TestRobotsTagInformational(t *testing.T) {
+	page := "<!DOCTYPE html><html><head><title>hints</title></head><body>x</body></html>"
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Link", "</style.css>; rel=preload; as=style")
+		w.WriteHeader(http.StatusEarlyHints)
+		w.Header().Del("Link")
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte(page))
+	}))
+	defer backend.Close()
+	startCaddyfile(t, strings.ReplaceAll(`
+http://localhost:@PORT@ {
+	robots_tag noindex {
+		meta
+	}
+	reverse_proxy @BACKEND@
+}
+`, "@BACKEND@", backend.Listener.Addr().String()))
+
+	var hints []string
+	trace := &httptrace.ClientTrace{Got1xxResponse: func(code int, h textproto.MIMEHeader) error {
+		hints = append(hints, fmt.Sprintf("%d %s robots-tag=%q", code, h.Get("Link"), h.Get("Robots-Tag")))
+		return nil
+	}}
+	req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), "GET", siteURL("/"), nil)
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	want := `103 </style.css>; rel=preload; as=style robots-tag=""`
+	if len(hints) != 1 || hints[0] != want {
+		t.Errorf("informational responses %q, want [%q]", hints, want)
+	}
+	wantStatus(t, resp, 200)
+	p := policy(t, map[string][]string{"*": {"noindex"}})
+	wantRobotsTag(t, resp, p)
+	wantInjected(t, body, []byte(page), p)
 }
