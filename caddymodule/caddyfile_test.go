@@ -190,6 +190,8 @@ http://localhost:@PORT@ {
 		{"robots.txt negative max_age", `{"handler":"robots_txt","max_age":"-1h"}`, "must not be negative"},
 		{"robots.txt bad max_age", `{"handler":"robots_txt","max_age":"soon"}`, `invalid duration "soon"`},
 		{"robots.txt placeholder sitemap", `{"handler":"robots_txt","sitemaps":["{env.CADDY_ROBOTS_BAD_SITEMAP}"]}`, `"not a url": a sitemap is an absolute http(s) URL`},
+		{"robots.txt request placeholder", `{"handler":"robots_txt","groups":[{"user_agents":["*"],"rules":[{"type":"disallow","path":"/s/{http.request.host}"}]}]}`, `groups[0].rules[0].path "/s/{http.request.host}": unrecognized placeholder {http.request.host}`},
+		{"request placeholder rule", `{"handler":"robots_tag","rules":{"*":["{http.request.uri.query}"]}}`, `unrecognized placeholder {http.request.uri.query}`},
 		{"robots.txt misspelt field", `{"handler":"robots_txt","sitemap":["/s.xml"]}`, `unknown field "sitemap"`},
 	}
 	for _, c := range jsonCases {

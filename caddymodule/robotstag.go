@@ -25,7 +25,8 @@ import (
 // sent too.
 //
 // Global placeholders such as {env.ROBOTS_RULE} are replaced in tokens and rules when the
-// config is provisioned.
+// config is provisioned; any other placeholder is a config error, since the header values are
+// serialised ahead of any request.
 type RobotsTag struct {
 	// The rules and output options. The handler's JSON is the JSON of nethttp.TagConfig:
 	// "rules" (product token -> rules, "*" = every accessor), "meta", "x_robots_tag".
@@ -46,13 +47,11 @@ func (RobotsTag) CaddyModule() caddy.ModuleInfo {
 // validates them. Invalid rules fail the config load or reload.
 func (h *RobotsTag) Provision(ctx caddy.Context) error {
 	logger := ctx.Logger()
-	repl := caddy.NewReplacer()
+	ph := newPlaceholders()
 	cfg := h.TagConfig
-	cfg.Rules = make(map[string][]string, len(h.Rules))
-	for tok, rules := range h.Rules {
-		// Two tokens may become one after replacement: their rules are joined.
-		tok = replace(repl, tok)
-		cfg.Rules[tok] = append(cfg.Rules[tok], replaceAll(repl, rules)...)
+	cfg.Rules = ph.rules(h.Rules)
+	if err := ph.err(); err != nil {
+		return fmt.Errorf("robots_tag: %w", err)
 	}
 	t, err := nethttp.NewTagger(cfg, nethttp.TaggerOptions{
 		Debug: func(r *http.Request, msg string) {

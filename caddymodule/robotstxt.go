@@ -39,7 +39,8 @@ func init() {
 // requests get 304 Not Modified.
 //
 // Global placeholders such as {env.SITEMAP_URL} are replaced in every string when the config
-// is provisioned; request placeholders are not available (the file is rendered ahead of time).
+// is provisioned. Any other placeholder, such as a request placeholder, is a config error: the
+// file is rendered ahead of any request. A literal brace is written \{.
 type RobotsTxt struct {
 	// The robots.txt file and its max-age. The handler's JSON is the JSON of
 	// nethttp.RobotsTxtConfig: "comments", "groups", "sitemaps", "records", "max_age".
@@ -59,9 +60,10 @@ func (RobotsTxt) CaddyModule() caddy.ModuleInfo {
 // Provision replaces global placeholders in the config and builds the responder, which
 // validates the file and renders it. An invalid file fails the config load or reload.
 func (h *RobotsTxt) Provision(ctx caddy.Context) error {
-	cfg := nethttp.RobotsTxtConfig{
-		File:   replaceFile(caddy.NewReplacer(), h.File),
-		MaxAge: h.MaxAge,
+	ph := newPlaceholders()
+	cfg := nethttp.RobotsTxtConfig{File: ph.file(h.File), MaxAge: h.MaxAge}
+	if err := ph.err(); err != nil {
+		return fmt.Errorf("robots_txt: %w", err)
 	}
 	rt, err := nethttp.NewRobotsTxt(cfg)
 	if err != nil {
