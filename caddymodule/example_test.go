@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2/caddyconfig"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddytest"
 
 	"github.com/sitepolicy/caddy-robots/robotsgen"
@@ -277,5 +278,45 @@ func TestExampleBinary(t *testing.T) {
 	}
 	if !regexp.MustCompile(fmt.Sprintf(`Caddyfile\.bad:%d\b`, line)).Match(out) || !regexp.MustCompile(`crawl_delay \\?"two\\?": want a number of seconds`).Match(out) {
 		t.Errorf("validate output does not name Caddyfile.bad:%d and the problem:\n%s", line, out)
+	}
+}
+
+// TestExampleCaddyfileComplete checks that Caddyfile.example is formatted as caddy fmt would
+// and uses every directive and sub-directive of the module, as the README promises.
+func TestExampleCaddyfileComplete(t *testing.T) {
+	src, err := os.ReadFile("../Caddyfile.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := caddyfile.Format(src); !bytes.Equal(got, src) {
+		t.Errorf("Caddyfile.example is not formatted; caddy fmt gives:\n%s", got)
+	}
+	blocks, err := caddyfile.Parse("Caddyfile.example", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, sb := range blocks {
+		for _, seg := range sb.Segments {
+			in := ""
+			for _, tok := range seg {
+				if tok.Text == "robots_txt" || tok.Text == "robots_tag" {
+					in = tok.Text
+				}
+				if in != "" {
+					seen[in+" "+tok.Text] = true
+				}
+			}
+		}
+	}
+	for _, want := range []string{
+		"robots_txt robots_txt", "robots_txt comment", "robots_txt sitemap", "robots_txt group",
+		"robots_txt user_agent", "robots_txt purpose", "robots_txt allow", "robots_txt disallow",
+		"robots_txt crawl_delay", "robots_txt record", "robots_txt max_age",
+		"robots_tag robots_tag", "robots_tag agent", "robots_tag meta", "robots_tag x_robots_tag",
+	} {
+		if !seen[want] {
+			t.Errorf("Caddyfile.example does not use %s", want)
+		}
 	}
 }
