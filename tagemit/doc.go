@@ -12,10 +12,13 @@
 //     emitted as SF Strings; parsers accept Token or String members.
 //   - "none" is expanded to noindex and nofollow on input, so a Policy never holds it.
 //   - "all" restricts nothing: NewPolicy rejects it; the parsers drop it with an error.
-//   - Unknown rules read from a backend's header or page cannot be represented by a
-//     Policy and are dropped with an error naming them; a caller that must keep them
-//     should keep the backend's own field lines and add its own as separate lines
-//     (List fields combine across lines).
+//   - Unknown rules read from a backend's header or a page are kept when they are
+//     boolean and their names are valid SF keys (e.g. "noai"): they are restrictions we
+//     cannot interpret but must not drop when a header is merged and re-emitted. They
+//     take part in Union and deduplication by name and are emitted after the known
+//     rules. Unknown rules with values, or with names that are not SF keys, cannot be
+//     emitted safely and are dropped with an error naming them. NewPolicy (and so a
+//     configuration) accepts only known rules.
 //   - unavailable_after is read as RFC 3339 / ISO 8601, RFC 822 / RFC 1123 or RFC 850 and
 //     kept as RFC 3339 in UTC with whole seconds, e.g. 2027-01-01T00:00:00Z.
 //   - The product token "robots" is the HTML name for every accessor: configuring it is

@@ -103,8 +103,9 @@ func joinLines(lines []string) string {
 // is honoured, the member cut by the limit and everything after it are ignored), and
 // salvages every valid member when the value is not a valid List as a whole. It also
 // reads the superseded draft-illyes-repext-00 syntax (`*=noindex, nosnippet; ExampleBot=;`).
-// Unknown rules cannot be represented by a Policy and are dropped; every dropped piece
-// is described by one of the returned errors. It never panics.
+// Unknown boolean rules whose names are SF keys are kept (see the package
+// documentation); other unknown rules are dropped. Every dropped piece is described by
+// one of the returned errors. It never panics.
 func ParseRobotsTag(fieldLines []string) (Policy, []error) {
 	var errs []error
 	value := joinLines(fieldLines)
@@ -265,7 +266,7 @@ func readMember(member httpsfv.Member, m map[string]ruleSet) []error {
 			if !v {
 				err = fmt.Errorf("rule %q=?0 states no restriction", name)
 			} else {
-				err = rs.addNamed(name, "", false)
+				err = rs.addParsed(name, "", false)
 			}
 		case int64:
 			err = rs.addNamed(name, strconv.FormatInt(v, 10), true)
@@ -296,8 +297,9 @@ func readMember(member httpsfv.Member, m map[string]ruleSet) []error {
 // `unavailable_after: <date>` where the date may contain commas and colons (RFC 850 /
 // RFC 822 forms). Each line starts with the global token. A line containing ';' (which
 // the historic syntax never uses) is read with ParseRobotsTag, since the draft lets the
-// experimental field name carry the Structured Field syntax. Unknown rules are dropped
-// and described by the returned errors. It never panics.
+// experimental field name carry the Structured Field syntax. Unknown rules are kept or
+// dropped as by ParseRobotsTag; every dropped piece is described by the returned
+// errors. It never panics.
 func ParseXRobotsTag(fieldLines []string) (Policy, []error) {
 	m := map[string]ruleSet{}
 	var errs []error
@@ -371,7 +373,7 @@ func readLegacyLine(line, tok string, allowSwitch bool, m map[string]ruleSet) []
 			}
 		}
 		rs := m[tok]
-		if err := rs.addNamed(lname, value, hasValue); err != nil {
+		if err := rs.addParsed(lname, value, hasValue); err != nil {
 			errs = append(errs, fmt.Errorf("tagemit: token %q: dropped rule: %v", tok, err))
 		}
 		if !rs.isEmpty() {

@@ -1,6 +1,7 @@
 package tagemit
 
 import (
+	"bytes"
 	"fmt"
 	"reflect"
 	"strings"
@@ -53,7 +54,8 @@ func TestParseRobotsTagCases(t *testing.T) {
 			map[string][]string{"-bot": {"noindex"}, "examplebot": {"nosnippet"}}, 0},
 		{"none expands", []string{"*;none"}, map[string][]string{"*": {"noindex", "nofollow"}}, 0},
 		{"legacy bare rules", []string{"noindex, nosnippet"}, map[string][]string{"*": {"noindex", "nosnippet"}}, 0},
-		{"unknown rule dropped", []string{"*;noindex;noai"}, map[string][]string{"*": {"noindex"}}, 1},
+		{"unknown boolean rule kept", []string{"*;noai;noindex;NoImageAI, bot;noai"}, map[string][]string{"*": {"noindex", "noai", "noimageai"}, "bot": {"noai"}}, 0},
+		{"unknown valued rule dropped", []string{"*;noindex;noai=5;x-y=\"z\""}, map[string][]string{"*": {"noindex"}}, 2},
 		{"all dropped", []string{"*;all, bot;noindex"}, map[string][]string{"bot": {"noindex"}}, 1},
 		{"false flag", []string{"*;noindex=?0;nosnippet"}, map[string][]string{"*": {"nosnippet"}}, 1},
 		{"wrong value type", []string{"*;max-snippet=1.5;noindex"}, map[string][]string{"*": {"noindex"}}, 1},
@@ -219,7 +221,7 @@ func TestParseXRobotsTag(t *testing.T) {
 		{[]string{"googlebot: nofollow, otherbot: noindex, nofollow"},
 			map[string][]string{"googlebot": {"nofollow"}, "otherbot": {"noindex", "nofollow"}}, 0},
 		{[]string{"none"}, map[string][]string{"*": {"noindex", "nofollow"}}, 0},
-		{[]string{"all, noindex, noai, max-snippet: lots"}, map[string][]string{"*": {"noindex"}}, 3},
+		{[]string{"all, noindex, noai, max-snippet: lots, bad!rule, other: 5"}, map[string][]string{"*": {"noindex", "noai"}}, 4},
 		{[]string{"bad bot: noindex"}, map[string][]string{}, 1},
 		{[]string{"max-image-preview : LARGE"}, map[string][]string{"*": {"max-image-preview=large"}}, 0},
 		{[]string{"*;nosnippet, ExampleBot;noindex", "otherbot: noarchive"},
@@ -235,3 +237,34 @@ func TestParseXRobotsTag(t *testing.T) {
 		}
 	}
 }
+
+// TestExtensionRules: unknown boolean rules read from a backend survive union, emission
+// in every form and re-parsing, and a page stating them is not repeated.
+func TestExtensionRules(t *testing.T) {
+	a, _ := ParseRobotsTag([]string{"*;noai, bot;noimageai"})
+	b, _ := ParseXRobotsTag([]string{"noimageai, noai", "bot: noindex"})
+	u := a.Union(b).Union(mustPolicy(t, map[string][]string{"*": {"nosnippet"}}))
+	want := map[string][]string{"*": {"nosnippet", "noai", "noimageai"}, "bot": {"noindex", "noimageai"}}
+	if got := u.Rules(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("union = %v, want %v", got, want)
+	}
+	if got := u.RobotsTag(); got != "*;nosnippet;noai;noimageai, bot;noindex;noimageai" {
+		t.Fatalf("RobotsTag = %s", got)
+	}
+	for _, reparsed := range []Policy{first(ParseRobotsTag([]string{u.RobotsTag()})), first(ParseXRobotsTag(u.XRobotsTag()))} {
+		if !reparsed.Equal(u) {
+			t.Fatalf("re-parsed %s, want %s", reparsed, u)
+		}
+	}
+	if _, err := NewPolicy(u.Rules()); err == nil {
+		t.Fatal("NewPolicy accepted an unknown rule")
+	}
+	page := []byte(`<head><meta name="robots" content="noai, nosnippet"></head>`)
+	in, w := runInjector(t, page, u, InjectorOptions{}, func() int { return 4 }, false)
+	if !bytes.Contains(w.out.Bytes(), []byte(`<meta name="robots" content="noimageai">`)) {
+		t.Fatalf("output %s", w.out.Bytes())
+	}
+	checkDOM(t, page, w.out.Bytes(), in, u)
+}
+
+func first(p Policy, _ []error) Policy { return p }

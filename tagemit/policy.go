@@ -252,7 +252,9 @@ func (p Policy) IsEmpty() bool { return p.d == nil }
 func (p Policy) Equal(q Policy) bool { return p.RobotsTag() == q.RobotsTag() }
 
 // Rules returns a canonical copy of the policy: product token -> rule strings in the
-// form NewPolicy accepts, e.g. "max-snippet=50".
+// form NewPolicy accepts, e.g. "max-snippet=50". A policy read by ParseRobotsTag or
+// ParseXRobotsTag may also list unknown rules it kept (e.g. "noai"), which NewPolicy
+// rejects.
 func (p Policy) Rules() map[string][]string {
 	m := map[string][]string{}
 	if p.d != nil {
@@ -317,4 +319,16 @@ func (p Policy) String() string { return p.RobotsTag() }
 func (p Policy) RulesFor(token string) []string {
 	m := p.toMap()
 	return m[GlobalToken].union(m[strings.ToLower(token)]).strings("=")
+}
+
+// hasExtensions reports whether the policy carries unknown rules kept by a parser.
+func (p Policy) hasExtensions() bool {
+	if p.d != nil {
+		for _, rs := range p.d.rules {
+			if len(rs.ext) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package tagemit
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -105,10 +106,59 @@ type ruleSet struct {
 	maxImagePreview  int8 // previewUnset when absent
 	hasUnavailable   bool
 	unavailableAfter time.Time // UTC, whole seconds
+
+	// ext holds rules outside the registry read from a backend's header or a page
+	// (e.g. "noai"): boolean rules whose names are valid SF keys, kept so that merging
+	// a backend's header never drops its restrictions. Sorted, unique; never shared
+	// for writing. NewPolicy does not accept them.
+	ext []string
+}
+
+// isExtensionName reports whether an unknown rule name can be kept and emitted safely in
+// every form: an SF key (lcalpha first; lcalpha, DIGIT, "_", "-", ".", "*" after), which
+// also cannot break the X-Robots-Tag or meta syntax.
+func isExtensionName(name string) bool {
+	if name == "" || len(name) > 64 || name[0] < 'a' || name[0] > 'z' || isRuleName(name) {
+		return false
+	}
+	for i := 1; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.' || c == '*') {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeNames returns the sorted union of two sorted name lists in a new slice.
+func mergeNames(a, b []string) []string {
+	if len(b) == 0 {
+		return a
+	}
+	if len(a) == 0 {
+		return b
+	}
+	out := make([]string, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || i < len(a) && a[i] < b[j]:
+			out = append(out, a[i])
+			i++
+		case i == len(a) || b[j] < a[i]:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	return out
 }
 
 func (r ruleSet) isEmpty() bool {
-	return r.flags == 0 && !r.hasSnippet && !r.hasVideo && r.maxImagePreview == previewUnset && !r.hasUnavailable
+	return r.flags == 0 && !r.hasSnippet && !r.hasVideo && r.maxImagePreview == previewUnset && !r.hasUnavailable && len(r.ext) == 0
 }
 
 // lessRestrictiveLimit reports whether limit a restricts less than b, where -1 means unlimited.
@@ -146,6 +196,7 @@ func (r ruleSet) union(q ruleSet) ruleSet {
 	if q.hasUnavailable && (!out.hasUnavailable || q.unavailableAfter.Before(out.unavailableAfter)) {
 		out.hasUnavailable, out.unavailableAfter = true, q.unavailableAfter
 	}
+	out.ext = mergeNames(r.ext, q.ext)
 	return out
 }
 
@@ -171,6 +222,15 @@ func (r ruleSet) minus(q ruleSet) ruleSet {
 	}
 	if out.hasUnavailable && q.hasUnavailable && !q.unavailableAfter.After(r.unavailableAfter) {
 		out.hasUnavailable, out.unavailableAfter = false, time.Time{}
+	}
+	if len(q.ext) > 0 {
+		var kept []string
+		for _, e := range r.ext {
+			if !slices.Contains(q.ext, e) {
+				kept = append(kept, e)
+			}
+		}
+		out.ext = kept
 	}
 	return out
 }
@@ -205,6 +265,9 @@ func (r ruleSet) each(f func(ruleValue)) {
 				f(ruleValue{def: d, s: formatDate(r.unavailableAfter)})
 			}
 		}
+	}
+	for _, e := range r.ext {
+		f(ruleValue{def: ruleDef{name: e, kind: kindFlag}})
 	}
 }
 
@@ -304,6 +367,18 @@ func (r *ruleSet) addNamed(name, value string, hasValue bool) error {
 		return fmt.Errorf("unknown rule %q%s", name, suggest(name))
 	}
 	return r.set(d, value, hasValue)
+}
+
+// addParsed adds a rule read from a header or page: like addNamed, but an unknown
+// boolean rule whose name isExtensionName is kept as an extension rule.
+func (r *ruleSet) addParsed(name, value string, hasValue bool) error {
+	if !hasValue && isExtensionName(name) {
+		if !slices.Contains(r.ext, name) {
+			r.ext = mergeNames(slices.Clone(r.ext), []string{name})
+		}
+		return nil
+	}
+	return r.addNamed(name, value, hasValue)
 }
 
 // suggest names the known rule closest to name, for error messages.
