@@ -187,6 +187,19 @@ func wantXRobotsTag(t *testing.T, resp *http.Response, want tagemit.Policy) {
 	}
 }
 
+// gunzipBytes decodes gzip for goroutines that cannot call t.Fatal; nil on error.
+func gunzipBytes(b []byte) []byte {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
 func gunzip(t *testing.T, b []byte) []byte {
 	t.Helper()
 	zr, err := gzip.NewReader(bytes.NewReader(b))
