@@ -54,6 +54,7 @@ func TestNewPolicyErrors(t *testing.T) {
 		{map[string][]string{"*": {"all"}}, []string{`"all"`, "restricts nothing"}},
 		{map[string][]string{"*": {"max-snippet=-2"}}, []string{"max-snippet", "-2"}},
 		{map[string][]string{"*": {"max-snippet=abc"}}, []string{"max-snippet"}},
+		{map[string][]string{"*": {"max-video-preview=1000000000000000"}}, []string{"max-video-preview", "999999999999999"}},
 		{map[string][]string{"*": {"max-snippet"}}, []string{"needs a value"}},
 		{map[string][]string{"*": {"noindex=1"}}, []string{"takes no value"}},
 		{map[string][]string{"*": {"max-image-preview=huge"}}, []string{"none, standard, large"}},

@@ -96,6 +96,9 @@ func parsePreview(s string) (int8, bool) {
 	return previewUnset, false
 }
 
+// maxSFInteger is the largest Integer a Structured Field can carry (RFC 9651 §3.3.1).
+const maxSFInteger = 999_999_999_999_999
+
 // ruleSet is the rules for one product token.
 type ruleSet struct {
 	flags            uint16
@@ -312,8 +315,8 @@ func (r *ruleSet) set(d ruleDef, value string, hasValue bool) error {
 	switch d.kind {
 	case kindInt:
 		n, err := strconv.ParseInt(value, 10, 64)
-		if err != nil || n < -1 {
-			return fmt.Errorf("rule %q: value %q is not an integer >= -1", d.name, value)
+		if err != nil || n < -1 || n > maxSFInteger {
+			return fmt.Errorf("rule %q: value %q is not an integer from -1 to %d", d.name, value, int64(maxSFInteger))
 		}
 		if d.name == "max-snippet" {
 			add.hasSnippet, add.maxSnippet = true, n
