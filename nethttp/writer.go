@@ -35,6 +35,7 @@ type TagWriter struct {
 	committed   bool // the underlying writer's WriteHeader happened
 	sniff       bool // final status known, Content-Type not yet: decide at the first Write
 	hijacked    bool
+	discardBody bool // a HEAD response whose GET would be rewritten
 
 	inj       *tagemit.Injector
 	origLen   int64 // Content-Length the handler declared, -1 if none
@@ -179,7 +180,22 @@ func (tw *TagWriter) debug(msg string) {
 // adjusts the validators, otherwise it writes the header through.
 func (tw *TagWriter) startInjection() {
 	h := tw.rw.Header()
-	if reason := uninjectable(tw.req, tw.status, h); reason != "" {
+	reason := uninjectable(tw.status, h)
+	if reason == "" && tw.req.Method == http.MethodHead {
+		// GET would rewrite this body: HEAD must describe that response, not the original
+		// (RFC 9110 §9.3.2), so it gets the same validators and no Content-Length.
+		delete(h, "Content-Length")
+		weakenETag(h)
+		delete(h, "Accept-Ranges")
+		// A body written for HEAD is discarded by the server anyway; swallowing it keeps
+		// net/http from deriving a Content-Length from the unrewritten bytes.
+		tw.discardBody = true
+		reason = "HEAD request"
+	}
+	if tw.status == http.StatusNotModified {
+		tw.matchValidatorOf304(h)
+	}
+	if reason != "" {
 		tw.meta = nil
 		if reason != notHTML {
 			tw.debug("meta elements not added: " + reason)
@@ -195,11 +211,32 @@ func (tw *TagWriter) startInjection() {
 	}
 	// The body changes: a strong validator of the original no longer describes it
 	// (RFC 9110 §8.8.1), and byte ranges of the original do not address it.
+	weakenETag(h)
+	delete(h, "Accept-Ranges")
+	tw.inj = tagemit.NewInjector(&tw.sink, combined(tw.all).policy, tagemit.InjectorOptions{MaxBuffer: tw.maxBuffer()})
+}
+
+func weakenETag(h http.Header) {
 	if etag := h.Get("Etag"); etag != "" && !strings.HasPrefix(etag, "W/") {
 		h.Set("Etag", "W/"+etag)
 	}
-	delete(h, "Accept-Ranges")
-	tw.inj = tagemit.NewInjector(&tw.sink, combined(tw.all).policy, tagemit.InjectorOptions{MaxBuffer: tw.maxBuffer()})
+}
+
+// matchValidatorOf304 gives a 304 the ETag that the 200 it validates carried (RFC 9110
+// §15.4.5). A 304 has no body and often no Content-Type, so whether that 200 was rewritten is
+// read from the request: a client that validates with W/"x" while the handler's tag is the
+// strong "x" holds our rewritten page.
+func (tw *TagWriter) matchValidatorOf304(h http.Header) {
+	etag := h.Get("Etag")
+	if etag == "" || strings.HasPrefix(etag, "W/") {
+		return
+	}
+	for _, inm := range tw.req.Header["If-None-Match"] {
+		if strings.Contains(inm, "W/"+etag) {
+			h.Set("Etag", "W/"+etag)
+			return
+		}
+	}
 }
 
 func (tw *TagWriter) maxBuffer() int {
@@ -213,11 +250,10 @@ func (tw *TagWriter) maxBuffer() int {
 
 const notHTML = "not HTML"
 
-// uninjectable says why a response's body must be left as it is, or "" if it can be rewritten.
-func uninjectable(r *http.Request, status int, h http.Header) string {
+// uninjectable says why a response's body must be left as it is, or "" if it can be rewritten
+// (for a GET; HEAD is decided by the caller).
+func uninjectable(status int, h http.Header) string {
 	switch {
-	case r.Method == http.MethodHead:
-		return "HEAD request"
 	case status != http.StatusOK:
 		return "status " + strconv.Itoa(status)
 	case h.Get("Content-Range") != "":
@@ -277,6 +313,9 @@ func (tw *TagWriter) Write(p []byte) (int, error) {
 	if tw.inj != nil {
 		return tw.inj.Write(p)
 	}
+	if tw.discardBody {
+		return len(p), nil
+	}
 	return tw.rw.Write(p)
 }
 
@@ -292,7 +331,7 @@ func (tw *TagWriter) sniffContentType(p []byte) {
 // ReadFrom copies a body from src. A body that is not rewritten keeps the underlying writer's
 // ReadFrom (sendfile); a rewritten one goes through Write and the injector.
 func (tw *TagWriter) ReadFrom(src io.Reader) (int64, error) {
-	if tw.wroteHeader && !tw.sniff && tw.inj == nil {
+	if tw.wroteHeader && !tw.sniff && tw.inj == nil && !tw.discardBody {
 		if rf, ok := tw.rw.(io.ReaderFrom); ok {
 			return rf.ReadFrom(src)
 		}
