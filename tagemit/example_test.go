@@ -39,3 +39,18 @@ func ExampleNewInjector() {
 	// <!DOCTYPE html><html><HEAD lang=en><meta name="robots" content="noindex"><title>Hi</title></head><body>Hello</body></html>
 	// Injected 38
 }
+
+func ExampleParseRobotsTag() {
+	// A backend's header in the current syntax, plus one in the superseded draft-00
+	// syntax; restrictions from both are kept, the unusable piece is reported.
+	p, errs := tagemit.ParseRobotsTag([]string{"*;nosnippet, ExampleBot;NoIndex;max-snippet=20"})
+	fmt.Println(p.RobotsTag(), len(errs))
+	old, _ := tagemit.ParseRobotsTag([]string{"*=noindex, nosnippet; ExampleBot=;"})
+	fmt.Println(p.Union(old).RobotsTag())
+	_, errs = tagemit.ParseRobotsTag([]string{"*;noindex;max-snippet=lots"})
+	fmt.Println(errs[0])
+	// Output:
+	// *;nosnippet, examplebot;noindex;max-snippet=20 0
+	// *;noindex;nosnippet, examplebot;noindex;max-snippet=20
+	// tagemit: token "*": dropped rule: rule "max-snippet": value "lots" is not an integer from -1 to 999999999999999
+}
