@@ -129,6 +129,9 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if v < time.Second {
 				return d.Errf("robots_txt: max_age %q: must be at least 1s (robots.txt is served with Cache-Control max-age in whole seconds; leave max_age out for the default of %s)", s, nethttp.DefaultRobotsTxtMaxAge)
 			}
+			if v > nethttp.MaxRobotsTxtMaxAge {
+				return d.Errf("robots_txt: max_age %q: at most 24h: crawlers should not use a robots.txt cached longer (RFC 9309 §2.4)", s)
+			}
 			h.MaxAge = nethttp.Duration(v)
 		case "group":
 			g, err := parseGroup(d)

@@ -585,6 +585,8 @@ func TestConfigErrors(t *testing.T) {
 		{"bad path", `{"robots_tag": [{"paths": ["drafts"], "rules": {"*": ["noindex"]}}]}`, "must start with"},
 		{"bad token", `{"robots_txt": {"groups": [{"user_agents": ["Google Bot"]}]}}`, "Google Bot"},
 		{"bad max_age", `{"robots_txt": {"groups": [{"user_agents": ["*"]}], "max_age": "soon"}}`, "invalid duration"},
+		{"max_age over 24h", `{"robots_txt": {"groups": [{"user_agents": ["*"]}], "max_age": "25h"}}`, "at most 24h"},
+		{"negative max_age", `{"robots_txt": {"groups": [{"user_agents": ["*"]}], "max_age": -1}}`, "must not be negative"},
 		{"trailing", `{"robots_tag": [{"rules": {"*": ["noindex"]}}]} {}`, "unexpected data"},
 	}
 	for _, c := range cases {

@@ -23,6 +23,10 @@ const RobotsTxtPath = "/robots.txt"
 // keeps shared caches in front of the server from holding a changed policy longer than that.
 const DefaultRobotsTxtMaxAge = time.Hour
 
+// MaxRobotsTxtMaxAge is the longest max_age accepted: RFC 9309 §2.4 asks crawlers not to use a
+// robots.txt cached for more than 24 hours.
+const MaxRobotsTxtMaxAge = 24 * time.Hour
+
 // maxOriginCache bounds how many per-origin renderings are kept. The Host header is chosen by
 // the client, so an unbounded cache would be a memory leak an attacker could drive.
 const maxOriginCache = 256
@@ -83,6 +87,9 @@ var (
 func NewRobotsTxt(cfg RobotsTxtConfig) (*RobotsTxt, error) {
 	if cfg.MaxAge < 0 {
 		return nil, fmt.Errorf("max_age %s: must not be negative", time.Duration(cfg.MaxAge))
+	}
+	if time.Duration(cfg.MaxAge) > MaxRobotsTxtMaxAge {
+		return nil, fmt.Errorf("max_age %s: at most 24h: crawlers should not use a robots.txt cached longer (RFC 9309 §2.4), and a cache in front of the server would hand them one", time.Duration(cfg.MaxAge))
 	}
 	if err := cfg.File.Validate(); err != nil {
 		return nil, err
