@@ -85,6 +85,7 @@ type Injector struct {
 	templateDepth int
 	xhtml         bool
 	page          map[string]ruleSet // rules the page's own head meta elements state
+	reader        bytes.Reader
 }
 
 // NewInjector returns an Injector that writes the body, with p's meta elements
@@ -289,8 +290,8 @@ func (in *Injector) scan(eof bool) {
 			return
 		}
 	}
-	data := in.buf[in.scanPos-in.base:]
-	z := html.NewTokenizer(bytes.NewReader(data))
+	in.reader.Reset(in.buf[in.scanPos-in.base:])
+	z := html.NewTokenizer(&in.reader)
 	off := in.scanPos
 	restart, rawOpen := in.scanPos, false
 	var lastType html.TokenType
@@ -387,7 +388,7 @@ func (in *Injector) process(z *html.Tokenizer, tt html.TokenType, name string, r
 			}
 		case html.StartTagToken, html.SelfClosingTagToken:
 			switch {
-			case name == "html":
+			case name == "html" && containsFold(raw, "xmlns"):
 				for {
 					k, _, more := z.TagAttr()
 					if string(k) == "xmlns" {
@@ -397,6 +398,7 @@ func (in *Injector) process(z *html.Tokenizer, tt html.TokenType, name string, r
 						break
 					}
 				}
+			case name == "html":
 			case name == "head":
 				in.point, in.inHead = end, true
 			case headTags[name]:
@@ -437,7 +439,11 @@ func (in *Injector) processInHead(z *html.Tokenizer, tt html.TokenType, name str
 	case html.StartTagToken, html.SelfClosingTagToken:
 		switch {
 		case name == "meta":
-			in.readMeta(z)
+			// Only a meta element with name and content attributes can state rules; skip
+			// reading the attributes of the others (charset, http-equiv, ...).
+			if containsFold(raw, "name") && containsFold(raw, "content") {
+				in.readMeta(z)
+			}
 		case name == "template":
 			in.templateDepth++
 		case name == "html" || name == "head" || headTags[name]:
@@ -512,4 +518,18 @@ func firstNonSpace(raw []byte) (int, bool) {
 		i = j
 	}
 	return 0, false
+}
+
+// containsFold reports whether b contains the lower-case ASCII word w, ignoring ASCII case.
+func containsFold(b []byte, w string) bool {
+	for i := 0; i+len(w) <= len(b); i++ {
+		j := 0
+		for j < len(w) && b[i+j]|0x20 == w[j] {
+			j++
+		}
+		if j == len(w) {
+			return true
+		}
+	}
+	return false
 }
