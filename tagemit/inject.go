@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // InjectState is where an Injector stands in its single decision.
@@ -326,7 +327,12 @@ func (in *Injector) scan(eof bool) {
 		var name string
 		if isTag {
 			n, _ := z.TagName()
-			name = string(n)
+			// Known tag names come from x/net's static atom table: no allocation per tag.
+			if a := atom.Lookup(n); a != 0 {
+				name = a.String()
+			} else {
+				name = string(n)
+			}
 		}
 		// The text of a raw-text element (script, style, title, ...) is neither head
 		// content to look at nor text that ends the head.
@@ -433,7 +439,7 @@ func (in *Injector) processInHead(z *html.Tokenizer, tt html.TokenType, name str
 	}
 	switch tt {
 	case html.TextToken:
-		if strings.Trim(string(z.Text()), htmlSpace) != "" {
+		if len(bytes.Trim(z.Text(), htmlSpace)) != 0 {
 			in.decide(false)
 		}
 	case html.StartTagToken, html.SelfClosingTagToken:
