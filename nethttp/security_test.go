@@ -79,6 +79,9 @@ func TestSecurityUpstreamHeaders(t *testing.T) {
 		{[]string{strings.Repeat("a;noindex, ", 2000)}, nil, ""},
 		{[]string{"*;unavailable_after=\"not a date\", *;noarchive"}, nil, "noarchive"},
 		{[]string{"\x00\x01\x02"}, nil, ""},
+		// The historic syntax under the new name: still the backend's restrictions.
+		{[]string{"googlebot: noindex"}, nil, "googlebot;noindex"},
+		{[]string{"unavailable_after: 25 Jun 2027 15:00:00 PST"}, nil, `unavailable_after="2027-06-25T23:00:00Z"`},
 	}
 	for i, u := range upstream {
 		srv := serve(t, m, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -143,6 +143,16 @@ func (tw *TagWriter) setHeaders() {
 		p := out.policy
 		if len(ownRT) > 0 {
 			q, errs := tagemit.ParseRobotsTag(ownRT)
+			if len(errs) > 0 {
+				// A handler that wrote the historic syntax under the new name
+				// ("Robots-Tag: googlebot: noindex") still stated those restrictions: read
+				// the lines that way too. The union only ever adds restrictions.
+				legacy, legacyErrs := tagemit.ParseXRobotsTag(ownRT)
+				q = q.Union(legacy)
+				if len(legacyErrs) == 0 {
+					errs = nil
+				}
+			}
 			tw.debugErrs("Robots-Tag", errs)
 			p = p.Union(q)
 		}
