@@ -3,6 +3,7 @@
 #
 #   bench/run.sh            # 3 interleaved rounds of 5 s per side and pair
 #   ROUNDS=5 DURATION=10s CONNS=64 bench/run.sh
+#   PAIRS="robots.txt header-route" ROUNDS=9 bench/run.sh   # only some pairs
 #
 # Builds Caddy with the module once (bench/out/caddy), starts it on loopback with
 # bench/Caddyfile.bench, and drives every pair with wrk, alternating ours and the built-in in
@@ -86,6 +87,7 @@ median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (
 printf '\n%-22s %12s %12s %7s %16s %16s %9s\n' pair ours_req/s builtin_req/s ratio "ours p50/p99" "builtin p50/p99" rss_MiB
 bench_pair() { # name ours-url builtin-url
 	local name=$1 a=$2 b=$3 ra=() rb=() la lb
+	if [ -n "${PAIRS:-}" ] && [[ " $PAIRS " != *" $name "* ]]; then return; fi
 	for ((r = 1; r <= ROUNDS; r++)); do
 		# alternate which side goes first, so warm-up and drift do not favour one side
 		if ((r % 2)); then
