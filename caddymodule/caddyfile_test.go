@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -118,7 +117,9 @@ func TestBadCaddyfilesRefusedWithLine(t *testing.T) {
 // and the response body.
 func loadRaw(t *testing.T, cfg, contentType string) (int, string) {
 	t.Helper()
-	resp, err := http.Post(fmt.Sprintf("http://localhost:%d/load", adminPort), contentType, strings.NewReader(cfg))
+	// A fresh connection per load: Caddy may replace its admin server during a load, and a
+	// POST on a kept-alive connection to the old one fails with EOF (POSTs are not retried).
+	resp, err := client.Post(fmt.Sprintf("http://localhost:%d/load", adminPort), contentType, strings.NewReader(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
