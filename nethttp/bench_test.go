@@ -1,10 +1,8 @@
 package nethttp_test
 
 import (
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/sitepolicy/caddy-robots/nethttp"
@@ -33,7 +31,7 @@ func benchServe(b *testing.B, h http.Handler, path string) {
 	}
 }
 
-func benchMiddleware(b *testing.B) *nethttp.Middleware {
+func benchMiddleware(b testing.TB) *nethttp.Middleware {
 	m, err := nethttp.New(nethttp.Config{
 		RobotsTxt: siteRobots,
 		RobotsTag: []nethttp.Route{
@@ -88,16 +86,7 @@ func TestAllocationBudget(t *testing.T) {
 	if testing.CoverMode() != "" || raceEnabled {
 		t.Skip("instrumentation changes allocation counts")
 	}
-	m, err := nethttp.New(nethttp.Config{
-		RobotsTxt: &nethttp.RobotsTxtConfig{File: siteRobots.File},
-		RobotsTag: []nethttp.Route{
-			{Paths: []string{"/drafts/*"}, TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex", "nosnippet"}}}},
-			{Paths: []string{"*.pdf"}, TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}}},
-		},
-	}, nethttp.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := benchMiddleware(t)
 	measure := func(h http.Handler, path string) float64 {
 		req := httptest.NewRequest("GET", path, nil)
 		w := &benchWriter{h: http.Header{}}
@@ -125,6 +114,4 @@ func TestAllocationBudget(t *testing.T) {
 	if got := measure(h, "/robots.txt"); got > bare {
 		t.Errorf("robots.txt: %v allocs/op, bare handler %v", got, bare)
 	}
-	_ = io.Discard
-	_ = strings.ToLower
 }

@@ -3,7 +3,6 @@ package nethttp_test
 import (
 	"bufio"
 	"bytes"
-	"crypto/tls"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -522,7 +521,6 @@ func TestHTTP2(t *testing.T) {
 	if headMeta(t, body)["robots"] != "noindex" || resp.Header.Get("Robots-Tag") != "*;noindex" {
 		t.Fatalf("h2 page: Robots-Tag %q body %s", resp.Header.Get("Robots-Tag"), body)
 	}
-	_ = tls.VersionTLS13
 }
 
 // TestStatusesLeftUntouched: responses that cannot be rewritten keep their bytes but get the

@@ -133,19 +133,6 @@ func newRobotsBody(body []byte) *robotsBody {
 	}
 }
 
-// Body returns the rendered robots.txt for the given origin ("https://example.com"); the origin
-// is used only when the file lists sitemaps by path. Callers must not modify the result.
-func (rt *RobotsTxt) Body(origin string) ([]byte, error) {
-	if rt.fixed != nil {
-		return rt.fixed.body, nil
-	}
-	body, err := rt.file.Render(origin)
-	if err != nil {
-		return nil, err
-	}
-	return body, nil
-}
-
 func (rt *RobotsTxt) bodyFor(r *http.Request) (*robotsBody, error) {
 	if rt.fixed != nil {
 		return rt.fixed, nil

@@ -101,8 +101,7 @@ func TestSecurityUpstreamHeaders(t *testing.T) {
 			t.Errorf("case %d: %d Robots-Tag lines: %q", i, len(lines), lines)
 			continue
 		}
-		list, err := httpsfv.UnmarshalList(lines)
-		if err != nil {
+		if _, err := httpsfv.UnmarshalList(lines); err != nil {
 			t.Errorf("case %d: Robots-Tag %q is not an SF List: %v", i, lines[0], err)
 			continue
 		}
@@ -120,6 +119,5 @@ func TestSecurityUpstreamHeaders(t *testing.T) {
 				t.Errorf("case %d: X-Robots-Tag carries %q", i, l)
 			}
 		}
-		_ = list
 	}
 }

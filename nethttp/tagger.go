@@ -94,9 +94,6 @@ func NewTagger(cfg TagConfig, opts TaggerOptions) (*Tagger, error) {
 	return t, nil
 }
 
-// Policy returns the Tagger's rules.
-func (t *Tagger) Policy() tagemit.Policy { return t.policy }
-
 // Handler is the next handler in a chain, in the shape of Caddy's caddyhttp.Handler, so that
 // both front ends can pass their own.
 type Handler interface {
