@@ -8,6 +8,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/sitepolicy/caddy-robots/nethttp"
 )
@@ -53,13 +54,14 @@ func (h *RobotsTag) Provision(ctx caddy.Context) error {
 	if err := ph.err(); err != nil {
 		return fmt.Errorf("robots_tag: %w", err)
 	}
-	t, err := nethttp.NewTagger(cfg, nethttp.TaggerOptions{
-		Debug: func(r *http.Request, msg string) {
-			if ce := logger.Check(zap.DebugLevel, msg); ce != nil {
+	logAt := func(level zapcore.Level) func(*http.Request, string) {
+		return func(r *http.Request, msg string) {
+			if ce := logger.Check(level, msg); ce != nil {
 				ce.Write(zap.String("method", r.Method), zap.String("uri", r.RequestURI))
 			}
-		},
-	})
+		}
+	}
+	t, err := nethttp.NewTagger(cfg, nethttp.TaggerOptions{Debug: logAt(zap.DebugLevel), Warn: logAt(zap.WarnLevel)})
 	if err != nil {
 		return fmt.Errorf("robots_tag: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 )
 
@@ -34,9 +35,26 @@ type Route struct {
 
 // Options are the optional parts of the middleware that are not config.
 type Options struct {
-	// Debug, if set, is told why a response was left unchanged or a backend header was not
-	// read in full.
-	Debug func(r *http.Request, msg string)
+	// Logger receives why a response was left unchanged or a backend header was not read in
+	// full (debug level), and what an operator must fix (warn level, once per route and kind).
+	// Nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// hooks adapts a Logger to the core's per-request log hooks.
+func (o Options) hooks() TaggerOptions {
+	l := o.Logger
+	if l == nil {
+		l = slog.Default()
+	}
+	logAt := func(level slog.Level) func(*http.Request, string) {
+		return func(r *http.Request, msg string) {
+			if l.Enabled(r.Context(), level) {
+				l.Log(r.Context(), level, msg, "method", r.Method, "uri", r.RequestURI)
+			}
+		}
+	}
+	return TaggerOptions{Debug: logAt(slog.LevelDebug), Warn: logAt(slog.LevelWarn)}
 }
 
 // Middleware serves robots.txt and applies robots tags per route. Build it with New or
@@ -76,7 +94,7 @@ func New(cfg Config, opts Options) (*Middleware, error) {
 			cr.patterns = append(cr.patterns, pp)
 		}
 		m.paths = m.paths || len(cr.patterns) > 0
-		t, err := NewTagger(route.TagConfig, TaggerOptions{Debug: opts.Debug})
+		t, err := NewTagger(route.TagConfig, opts.hooks())
 		if err != nil {
 			errs = append(errs, fmt.Errorf("robots_tag[%d]: %w", i, err))
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sitepolicy/caddy-robots/tagemit"
 )
@@ -33,6 +34,11 @@ type TaggerOptions struct {
 	// encoded body, ...) or why a backend's header could not be read in full.
 	Debug func(r *http.Request, msg string)
 
+	// Warn, if set, is told what an operator must act on: restrictions dropped to keep the
+	// Robots-Tag field within the size parsers honour, or meta elements that a misplaced
+	// directive keeps from ever being added. Each kind of warning is given once per Tagger.
+	Warn func(r *http.Request, msg string)
+
 	// MaxBuffer caps how much of an HTML body is held while looking for the injection point;
 	// zero means tagemit's default (64 KiB).
 	MaxBuffer int
@@ -48,10 +54,20 @@ type Tagger struct {
 
 	out tagOutput
 
+	// warned records which kinds of warning this Tagger has given, so each is logged once.
+	warned [numWarnings]atomic.Bool
+
 	// unions caches the combined output of this Tagger (first) with others that apply to the
 	// same request, so that overlapping routes cost a map lookup, not a union, per request.
 	unions sync.Map // unionKey -> *tagOutput
 }
+
+// The kinds of warning a Tagger gives once.
+const (
+	warnFieldTooLong = iota // restrictions dropped to keep Robots-Tag within MaxFieldSize
+	warnEncodedBody         // meta wanted, but the body arrived already encoded
+	numWarnings
+)
 
 // tagOutput is what a policy sends, precomputed. Header values are single-element slices with
 // no spare capacity: assigning them to a header map costs nothing, and an append by a later

@@ -180,6 +180,19 @@ func (tw *TagWriter) debugErrs(field string, errs []error) {
 	}
 }
 
+// warn logs msg at warn level through the first tagger that has a Warn hook, once per tagger
+// and kind: the condition is the config's, so repeating it per request would only add noise.
+func (tw *TagWriter) warn(kind int, msg string) {
+	for _, t := range tw.all {
+		if t.opts.Warn != nil {
+			if !t.warned[kind].Swap(true) {
+				t.opts.Warn(tw.req, msg)
+			}
+			return
+		}
+	}
+}
+
 func (tw *TagWriter) debug(msg string) {
 	if tw.debugFunc != nil {
 		tw.debugFunc(tw.req, msg)
