@@ -3,6 +3,7 @@ package nethttp
 import (
 	"errors"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -77,10 +78,19 @@ type tagOutput struct {
 	robotsTag  []string
 	xRobotsTag []string
 	meta       []byte
+
+	// dropped names the members left out to keep the Robots-Tag value within
+	// tagemit.MaxFieldSize; errs are what could not be read of a backend's header.
+	dropped []string
+	errs    []error
+
+	// merged caches this output merged with what backends sent, per distinct value.
+	merged mergeCache
 }
 
 func newTagOutput(p tagemit.Policy) *tagOutput {
-	o := &tagOutput{policy: p, meta: p.MetaElements()}
+	p, dropped := p.FitFieldSize()
+	o := &tagOutput{policy: p, meta: p.MetaElements(), dropped: dropped}
 	if v := p.RobotsTag(); v != "" {
 		o.robotsTag = []string{v}
 	}
@@ -88,6 +98,66 @@ func newTagOutput(p tagemit.Policy) *tagOutput {
 		o.xRobotsTag = lines[:len(lines):len(lines)]
 	}
 	return o
+}
+
+// backendKey is what a backend sent: its Robots-Tag and X-Robots-Tag field lines, each
+// joined with NUL (which no field value holds) when there are several.
+type backendKey struct{ rt, xrt string }
+
+// Backends send the same few values again and again, so the merge with each is computed
+// once. The cache is bounded: at most maxMerged values of at most MaxFieldSize bytes each;
+// when it is full it starts afresh, so a backend sending ever new values costs a parse per
+// response (as without a cache) and bounded memory.
+const maxMerged = 128
+
+type mergeCache struct {
+	mu sync.RWMutex
+	m  map[backendKey]*tagOutput
+}
+
+// withBackend returns the response's output when the handler sent its own robots headers:
+// the union of o and what they state.
+func (o *tagOutput) withBackend(rt, xrt []string) *tagOutput {
+	key := backendKey{joinKey(rt), joinKey(xrt)}
+	c := &o.merged
+	c.mu.RLock()
+	m, ok := c.m[key]
+	c.mu.RUnlock()
+	if ok {
+		return m
+	}
+	p, errs := o.policy, []error(nil)
+	// Restrictions stated in either field count; none is ever dropped for being in the
+	// legacy one.
+	if len(rt) > 0 {
+		q, e := tagemit.ParseRobotsTag(rt)
+		p, errs = p.Union(q), append(errs, e...)
+	}
+	if len(xrt) > 0 {
+		q, e := tagemit.ParseXRobotsTag(xrt)
+		p, errs = p.Union(q), append(errs, e...)
+	}
+	m = newTagOutput(p)
+	m.meta, m.errs = o.meta, errs
+	if len(key.rt)+len(key.xrt) <= tagemit.MaxFieldSize {
+		c.mu.Lock()
+		if c.m == nil || len(c.m) >= maxMerged {
+			c.m = make(map[backendKey]*tagOutput)
+		}
+		c.m[key] = m
+		c.mu.Unlock()
+	}
+	return m
+}
+
+func joinKey(lines []string) string {
+	switch len(lines) {
+	case 0:
+		return ""
+	case 1:
+		return lines[0]
+	}
+	return strings.Join(lines, "\x00")
 }
 
 // ErrNoRules is returned by NewTagger for a config without any rule.

@@ -2,6 +2,7 @@ package nethttp
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"mime"
 	"net"
@@ -131,52 +132,30 @@ func (tw *TagWriter) setHeaders() {
 		}
 	}
 	out := combined(tw.all)
-	ownRT, ownXRT := h["Robots-Tag"], h["X-Robots-Tag"]
-	if len(ownRT) == 0 && len(ownXRT) == 0 {
-		h["Robots-Tag"] = out.robotsTag
-		if wantXRT {
-			h["X-Robots-Tag"] = out.xRobotsTag
-		}
-	} else {
+	if ownRT, ownXRT := h["Robots-Tag"], h["X-Robots-Tag"]; len(ownRT) > 0 || len(ownXRT) > 0 {
 		// The handler (a backend, an app) sent its own: the response carries the union.
-		// Restrictions read from the legacy header count too; none is ever dropped.
-		p := out.policy
-		if len(ownRT) > 0 {
-			q, errs := tagemit.ParseRobotsTag(ownRT)
-			if len(errs) > 0 {
-				// A handler that wrote the historic syntax under the new name
-				// ("Robots-Tag: googlebot: noindex") still stated those restrictions: read
-				// the lines that way too. The union only ever adds restrictions.
-				legacy, legacyErrs := tagemit.ParseXRobotsTag(ownRT)
-				q = q.Union(legacy)
-				if len(legacyErrs) == 0 {
-					errs = nil
-				}
-			}
-			tw.debugErrs("Robots-Tag", errs)
-			p = p.Union(q)
-		}
-		if len(ownXRT) > 0 {
-			q, errs := tagemit.ParseXRobotsTag(ownXRT)
-			tw.debugErrs("X-Robots-Tag", errs)
-			p = p.Union(q)
-		}
-		h["Robots-Tag"] = []string{p.RobotsTag()}
-		if wantXRT {
-			h["X-Robots-Tag"] = p.XRobotsTag()
-		}
+		out = out.withBackend(ownRT, ownXRT)
+		tw.debugErrs(out.errs)
+	}
+	h["Robots-Tag"] = out.robotsTag
+	if wantXRT {
+		h["X-Robots-Tag"] = out.xRobotsTag
+	} // else a backend's legacy header stays as sent; its restrictions are in Robots-Tag too
+
+	if len(out.dropped) > 0 {
+		tw.warn(warnFieldTooLong, fmt.Sprintf("Robots-Tag: the union of the routes' and the backend's rules is over %d bytes, which parsers may ignore; left out the members for %s (\"*\" and the members with noindex are kept first)", tagemit.MaxFieldSize, strings.Join(out.dropped, ", ")))
 	}
 	if tw.wantMeta {
 		tw.meta = out.meta
 	}
 }
 
-func (tw *TagWriter) debugErrs(field string, errs []error) {
+func (tw *TagWriter) debugErrs(errs []error) {
 	if tw.debugFunc == nil {
 		return
 	}
 	for _, err := range errs {
-		tw.debugFunc(tw.req, "reading the handler's "+field+": "+err.Error())
+		tw.debugFunc(tw.req, "reading the handler's robots header: "+err.Error())
 	}
 }
 

@@ -11,7 +11,9 @@ import (
 // FuzzParseRobotsTag: never panics; what it returns emits a header httpsfv accepts, and
 // re-parsing that header gives the same policy.
 func FuzzParseRobotsTag(f *testing.F) {
-	for _, s := range []string{"*;nosnippet, ExampleBot;noindex", "*=noindex, nosnippet; ExampleBot=;", `"-x";max-snippet=5, a;unavailable_after="Fri, 01 Jan 2027 00:00:00 GMT"`, "noindex", "a;b;c, (x y), \"", "*;max-image-preview=LARGE;NONE"} {
+	for _, s := range []string{"*;nosnippet, ExampleBot;noindex", "*=noindex, nosnippet; ExampleBot=;", `"-x";max-snippet=5, a;unavailable_after="Fri, 01 Jan 2027 00:00:00 GMT"`, "noindex", "a;b;c, (x y), \"", "*;max-image-preview=LARGE;NONE",
+		"googlebot;noindex, bingbot;nosnippet;", "googlebot;noindex, bingbot=nosnippet;", "Googlebot/2.1 ;noindex ; max-snippet = 5",
+		"googlebot: noindex, nosnippet, bingbot:noarchive", "a;unavailable_after=2027-01-01, \"x, *;noindex", "*=noindex, noai;, b=;"} {
 		f.Add(s, "")
 	}
 	f.Fuzz(func(t *testing.T, a, b string) {
@@ -52,6 +54,9 @@ func checkReparse(t *testing.T, p Policy) {
 		if len(errs) != 0 || !q.Equal(p) {
 			t.Fatalf("%q re-parses as %s, %v", rt, q, errs)
 		}
+	}
+	if fitted, _ := p.FitFieldSize(); len(fitted.RobotsTag()) > MaxFieldSize {
+		t.Fatalf("FitFieldSize left %d bytes", len(fitted.RobotsTag()))
 	}
 	if _, err := NewPolicy(p.Rules()); err != nil && len(rt) <= MaxFieldSize && !p.hasExtensions() {
 		t.Fatalf("Rules() of a parsed policy is not a valid configuration: %v", err)

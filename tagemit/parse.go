@@ -9,73 +9,118 @@ import (
 	"github.com/dunglas/httpsfv"
 )
 
+// Reading a backend's header decides the syntax per member, never per field value: one
+// malformed member must neither hide its valid neighbours nor make them be read in another
+// syntax, where a product token's rules could land on "*". Each comma-separated member is
+// read, in this order, as
+//
+//  1. the continuation of a rule list that a draft-00 or historic member left open
+//     (`*=noindex, nosnippet;`, `googlebot: noindex, nosnippet`): a lone rule;
+//  2. a Structured Field Item (the current draft), parsed by httpsfv;
+//  3. the same with what crawlers tolerate: whitespace around ";" and "=", one trailing ";",
+//     a "token/version" product token, a value that is not an SF bare item (dates);
+//  4. draft-illyes-repext-00 values: `token=rules;` or `rules;`;
+//  5. the historic X-Robots-Tag syntax: `token: rule` or `rule[: value]`.
+//
+// The first reading that accounts for every part of the member wins; when none does, the
+// first that fits the member's shape keeps what it could read and reports the rest; a
+// member that fits no syntax is dropped and reported.
+
 // segment is a piece of a field value between top-level separators.
 type segment struct {
 	text       string
 	start, end int // offsets in the value
 }
 
-// splitTopLevel splits s at sep outside SF Strings and Display Strings (double quotes with
-// backslash escapes). It only finds member boundaries; httpsfv parses each piece.
-func splitTopLevel(s string, sep byte) []segment {
-	var out []segment
-	start, inStr := 0, false
+// eachTopLevel calls f with the index of every byte of s outside SF Strings and Display
+// Strings (double quotes with backslash escapes). A quote that is never closed, or whose
+// string is not followed by ";", ",", ")" or the end (where SF allows a String to end), is
+// read as a plain byte: a stray quote must not swallow the members after it.
+func eachTopLevel(s string, f func(i int)) {
+	inStr, quote := false, 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case inStr && c == '\\':
 			i++
+		case inStr && c == '"':
+			inStr = false
+			j := i + 1
+			for j < len(s) && isOWS(s[j]) {
+				j++
+			}
+			if j < len(s) && s[j] != ';' && s[j] != ',' && s[j] != ')' {
+				i = quote // not a String after all: rescan after its quote
+				f(i)
+			}
 		case c == '"':
-			inStr = !inStr
-		case !inStr && c == sep:
+			inStr, quote = true, i
+		default:
+			if !inStr {
+				f(i)
+			}
+		}
+		if inStr && i >= len(s)-1 {
+			i, inStr = quote, false // unterminated
+			f(i)
+		}
+	}
+}
+
+// splitTopLevel splits s at sep outside strings (see eachTopLevel). It only finds member
+// boundaries; httpsfv parses each piece.
+func splitTopLevel(s string, sep byte) []segment {
+	var out []segment
+	start := 0
+	eachTopLevel(s, func(i int) {
+		if s[i] == sep {
 			out = append(out, segment{s[start:i], start, i})
 			start = i + 1
 		}
-	}
+	})
 	return append(out, segment{s[start:], start, len(s)})
 }
 
-// lowerOutsideStrings lower-cases ASCII letters outside quoted strings, so rule names are
+// lowerOutsideStrings lower-cases ASCII letters outside strings, so rule names are
 // case-insensitive as the draft requires while SF keys stay lower case.
 func lowerOutsideStrings(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return 'A' <= r && r <= 'Z' }) < 0 {
+		return s
+	}
 	b := []byte(s)
-	inStr := false
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case inStr && c == '\\':
-			i++
-		case c == '"':
-			inStr = !inStr
-		case !inStr && 'A' <= c && c <= 'Z':
+	eachTopLevel(s, func(i int) {
+		if c := b[i]; 'A' <= c && c <= 'Z' {
 			b[i] = c + 'a' - 'A'
 		}
-	}
+	})
 	return string(b)
 }
 
 func isOWS(c byte) bool { return c == ' ' || c == '\t' }
 
-// limitValue applies the draft's parsing limit: only the first MaxFieldSize bytes are
-// processed; a member cut by the limit, and everything after it, is ignored. It returns
-// the processed prefix ending at a member boundary (a separator position or the end).
-func limitValue(value string, sep byte) (string, error) {
-	if len(value) <= MaxFieldSize {
-		return value, nil
+func trimOWS(s string) string { return strings.Trim(s, " \t") }
+
+// limitValue applies a parsing limit to value: only its first limit bytes are processed; a
+// member cut by the limit, and everything after it, is ignored. It returns the processed
+// prefix, ending at a member boundary (a comma or the end); partial, the text between
+// that boundary and the limit (a draft-00 member's complete ";"-terminated values may be
+// read from it); and an error describing what was ignored, nil if nothing was.
+func limitValue(value string, limit int) (kept, partial string, err error) {
+	if len(value) <= limit {
+		return value, "", nil
 	}
-	cut, rest := value[:MaxFieldSize], value[MaxFieldSize:]
+	cut, rest := value[:limit], value[limit:]
 	i := 0
 	for i < len(rest) && isOWS(rest[i]) {
 		i++
 	}
-	if i < len(rest) && rest[i] == sep {
+	if i < len(rest) && rest[i] == ',' {
 		// The last member ends exactly at (or in whitespace at) the limit: complete.
-		return cut, fmt.Errorf("tagemit: field value is %d bytes; ignored the %d bytes past the %d-byte limit", len(value), len(rest), MaxFieldSize)
+		return cut, "", fmt.Errorf("tagemit: field value is %d bytes; ignored the %d bytes past the %d-byte limit", len(value), len(rest), MaxFieldSize)
 	}
-	segs := splitTopLevel(cut, sep)
+	segs := splitTopLevel(cut, ',')
 	last := segs[len(segs)-1]
-	kept := cut[:max(last.start-1, 0)]
-	return kept, fmt.Errorf("tagemit: field value is %d bytes; ignored the member truncated at the %d-byte limit (%q...) and everything after it", len(value), MaxFieldSize, truncForMsg(last.text))
+	return cut[:max(last.start-1, 0)], last.text, fmt.Errorf("tagemit: field value is %d bytes; ignored the member truncated at the %d-byte limit (%q...) and everything after it", len(value), MaxFieldSize, truncForMsg(last.text))
 }
 
 func truncForMsg(s string) string {
@@ -86,155 +131,259 @@ func truncForMsg(s string) string {
 	return s
 }
 
-// joinLines combines field lines as HTTP does (", "), skipping empty ones.
-func joinLines(lines []string) string {
-	var kept []string
-	for _, l := range lines {
-		if strings.TrimSpace(l) != "" {
-			kept = append(kept, strings.TrimSpace(l))
-		}
-	}
-	return strings.Join(kept, ", ")
-}
-
-// ParseRobotsTag reads Robots-Tag field lines into a Policy. It accepts the Structured
-// Field List of the current draft with case-insensitive rule names, applies the draft's
-// limit (the first MaxFieldSize bytes are processed, every complete valid member in them
-// is honoured, the member cut by the limit and everything after it are ignored), and
-// salvages every valid member when the value is not a valid List as a whole. It also
-// reads the superseded draft-illyes-repext-00 syntax (`*=noindex, nosnippet; ExampleBot=;`).
-// Unknown boolean rules whose names are SF keys are kept (see the package
-// documentation); other unknown rules are dropped. Every dropped piece is described by
-// one of the returned errors. It never panics.
+// ParseRobotsTag reads Robots-Tag field lines into a Policy. Each member is read in the
+// syntax it is written in: the Structured Field List of the current draft (rule names
+// case-insensitive, with the tolerance crawlers show for whitespace around ";", a trailing
+// ";", a "token/version" product token and the unavailable_after date forms Google
+// documents), the superseded draft-illyes-repext-00 syntax (`*=noindex, nosnippet;
+// ExampleBot=;`), or the historic X-Robots-Tag syntax (`googlebot: noindex`). A member
+// that names a product token keeps its rules on that token, and a valid member is read
+// whatever its neighbours are.
+//
+// The draft's parsing limit applies to the lines combined: the first MaxFieldSize bytes
+// are processed, the member cut by the limit and everything after it are ignored. Unknown
+// boolean rules whose names are SF keys are kept (see the package documentation); other
+// unknown rules are dropped. Every dropped piece is described by one of the returned
+// errors. It never panics.
 func ParseRobotsTag(fieldLines []string) (Policy, []error) {
-	var errs []error
-	value := joinLines(fieldLines)
-	m := map[string]ruleSet{}
-	if value == "" {
-		return Policy{}, nil
+	var fr fieldReader
+	fr.lines(fieldLines, "")
+	return build(fr.m), fr.errs
+}
+
+// ParseXRobotsTag reads X-Robots-Tag field lines in the historic syntax crawlers read:
+// `noindex, nosnippet` (every accessor), `examplebot: noindex, max-snippet: 20` (one
+// product token; a later `otherbot: ...` switches token within the line), and
+// `unavailable_after: <date>` where the date may contain commas and colons (RFC 850 /
+// RFC 822 forms). Each line starts with the global token. Members in the Structured Field
+// syntax are read as ParseRobotsTag reads them, since the draft lets the experimental
+// field name carry it. The same MaxFieldSize limit applies to the lines combined. Unknown
+// rules are kept or dropped as by ParseRobotsTag; every dropped piece is described by the
+// returned errors. It never panics.
+func ParseXRobotsTag(fieldLines []string) (Policy, []error) {
+	// One reader for both fields: the syntax is decided per member. Only the start of a
+	// line differs: here it opens a rule list for "*", so that a bare unknown word is an
+	// extension rule, where a Robots-Tag member would name a product token.
+	var fr fieldReader
+	fr.lines(fieldLines, GlobalToken)
+	return build(fr.m), fr.errs
+}
+
+// fieldReader reads field lines member by member into m.
+type fieldReader struct {
+	m    map[string]ruleSet
+	errs []error
+
+	// open is the product token whose rule list a draft-00 or historic member left open,
+	// so that the next member may continue it; "" when none is open.
+	open string
+}
+
+// lines reads field lines as one combined value ("a, b") under the draft's parsing limit.
+// Each line starts with open as the open rule list (X-Robots-Tag lines start with "*").
+func (fr *fieldReader) lines(fieldLines []string, open string) {
+	if fr.m == nil {
+		fr.m = make(map[string]ruleSet, 2)
 	}
-	lower := lowerOutsideStrings(value)
-	sfBody, sfLimitErr := limitValue(lower, ',')
-	if list, err := httpsfv.UnmarshalList([]string{sfBody}); err == nil && strings.TrimSpace(sfBody) != "" {
-		if sfLimitErr != nil {
-			errs = append(errs, sfLimitErr)
-		}
-		for _, member := range list {
-			errs = append(errs, readMember(member, m)...)
-		}
-		return build(m), errs
-	}
-	if looksLikeDraft00(lower) {
-		body, limitErr := limitValue(lower, ';')
-		if limitErr != nil {
-			errs = append(errs, limitErr)
-		}
-		errs = append(errs, readDraft00(body, m)...)
-		return build(m), errs
-	}
-	if sfLimitErr != nil {
-		errs = append(errs, sfLimitErr)
-	}
-	for _, seg := range splitTopLevel(sfBody, ',') {
-		if strings.TrimSpace(seg.text) == "" {
+	budget := MaxFieldSize
+	for _, line := range fieldLines {
+		line = trimOWS(line)
+		if line == "" {
 			continue
 		}
-		item, err := httpsfv.UnmarshalItem([]string{strings.Trim(seg.text, " \t")})
+		if budget <= 0 {
+			fr.errs = append(fr.errs, fmt.Errorf("tagemit: ignored field line %q... past the %d-byte limit", truncForMsg(line), MaxFieldSize))
+			return
+		}
+		kept, partial, err := limitValue(line, budget)
+		fr.open = open
+		fr.value(kept)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("tagemit: dropped invalid Robots-Tag member %q: %v", truncForMsg(seg.text), err))
-			continue
+			fr.errs = append(fr.errs, err)
+			fr.partial(partial)
+			return
 		}
-		errs = append(errs, readMember(item, m)...)
+		budget -= len(line) + len(", ")
 	}
-	return build(m), errs
 }
 
-// looksLikeDraft00 recognises the draft-00 syntax in a value that is not a valid SF
-// List: it ends with the ';' every draft-00 value ends with, or a ';'-separated value
-// has the form product-token "=" [rules].
-func looksLikeDraft00(lower string) bool {
-	if strings.HasSuffix(strings.TrimRight(lower, " \t"), ";") {
-		return true
-	}
-	for _, seg := range splitTopLevel(lower, ';') {
-		tok, rules, ok := strings.Cut(seg.text, "=")
-		if !ok {
-			continue
-		}
-		tok = strings.TrimSpace(tok)
-		if !validToken(tok) || isRuleName(tok) {
-			continue
-		}
-		allRules := true
-		for _, r := range strings.Split(rules, ",") {
-			name := strings.TrimSpace(r)
-			if i := strings.IndexAny(name, ":="); i >= 0 {
-				name = strings.TrimSpace(name[:i])
-			}
-			if name != "" && !isRuleName(name) {
-				allRules = false
-			}
-		}
-		if allRules {
-			return true
-		}
-	}
-	return false
-}
-
-// readDraft00 reads `*=noindex, nosnippet; ExampleBot=;` (the global token may be
-// omitted: `noindex, nosnippet; ExampleBot=;`).
-func readDraft00(body string, m map[string]ruleSet) []error {
-	var errs []error
-	for _, seg := range splitTopLevel(body, ';') {
-		text := strings.TrimSpace(seg.text)
+// value reads the members of one field line.
+func (fr *fieldReader) value(v string) {
+	pieces := splitTopLevel(v, ',')
+	for i := 0; i < len(pieces); i++ {
+		text := trimOWS(pieces[i].text)
 		if text == "" {
 			continue
 		}
-		tok, rules := GlobalToken, text
-		if t, r, ok := strings.Cut(text, "="); ok && !isRuleName(strings.TrimSpace(t)) {
-			tok, rules = strings.TrimSpace(t), r
-			if tok == "" {
-				tok = GlobalToken
-			}
-		}
-		if !validToken(tok) {
-			errs = append(errs, fmt.Errorf("tagemit: dropped draft-00 value %q: invalid product token %q", truncForMsg(text), tok))
-			continue
-		}
-		tok = canonicalReadToken(tok)
-		rs := m[tok]
-		for _, r := range strings.Split(rules, ",") {
-			if strings.TrimSpace(r) == "" {
-				continue
-			}
-			if err := rs.addRuleText(r); err != nil {
-				errs = append(errs, fmt.Errorf("tagemit: token %q: dropped rule: %v", tok, err))
-			}
-		}
-		m[tok] = rs
+		i += fr.member(text, pieces[i+1:])
 	}
-	return errs
 }
 
-// canonicalReadToken lower-cases a token read from a header or page; "robots" (the HTML
-// name for every accessor) is read as "*".
-func canonicalReadToken(tok string) string {
-	tok = strings.ToLower(tok)
-	if tok == "robots" {
-		return GlobalToken
+// partial reads what precedes the last ";" of a member cut by the parsing limit, where
+// only a draft-00 member can hold complete values (each ends with ";").
+func (fr *fieldReader) partial(text string) {
+	j := strings.LastIndexByte(text, ';')
+	if j < 0 {
+		return
 	}
-	return tok
+	if r, ok := readDraft00(trimOWS(text[:j+1]), fr.open); ok {
+		fr.take(r)
+	}
 }
 
-// readMember interprets one List member: an Item naming a product token (Token or
-// String) whose Parameters are rules. An Item whose value is itself a rule name (the
-// historic `Robots-Tag: noindex` form) is read as rules for every accessor.
-func readMember(member httpsfv.Member, m map[string]ruleSet) []error {
-	item, ok := member.(httpsfv.Item)
-	if !ok {
-		return []error{fmt.Errorf("tagemit: dropped an Inner List member: members must be Items naming a product token")}
+// reading is one syntax's interpretation of a member.
+type reading struct {
+	rules []tokenRules
+	errs  []error
+	open  string // the product token whose rule list stays open after the member
+	extra int    // following comma pieces the member took (a date with commas)
+}
+
+type tokenRules struct {
+	tok string
+	rs  ruleSet
+}
+
+func (r *reading) add(tok string, rs ruleSet) {
+	for i := range r.rules {
+		if r.rules[i].tok == tok {
+			r.rules[i].rs = r.rules[i].rs.add(rs)
+			return
+		}
 	}
+	r.rules = append(r.rules, tokenRules{tok, rs})
+}
+
+func (r *reading) fail(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Errorf("tagemit: "+format, args...))
+}
+
+func (fr *fieldReader) take(r reading) {
+	for _, tr := range r.rules {
+		if !tr.rs.isEmpty() {
+			fr.m[tr.tok] = fr.m[tr.tok].add(tr.rs)
+		}
+	}
+	fr.errs = append(fr.errs, r.errs...)
+	fr.open = r.open
+}
+
+// member reads one trimmed member; rest are the comma pieces after it, which a historic
+// date may extend into. It returns how many of them it took.
+func (fr *fieldReader) member(text string, rest []segment) int {
+	low := lowerOutsideStrings(text)
+	var fallback *reading
+	try := func(r reading, ok bool) bool {
+		if !ok {
+			return false
+		}
+		if len(r.errs) == 0 {
+			fr.take(r)
+			return true
+		}
+		if fallback == nil {
+			fallback = &r
+		}
+		return false
+	}
+	if fr.open != "" {
+		if r, ok := readContinuation(low, fr.open, rest); try(r, ok) {
+			return r.extra
+		}
+	}
+	if try(readSFItem(low)) || try(readTolerantItem(low)) || try(readDraft00(low, "")) {
+		return 0
+	}
+	if r, ok := readHistoric(low, rest); try(r, ok) {
+		return r.extra
+	}
+	if fallback != nil {
+		fr.take(*fallback)
+		return fallback.extra
+	}
+	fr.errs = append(fr.errs, fmt.Errorf("tagemit: dropped member %q: it is not a Robots-Tag member in the Structured Field, draft-00 or historic syntax", truncForMsg(text)))
+	fr.open = ""
+	return 0
+}
+
+// readSFItem reads a member that is a Structured Field Item. An Item whose Token value
+// holds ":" is the historic `googlebot:noindex` without a space, which SF happens to
+// allow in a Token: it is left to the historic reading.
+func readSFItem(low string) (reading, bool) {
+	item, err := httpsfv.UnmarshalItem([]string{low})
+	if err != nil {
+		return reading{}, false
+	}
+	if t, ok := item.Value.(httpsfv.Token); ok && strings.Contains(string(t), ":") {
+		return reading{}, false
+	}
+	return readItem(item), true
+}
+
+// readTolerantItem reads an SF Item written with the slack crawlers accept: whitespace
+// around ";" and "=", one trailing ";", a "token/version" product token, and parameter
+// values that are not SF bare items (read as the text of a String, e.g. an unquoted
+// date). Empty parameters between two ";" are not tolerated.
+func readTolerantItem(low string) (reading, bool) {
+	segs := splitTopLevel(low, ';')
+	if last := segs[len(segs)-1]; len(segs) > 1 && trimOWS(last.text) == "" {
+		segs = segs[:len(segs)-1]
+	}
+	tok := cutVersion(trimOWS(segs[0].text))
+	if !validToken(tok) && !isRuleName(tok) && !(len(tok) > 1 && tok[0] == '"') {
+		return reading{}, false
+	}
+	var b strings.Builder
+	b.WriteString(tok)
+	for _, s := range segs[1:] {
+		key, val, hasVal := strings.Cut(s.text, "=")
+		key = trimOWS(key)
+		if key == "" {
+			return reading{}, false
+		}
+		b.WriteByte(';')
+		b.WriteString(key)
+		if hasVal {
+			val = trimOWS(val)
+			if _, err := httpsfv.UnmarshalItem([]string{val}); err != nil {
+				q, err := httpsfv.Marshal(httpsfv.NewItem(val))
+				if err != nil {
+					return reading{}, false // not even a String: non-ASCII or control bytes
+				}
+				val = q
+			}
+			b.WriteByte('=')
+			b.WriteString(val)
+		}
+	}
+	item, err := httpsfv.UnmarshalItem([]string{b.String()})
+	if err != nil {
+		return reading{}, false
+	}
+	return readItem(item), true
+}
+
+// cutVersion cuts a "token/version" product token to the token, as robots.txt parsers
+// read a user-agent line. Only a version (letters, digits, ".", "-", "_") is cut: anything
+// else after the "/" leaves tok as it is, to fail as a product token.
+func cutVersion(tok string) string {
+	i := strings.IndexByte(tok, '/')
+	if i <= 0 || i == len(tok)-1 {
+		return tok
+	}
+	for _, c := range []byte(tok[i+1:]) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '-' || c == '_') {
+			return tok
+		}
+	}
+	return tok[:i]
+}
+
+// readItem interprets an SF Item: its value names a product token (Token or String, a
+// "/version" cut off) whose rules are its Parameters. An Item whose value is itself a rule
+// name (the historic `Robots-Tag: noindex` form) states rules for every accessor.
+func readItem(item httpsfv.Item) reading {
+	var r reading
 	var tok string
 	switch v := item.Value.(type) {
 	case httpsfv.Token:
@@ -242,21 +391,23 @@ func readMember(member httpsfv.Member, m map[string]ruleSet) []error {
 	case string:
 		tok = v
 	default:
-		return []error{fmt.Errorf("tagemit: dropped a member whose value %v is not a product token", item.Value)}
+		r.fail("dropped a member whose value %v is not a product token", item.Value)
+		return r
 	}
-	var errs []error
 	var rs ruleSet
-	low := strings.ToLower(tok)
+	low := strings.ToLower(cutVersion(tok))
 	switch {
 	case isRuleName(low):
+		// The historic bare form: the rules that follow continue the list for "*".
 		if err := rs.addNamed(low, "", false); err != nil {
-			errs = append(errs, fmt.Errorf("tagemit: dropped member %q: %v", tok, err))
+			r.fail("dropped member %q: %v", tok, err)
 		}
-		tok = GlobalToken
-	case validToken(tok):
-		tok = canonicalReadToken(tok)
+		tok, r.open = GlobalToken, GlobalToken
+	case validToken(low):
+		tok = canonicalReadToken(low)
 	default:
-		return []error{fmt.Errorf("tagemit: dropped member: %q is not a product token", tok)}
+		r.fail("dropped member: %q is not a product token", tok)
+		return r
 	}
 	for _, name := range item.Params.Names() {
 		v, _ := item.Params.Get(name)
@@ -284,101 +435,198 @@ func readMember(member httpsfv.Member, m map[string]ruleSet) []error {
 			err = fmt.Errorf("rule %q has a value of unsupported type %T", name, v)
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("tagemit: token %q: dropped rule: %v", tok, err))
+			r.fail("token %q: dropped rule: %v", tok, err)
 		}
 	}
-	m[tok] = m[tok].union(rs)
-	return errs
+	r.add(tok, rs)
+	return r
 }
 
-// ParseXRobotsTag reads X-Robots-Tag field lines in the historic syntax crawlers read:
-// `noindex, nosnippet` (every accessor), `examplebot: noindex, max-snippet: 20` (one
-// product token; a later `otherbot: ...` switches token within the line), and
-// `unavailable_after: <date>` where the date may contain commas and colons (RFC 850 /
-// RFC 822 forms). Each line starts with the global token. A line containing ';' (which
-// the historic syntax never uses) is read with ParseRobotsTag, since the draft lets the
-// experimental field name carry the Structured Field syntax. Unknown rules are kept or
-// dropped as by ParseRobotsTag; every dropped piece is described by the returned
-// errors. It never panics.
-func ParseXRobotsTag(fieldLines []string) (Policy, []error) {
-	m := map[string]ruleSet{}
-	var errs []error
-	var sf []string
-	for _, line := range fieldLines {
-		// The draft lets the experimental name carry the new syntax too: a line with ';'
-		// (never part of the historic syntax) is read as a Robots-Tag value.
-		if strings.Contains(line, ";") {
-			sf = append(sf, line)
-			continue
+// readDraft00 reads draft-illyes-repext-00 values, each ended by ";": `token=rules` or
+// `rules` for every accessor, rules separated by commas (a member holds one of them, the
+// following members continue the list). open is the token whose list the previous member
+// left open, for the first value. It fits only a member with a "=" or a ";" whose every
+// value has that shape with known (or extension) rules: `googlebot;noindex;` does not fit,
+// since "googlebot" is no rule.
+func readDraft00(low, open string) (reading, bool) {
+	if !strings.ContainsAny(low, "=;") {
+		return reading{}, false
+	}
+	var r reading
+	segs := splitTopLevel(low, ';')
+	for i, s := range segs {
+		text := trimOWS(s.text)
+		tok := GlobalToken
+		if i == 0 && open != "" {
+			tok = open
 		}
-		errs = append(errs, readLegacyLine(line, GlobalToken, true, m)...)
+		last := i == len(segs)-1
+		if text == "" {
+			continue // "ExampleBot=;" ends with an empty value; so does every ";"-ended member
+		}
+		rule := text
+		if t, rl, ok := strings.Cut(text, "="); ok && !isRuleName(trimOWS(t)) {
+			tok, rule = cutVersion(trimOWS(t)), trimOWS(rl)
+			if tok == "" {
+				tok = GlobalToken
+			}
+			if !validToken(tok) {
+				return reading{}, false
+			}
+			tok = canonicalReadToken(tok)
+		}
+		if rule != "" {
+			// Only known rules: read as a rule, an unknown word could be a product token
+			// of another syntax, whose following rules would then land on "*".
+			if !isKnownRule(rule) {
+				return reading{}, false
+			}
+			var rs ruleSet
+			if err := rs.addParsedText(rule); err != nil {
+				r.fail("token %q: dropped rule: %v", tok, err)
+			}
+			r.add(tok, rs)
+		}
+		if last {
+			r.open = tok // no ";" yet: the next member continues this value's rules
+		}
 	}
-	p := build(m)
-	if len(sf) > 0 {
-		q, more := ParseRobotsTag(sf)
-		p, errs = p.Union(q), append(errs, more...)
-	}
-	return p, errs
+	return r, true
 }
 
-// readLegacyLine reads a comma-separated rule list in the historic syntax into m[tok];
-// with allowSwitch, a piece "token: rule" switches the product token.
+// isKnownRule reports whether text is one rule of the registry (or none, all), alone or
+// with a value after ":" or "=".
+func isKnownRule(text string) bool {
+	name := text
+	if i := strings.IndexAny(text, ":="); i >= 0 {
+		name = text[:i]
+	}
+	return isRuleName(trimOWS(name))
+}
+
+// looksLikeRule reports whether text is one rule as a historic rule list holds it: a known
+// rule, or an extension rule, which carries no value.
+func looksLikeRule(text string) bool {
+	return isKnownRule(text) || isExtensionName(trimOWS(text))
+}
+
+// readContinuation reads a member that continues the rule list of token open: one rule,
+// possibly followed by ";" and more draft-00 values.
+func readContinuation(low, open string, rest []segment) (reading, bool) {
+	head, tail, hasSemi := strings.Cut(low, ";")
+	if hasSemi && strings.Trim(tail, " \t;") != "" {
+		// Draft-00 values that go on to other tokens: an unknown word is not taken for a
+		// rule here, since it may be a product token of another syntax.
+		if !isKnownRule(head) {
+			return reading{}, false
+		}
+		return readDraft00(low, open)
+	}
+	low = trimOWS(head) // the value's last rule, ended by ";" or not
+	if !looksLikeRule(low) {
+		return reading{}, false
+	}
+	r, ok := readHistoricRules(low, open, rest)
+	if r.open = open; hasSemi {
+		r.open, r.extra = "", 0
+	}
+	return r, ok
+}
+
+// readHistoric reads a member in the historic X-Robots-Tag syntax: `token: rule`, where
+// the token switches the rules that follow to that crawler, or a rule for every accessor.
+func readHistoric(low string, rest []segment) (reading, bool) {
+	if strings.ContainsAny(low, ";\"") {
+		return reading{}, false
+	}
+	tok := GlobalToken
+	if i := strings.IndexByte(low, ':'); i >= 0 && !isRuleName(trimOWS(low[:i])) {
+		name := cutVersion(trimOWS(low[:i]))
+		if !validToken(name) {
+			var r reading
+			r.fail("dropped %q: %q is neither a rule nor a product token", truncForMsg(low), trimOWS(low[:i]))
+			return r, true
+		}
+		tok, low = canonicalReadToken(name), trimOWS(low[i+1:])
+		if low == "" {
+			return reading{open: tok}, true
+		}
+	} else if !looksLikeRule(low) {
+		return reading{}, false
+	}
+	r, _ := readHistoricRules(low, tok, rest)
+	r.open = tok
+	return r, true
+}
+
+// readHistoricRules reads one historic rule for tok. unavailable_after's date may hold
+// commas ("Friday, 25-Jun-10 15:00:00 PST"): it takes the longest run of the following
+// pieces (none of them a rule) that still parses as a date.
+func readHistoricRules(text, tok string, rest []segment) (reading, bool) {
+	var r reading
+	name, value, hasValue := text, "", false
+	if i := strings.IndexAny(text, ":="); i >= 0 {
+		name, value, hasValue = trimOWS(text[:i]), text[i+1:], true
+	}
+	if name == "unavailable_after" && hasValue {
+		acc := value
+		for k := 1; k <= 3 && k <= len(rest); k++ {
+			if looksLikeRule(trimOWS(rest[k-1].text)) {
+				break
+			}
+			acc += "," + rest[k-1].text
+			if _, err := parseDate(acc); err == nil {
+				value, r.extra = acc, k
+			}
+		}
+	}
+	var rs ruleSet
+	if err := rs.addParsed(name, value, hasValue); err != nil {
+		r.fail("token %q: dropped rule: %v", tok, err)
+	}
+	r.add(tok, rs)
+	return r, true
+}
+
+// addParsedText adds a rule written as "name", "name=value" or "name: value".
+func (r *ruleSet) addParsedText(text string) error {
+	name, value, hasValue := text, "", false
+	if i := strings.IndexAny(text, "=:"); i >= 0 {
+		name, value, hasValue = trimOWS(text[:i]), text[i+1:], true
+	}
+	return r.addParsed(strings.ToLower(name), value, hasValue)
+}
+
+// canonicalReadToken lower-cases a token read from a header or page; "robots" (the HTML
+// name for every accessor) is read as "*".
+func canonicalReadToken(tok string) string {
+	tok = strings.ToLower(tok)
+	if tok == "robots" {
+		return GlobalToken
+	}
+	return tok
+}
+
+// readLegacyLine reads a meta element's content, a comma-separated rule list in the
+// historic syntax, into m[tok]; with allowSwitch, a piece "token: rule" switches the
+// product token as in an X-Robots-Tag line.
 func readLegacyLine(line, tok string, allowSwitch bool, m map[string]ruleSet) []error {
-	var errs []error
-	pieces := strings.Split(line, ",")
+	fr := fieldReader{m: m}
+	pieces := splitTopLevel(lowerOutsideStrings(line), ',')
 	for i := 0; i < len(pieces); i++ {
-		text := strings.TrimSpace(pieces[i])
+		text := trimOWS(pieces[i].text)
 		if text == "" {
 			continue
 		}
-		name, value, hasValue, sep := text, "", false, byte(0)
-		if j := strings.IndexAny(text, ":="); j >= 0 {
-			name, value, hasValue, sep = strings.TrimSpace(text[:j]), text[j+1:], true, text[j]
+		var r reading
+		if allowSwitch {
+			r, _ = readHistoric(text, pieces[i+1:])
+			tok = r.open
+		} else {
+			r, _ = readHistoricRules(text, tok, pieces[i+1:])
 		}
-		lname := strings.ToLower(name)
-		if hasValue && !isRuleName(lname) && allowSwitch && sep == ':' {
-			if !validToken(name) {
-				errs = append(errs, fmt.Errorf("tagemit: dropped %q: %q is neither a rule nor a product token", truncForMsg(text), name))
-				continue
-			}
-			tok = canonicalReadToken(name)
-			pieces[i] = value
-			i--
-			continue
-		}
-		if lname == "unavailable_after" && hasValue {
-			// The date may itself contain commas: take the longest run of following
-			// pieces that still parses as a date.
-			best, bestK := "", -1
-			acc := value
-			for k := 0; k <= 3 && i+k < len(pieces); k++ {
-				if k > 0 {
-					next := strings.TrimSpace(pieces[i+k])
-					nn := strings.ToLower(next)
-					if j := strings.IndexAny(nn, ":="); j >= 0 {
-						nn = strings.TrimSpace(nn[:j])
-					}
-					if isRuleName(nn) {
-						break
-					}
-					acc += "," + pieces[i+k]
-				}
-				if _, err := parseDate(acc); err == nil {
-					best, bestK = acc, k
-				}
-			}
-			if bestK >= 0 {
-				value = best
-				i += bestK
-			}
-		}
-		rs := m[tok]
-		if err := rs.addParsed(lname, value, hasValue); err != nil {
-			errs = append(errs, fmt.Errorf("tagemit: token %q: dropped rule: %v", tok, err))
-		}
-		if !rs.isEmpty() {
-			m[tok] = rs
-		}
+		fr.take(r)
+		i += r.extra
 	}
-	return errs
+	return fr.errs
 }

@@ -3,7 +3,9 @@ package tagemit
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -74,7 +76,9 @@ func TestParseRobotsTagCases(t *testing.T) {
 			map[string][]string{"examplebot": {"noindex"}, "otherbot": {"noindex", "nosnippet"}}, 0},
 		{"draft-00 duplicates merged", []string{"bot=noindex; bot=nosnippet; bot=noindex;"},
 			map[string][]string{"bot": {"noindex", "nosnippet"}}, 0},
-		{"draft-00 unsupported rule ignored", []string{"*=noindex, noai;"},
+		{"draft-00 unknown boolean rule kept", []string{"*=noindex, noai;"},
+			map[string][]string{"*": {"noindex", "noai"}}, 0},
+		{"draft-00 unknown valued rule dropped", []string{"*=noindex, noai=5;"},
 			map[string][]string{"*": {"noindex"}}, 1},
 		{"empty", []string{""}, map[string][]string{}, 0},
 		{"garbage", []string{"\x00\xff;;,,\"\\"}, map[string][]string{}, -1},
@@ -268,3 +272,288 @@ func TestExtensionRules(t *testing.T) {
 }
 
 func first(p Policy, _ []error) Policy { return p }
+
+// TestMemberSyntaxDecidedPerMember: each member is read in its own syntax, so a member that
+// names a product token keeps its rules on that token and a valid member survives whatever
+// its neighbours are (issue 9, part 1).
+func TestMemberSyntaxDecidedPerMember(t *testing.T) {
+	cases := []struct {
+		name    string
+		lines   []string
+		want    map[string][]string
+		wantErr int
+	}{
+		{"trailing semicolon keeps the token", []string{"googlebot;noindex;"},
+			map[string][]string{"googlebot": {"noindex"}}, 0},
+		{"trailing semicolons in several members", []string{"googlebot;noindex, bingbot;nosnippet;"},
+			map[string][]string{"googlebot": {"noindex"}, "bingbot": {"nosnippet"}}, 0},
+		{"draft-00 member beside an SF member", []string{"*;noindex", "examplebot=nosnippet;"},
+			map[string][]string{"*": {"noindex"}, "examplebot": {"nosnippet"}}, 0},
+		{"draft-00 member after an SF member", []string{"googlebot;noindex, bingbot=nosnippet;"},
+			map[string][]string{"googlebot": {"noindex"}, "bingbot": {"nosnippet"}}, 0},
+		{"whitespace around semicolons", []string{"googlebot ;noindex ; nosnippet, bingbot\t; noarchive"},
+			map[string][]string{"googlebot": {"noindex", "nosnippet"}, "bingbot": {"noarchive"}}, 0},
+		{"whitespace around equals", []string{"googlebot;max-snippet = 50"},
+			map[string][]string{"googlebot": {"max-snippet=50"}}, 0},
+		{"product token with a version", []string{"Googlebot/2.1;noindex, bingbot/2.0;nosnippet;"},
+			map[string][]string{"googlebot": {"noindex"}, "bingbot": {"nosnippet"}}, 0},
+		{"historic token with a version", []string{"Googlebot/2.1: noindex"},
+			map[string][]string{"googlebot": {"noindex"}}, 0},
+		{"draft-00 token with a version", []string{"Bingbot/2.0=noindex;"},
+			map[string][]string{"bingbot": {"noindex"}}, 0},
+		{"unquoted RFC 3339 date", []string{"googlebot;unavailable_after=2027-01-01T00:00:00Z"},
+			map[string][]string{"googlebot": {"unavailable_after=2027-01-01T00:00:00Z"}}, 0},
+		{"unquoted ISO date", []string{"googlebot;unavailable_after=2027-01-01;noindex"},
+			map[string][]string{"googlebot": {"noindex", "unavailable_after=2027-01-01T00:00:00Z"}}, 0},
+		{"quoted RFC 850 date", []string{`googlebot;unavailable_after="Friday, 25-Jun-10 15:00:00 PST"`},
+			map[string][]string{"googlebot": {"unavailable_after=2010-06-25T23:00:00Z"}}, 0},
+		{"historic syntax under the new name", []string{"googlebot: noindex, nosnippet"},
+			map[string][]string{"googlebot": {"noindex", "nosnippet"}}, 0},
+		{"historic syntax without a space", []string{"googlebot:noindex, bingbot:nosnippet"},
+			map[string][]string{"googlebot": {"noindex"}, "bingbot": {"nosnippet"}}, 0},
+		{"historic valued rule", []string{"max-snippet:50, googlebot: max-image-preview: none"},
+			map[string][]string{"*": {"max-snippet=50"}, "googlebot": {"max-image-preview=none"}}, 0},
+		{"historic date with commas under the new name", []string{"googlebot: unavailable_after: Friday, 25-Jun-10 15:00:00 PST, noindex"},
+			map[string][]string{"googlebot": {"noindex", "unavailable_after=2010-06-25T23:00:00Z"}}, 0},
+		{"a bad value does not move the member's rules", []string{"googlebot;noindex;max-snippet=abc"},
+			map[string][]string{"googlebot": {"noindex"}}, 1},
+		{"a bad value does not move a draft-00 member's rules", []string{"googlebot=noindex, max-snippet: abc;"},
+			map[string][]string{"googlebot": {"noindex"}}, 1},
+		{"invalid neighbours", []string{"googlebot;noindex, {bad}, (x y), bingbot;nosnippet;, @@, *;noarchive"},
+			map[string][]string{"googlebot": {"noindex"}, "bingbot": {"nosnippet"}, "*": {"noarchive"}}, 3},
+		{"empty parameters are not tolerated", []string{"bot;;noindex, *;nosnippet"},
+			map[string][]string{"*": {"nosnippet"}}, 1},
+		{"noindex and indexifembedded in one field both stand", []string{"*;noindex, *;indexifembedded"},
+			map[string][]string{"*": {"noindex", "indexifembedded"}}, 0},
+		{"bare rules continue for every accessor", []string{"noindex, noai"},
+			map[string][]string{"*": {"noindex", "noai"}}, 0},
+		{"a bare unknown word names a product token", []string{"noai, examplebot;noindex"},
+			map[string][]string{"examplebot": {"noindex"}}, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, errs := ParseRobotsTag(c.lines)
+			if got := p.Rules(); !reflect.DeepEqual(got, c.want) {
+				t.Errorf("ParseRobotsTag(%q) = %v, want %v (errors %v)", c.lines, got, c.want, errs)
+			}
+			if len(errs) != c.wantErr {
+				t.Errorf("ParseRobotsTag(%q) errors = %v, want %d", c.lines, errs, c.wantErr)
+			}
+		})
+	}
+}
+
+// TestMembersNeverMoveOrVanish is the property behind TestMemberSyntaxDecidedPerMember over
+// thousands of generated fields: members in every syntax a backend writes, with the slack
+// crawlers tolerate, mixed with members that fit no syntax. Every rule a readable member
+// states is read onto its own token, and no token (least of all "*") gets a rule that no
+// member stated for it.
+func TestMembersNeverMoveOrVanish(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	tokens := []string{"*", "googlebot", "bingbot", "examplebot", "other-bot", "a_b"}
+	flags := []string{"noindex", "nosnippet", "noarchive", "nofollow", "noimageindex", "notranslate", "nocache"}
+	garbage := []string{"{bad}", "(x y);noindex", "@@", "bot;;noindex", `"unterminated`, "[a]", "bot1=noindex;x"}
+	pick := func(s []string) string { return s[rng.IntN(len(s))] }
+	for n := range 5000 {
+		want := map[string]map[string]bool{}
+		var members []string
+		for range 1 + rng.IntN(6) {
+			if rng.IntN(5) == 0 {
+				members = append(members, pick(garbage))
+				continue
+			}
+			tok := pick(tokens)
+			var rules []string
+			for range 1 + rng.IntN(3) {
+				rules = append(rules, pick(flags))
+			}
+			if want[tok] == nil {
+				want[tok] = map[string]bool{}
+			}
+			for _, r := range rules {
+				want[tok][r] = true
+			}
+			spelt := tok
+			if tok != "*" && rng.IntN(4) == 0 {
+				spelt = strings.ToUpper(tok[:1]) + tok[1:] + "/2.1"
+			}
+			var m string
+			form := rng.IntN(6)
+			if tok == "*" && form >= 4 && len(members) > 0 {
+				// Bare rules after another member continue that member's list in the
+				// historic syntax ("googlebot: noindex, nofollow"): "*" is written in SF.
+				form = 0
+			}
+			switch form {
+			case 0: // SF
+				m = spelt + ";" + strings.Join(rules, ";")
+			case 1: // SF with a trailing ";"
+				m = spelt + ";" + strings.Join(rules, ";") + ";"
+			case 2: // SF with whitespace before ";"
+				m = spelt + " ;" + strings.Join(rules, " ; ")
+			case 3: // draft-00
+				m = spelt + "=" + strings.Join(rules, ", ") + ";"
+			case 4: // historic
+				if tok == "*" {
+					m = strings.Join(rules, ", ")
+				} else {
+					m = spelt + ": " + strings.Join(rules, ", ")
+				}
+			case 5: // historic without a space, one rule
+				if tok == "*" {
+					m = rules[0]
+				} else {
+					m = spelt + ":" + rules[0]
+				}
+				want[tok] = map[string]bool{}
+				for _, r := range rules[:1] {
+					want[tok][r] = true
+				}
+				// Other members may have stated more for tok: recomputed below.
+			}
+			members = append(members, m)
+		}
+		// Recompute want from the members actually written (case 5 keeps one rule).
+		want = map[string]map[string]bool{}
+		for _, m := range members {
+			if slices.Contains(garbage, m) {
+				continue
+			}
+			tok, rules := splitGenerated(m)
+			if want[tok] == nil {
+				want[tok] = map[string]bool{}
+			}
+			for _, r := range rules {
+				want[tok][r] = true
+			}
+		}
+		field := strings.Join(members, ", ")
+		p, errs := ParseRobotsTag([]string{field})
+		got := p.Rules()
+		for tok, rules := range want {
+			for r := range rules {
+				if !slices.Contains(got[tok], r) {
+					t.Fatalf("case %d: %q: rule %s of %q lost: got %v (errors %v)", n, field, r, tok, got, errs)
+				}
+			}
+		}
+		for tok, rules := range got {
+			for _, r := range rules {
+				if !want[tok][r] {
+					t.Fatalf("case %d: %q: %q got %s, which no member stated for it: got %v", n, field, tok, r, got)
+				}
+			}
+		}
+	}
+}
+
+// splitGenerated recovers the token and rules of a member written by the generator above.
+func splitGenerated(m string) (string, []string) {
+	var tok, rest string
+	switch {
+	case strings.Contains(m, "="):
+		tok, rest, _ = strings.Cut(m, "=")
+	case strings.Contains(m, ":"):
+		tok, rest, _ = strings.Cut(m, ":")
+	case strings.Contains(m, ";"):
+		tok, rest, _ = strings.Cut(m, ";")
+	default:
+		tok, rest = "*", m
+	}
+	tok = strings.ToLower(strings.TrimSpace(tok))
+	if i := strings.IndexByte(tok, '/'); i >= 0 {
+		tok = tok[:i]
+	}
+	if tok == "" {
+		tok = "*"
+	}
+	var rules []string
+	for _, r := range strings.FieldsFunc(rest, func(c rune) bool { return c == ';' || c == ',' || c == ' ' }) {
+		rules = append(rules, r)
+	}
+	return tok, rules
+}
+
+// TestXRobotsTagParsingLimit: the historic syntax gets the same 8 KiB limit, over its lines
+// combined: complete rules before the limit are read, the one cut by it and everything
+// after are not.
+func TestXRobotsTagParsingLimit(t *testing.T) {
+	var lines []string
+	size := -2
+	for i := 0; size < MaxFieldSize+500; i++ {
+		l := "b" + tokenName(i) + ": noindex, nosnippet"
+		lines = append(lines, l)
+		size += len(l) + 2
+	}
+	p, errs := ParseXRobotsTag(lines)
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "limit") {
+		t.Fatalf("errors = %v, want one about the limit", errs)
+	}
+	// Each rule is read exactly when it ends within the limit.
+	joined := strings.Join(lines, ", ")
+	for _, l := range lines {
+		tok, _, _ := strings.Cut(l, ":")
+		at := strings.Index(joined, l)
+		got := p.Rules()[tok]
+		if want := at+len(tok+": noindex") <= MaxFieldSize; slices.Contains(got, "noindex") != want {
+			t.Fatalf("%q at %d: read %v", l, at, got)
+		}
+		if want := at+len(l) <= MaxFieldSize; slices.Contains(got, "nosnippet") != want {
+			t.Fatalf("%q at %d: read %v", l, at, got)
+		}
+	}
+	if len(p.Rules()) < 300 {
+		t.Fatalf("only %d tokens read before the limit", len(p.Rules()))
+	}
+}
+
+// TestFitFieldSize: an over-long policy keeps "*" and the noindex members first, drops the
+// others whole, and always fits.
+func TestFitFieldSize(t *testing.T) {
+	m := map[string][]string{"*": {"nosnippet"}}
+	for i := range 600 {
+		rule := "noarchive"
+		if i%3 == 0 {
+			rule = "noindex"
+		}
+		m["z"+tokenName(i)] = []string{rule}
+	}
+	var rs map[string]ruleSet = map[string]ruleSet{}
+	for tok, rules := range m {
+		var r ruleSet
+		for _, x := range rules {
+			if err := r.addRuleText(x); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rs[tok] = r
+	}
+	p := build(rs)
+	if len(p.RobotsTag()) <= MaxFieldSize {
+		t.Fatalf("test policy is only %d bytes", len(p.RobotsTag()))
+	}
+	fitted, dropped := p.FitFieldSize()
+	if n := len(fitted.RobotsTag()); n > MaxFieldSize || n < MaxFieldSize-64 {
+		t.Fatalf("fitted to %d bytes", n)
+	}
+	got := fitted.Rules()
+	if got["*"] == nil {
+		t.Fatal("* dropped")
+	}
+	for tok, rules := range m {
+		if rules[0] == "noindex" && got[tok] == nil {
+			t.Fatalf("noindex member %s dropped while others were kept", tok)
+		}
+	}
+	if len(dropped)+len(got) != len(m) {
+		t.Fatalf("%d dropped + %d kept != %d", len(dropped), len(got), len(m))
+	}
+	for _, tok := range dropped {
+		if m[tok][0] == "noindex" {
+			t.Fatalf("dropped a noindex member %s", tok)
+		}
+	}
+	if same, d := fitted.FitFieldSize(); !same.Equal(fitted) || d != nil {
+		t.Fatal("a fitting policy changed")
+	}
+}

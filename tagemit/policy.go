@@ -332,3 +332,47 @@ func (p Policy) hasExtensions() bool {
 	}
 	return false
 }
+
+// FitFieldSize returns p, or when p's Robots-Tag value is longer than MaxFieldSize (a
+// parser may ignore everything past it), the most important part of p that fits: the
+// members for "*" first, then those that carry noindex, then the others in canonical order;
+// a member that does not fit is dropped whole (or, if that lets it fit, without the unknown
+// rules a parser kept). dropped names each member dropped or cut, for a warning.
+func (p Policy) FitFieldSize() (fitted Policy, dropped []string) {
+	if len(p.RobotsTag()) <= MaxFieldSize {
+		return p, nil
+	}
+	order := make([]int, len(p.d.tokens))
+	for i := range order {
+		order[i] = i
+	}
+	rank := func(i int) int {
+		switch {
+		case p.d.tokens[i] == GlobalToken:
+			return 0
+		case p.d.rules[i].flags&flagNoindex != 0:
+			return 1
+		}
+		return 2
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return rank(a) - rank(b) })
+	kept := map[string]ruleSet{}
+	size := -len(", ")
+	for _, i := range order {
+		tok, rs := p.d.tokens[i], p.d.rules[i]
+		n := len(", ") + len(build(map[string]ruleSet{tok: rs}).RobotsTag())
+		if size+n > MaxFieldSize && len(rs.ext) > 0 {
+			rs.ext = nil
+			n = len(", ") + len(build(map[string]ruleSet{tok: rs}).RobotsTag())
+			if size+n <= MaxFieldSize {
+				dropped = append(dropped, tok+" (its unknown rules)")
+			}
+		}
+		if size+n > MaxFieldSize || rs.isEmpty() {
+			dropped = append(dropped, tok)
+			continue
+		}
+		kept[tok], size = rs, size+n
+	}
+	return build(kept), dropped
+}

@@ -175,18 +175,27 @@ func lessRestrictiveLimit(a, b int64) bool {
 	return a > b
 }
 
-// union combines two rule sets for one token: every restriction of either, the most
-// restrictive value of each valued rule. indexifembedded relaxes noindex, so it survives
-// only when no side states noindex without it.
+// union combines two rule sets for one token from independent sources (a route and a
+// backend): every restriction of either, the most restrictive value of each valued rule.
+// indexifembedded relaxes noindex, so it survives only when no side states noindex
+// without it.
 func (r ruleSet) union(q ruleSet) ruleSet {
-	out := r
-	out.flags |= q.flags
+	out := r.add(q)
 	relaxes := func(s ruleSet) bool {
 		return s.flags&flagNoindex == 0 || s.flags&flagIndexifembedded != 0
 	}
 	if !relaxes(r) || !relaxes(q) {
 		out.flags &^= flagIndexifembedded
 	}
+	return out
+}
+
+// add combines rules one statement makes for one token (the members of one field value,
+// the rules of one meta element): every rule of either, the most restrictive value of each
+// valued rule. Unlike union, noindex and indexifembedded stated together both stand.
+func (r ruleSet) add(q ruleSet) ruleSet {
+	out := r
+	out.flags |= q.flags
 	if q.hasSnippet && (!out.hasSnippet || lessRestrictiveLimit(out.maxSnippet, q.maxSnippet)) {
 		out.hasSnippet, out.maxSnippet = true, q.maxSnippet
 	}
@@ -336,7 +345,7 @@ func (r *ruleSet) set(d ruleDef, value string, hasValue bool) error {
 		}
 		add.hasUnavailable, add.unavailableAfter = true, t
 	}
-	*r = r.union(add)
+	*r = r.add(add)
 	return nil
 }
 
@@ -459,8 +468,11 @@ var dateLayouts = []string{
 // ISO 8601, RFC 822 / RFC 1123 and RFC 850.
 func parseDate(s string) (time.Time, error) {
 	s = strings.TrimSpace(s)
+	// Header values reach here lower-cased with their rule names; month, weekday and zone
+	// names are case-insensitive, and RFC 3339 wants "T" and "Z" in upper case.
+	u := strings.ToUpper(s)
 	for _, layout := range dateLayouts {
-		t, err := time.ParseInLocation(layout, s, time.UTC)
+		t, err := time.ParseInLocation(layout, u, time.UTC)
 		if err != nil {
 			continue
 		}

@@ -1,0 +1,188 @@
+package nethttp_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/dunglas/httpsfv"
+
+	"github.com/sitepolicy/caddy-robots/nethttp"
+	"github.com/sitepolicy/caddy-robots/tagemit"
+)
+
+// TestBackendMembersKeepTheirToken is issue 9's first class end to end: a backend's
+// Robots-Tag is read member by member, so one crawler's rule never reaches the response as
+// a rule for every crawler ("*"), and a valid member survives malformed neighbours.
+func TestBackendMembersKeepTheirToken(t *testing.T) {
+	m := mustNew(t, nethttp.Config{RobotsTag: []nethttp.Route{
+		{TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"nosnippet"}}}},
+	}})
+	cases := []struct {
+		rt   []string
+		want map[string][]string
+	}{
+		{[]string{"googlebot;noindex, bingbot;nosnippet;"},
+			map[string][]string{"*": {"nosnippet"}, "googlebot": {"noindex"}, "bingbot": {"nosnippet"}}},
+		{[]string{"googlebot;noindex;"},
+			map[string][]string{"*": {"nosnippet"}, "googlebot": {"noindex"}}},
+		{[]string{"*;noindex", "examplebot=nosnippet;"},
+			map[string][]string{"*": {"nosnippet", "noindex"}, "examplebot": {"nosnippet"}}},
+		{[]string{"googlebot;noindex, bingbot=nosnippet;"},
+			map[string][]string{"*": {"nosnippet"}, "googlebot": {"noindex"}, "bingbot": {"nosnippet"}}},
+		{[]string{"Googlebot/2.1 ; noindex, {bad}, bingbot: noarchive, nofollow"},
+			map[string][]string{"*": {"nosnippet"}, "googlebot": {"noindex"}, "bingbot": {"noarchive", "nofollow"}}},
+		{[]string{"googlebot;unavailable_after=2027-01-01;max-snippet=oops"},
+			map[string][]string{"*": {"nosnippet"}, "googlebot": {"unavailable_after=2027-01-01T00:00:00Z"}}},
+	}
+	for _, c := range cases {
+		srv := serve(t, m, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header()["Robots-Tag"] = c.rt
+			_, _ = io.WriteString(w, "ok")
+		}))
+		resp, _ := get(t, nil, "GET", srv.URL+"/")
+		lines := resp.Header.Values("Robots-Tag")
+		if len(lines) != 1 {
+			t.Fatalf("%q: %d Robots-Tag lines", c.rt, len(lines))
+		}
+		if _, err := httpsfv.UnmarshalList(lines); err != nil {
+			t.Fatalf("%q: response field %q is not an SF List: %v", c.rt, lines[0], err)
+		}
+		if got, want := parseRobotsTag(t, resp.Header), policy(t, c.want); !got.Equal(want) {
+			t.Errorf("backend sent %q: Robots-Tag %q, want %q", c.rt, lines[0], want.RobotsTag())
+		}
+	}
+}
+
+// logRecorder is an slog.Handler that keeps the records at or above its level.
+type logRecorder struct {
+	mu      sync.Mutex
+	level   slog.Level
+	records []string
+}
+
+func (l *logRecorder) Enabled(_ context.Context, lv slog.Level) bool { return lv >= l.level }
+func (l *logRecorder) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.records = append(l.records, r.Level.String()+" "+r.Message)
+	return nil
+}
+func (l *logRecorder) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *logRecorder) WithGroup(string) slog.Handler      { return l }
+
+func (l *logRecorder) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.records...)
+}
+
+// TestMergedFieldWithinLimit: the union of a route's rules and a backend's field never
+// serialises past 8 KiB, where a parser may stop reading. "*" is kept first, the members
+// with noindex next, the rest dropped whole, and a warning names what was dropped, once.
+func TestMergedFieldWithinLimit(t *testing.T) {
+	// A valid backend field of exactly 8,183 bytes: every fifth member carries noindex.
+	var members []string
+	size := -2
+	for i := 0; ; i++ {
+		m := fmt.Sprintf("b%s%s;nosnippet", letters(i), strings.Repeat("x", i%5))
+		if i%5 == 0 {
+			m = fmt.Sprintf("n%s;noindex", letters(i))
+		}
+		if size+2+len(m) > 8183 {
+			break
+		}
+		members = append(members, m)
+		size += 2 + len(m)
+	}
+	backend := strings.Join(members, ", ")
+	backend += ", " + "z" + strings.Repeat("z", 8183-len(backend)-2-len("z;noarchive")) + ";noarchive"
+	if len(backend) != 8183 {
+		t.Fatalf("backend field is %d bytes", len(backend))
+	}
+	if p, errs := tagemit.ParseRobotsTag([]string{backend}); len(errs) != 0 || len(p.RobotsTag()) != 8183 {
+		t.Fatalf("backend field does not round-trip: %d bytes, %v", len(p.RobotsTag()), errs)
+	}
+	logs := &logRecorder{level: slog.LevelWarn}
+	m, err := nethttp.New(nethttp.Config{RobotsTag: []nethttp.Route{
+		{TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noarchive"}}}},
+	}}, nethttp.Options{Logger: slog.New(logs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, m, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Robots-Tag", backend)
+		_, _ = io.WriteString(w, "ok")
+	}))
+	for range 3 {
+		resp, _ := get(t, nil, "GET", srv.URL+"/")
+		v := resp.Header.Get("Robots-Tag")
+		if len(v) > tagemit.MaxFieldSize {
+			t.Fatalf("merged field is %d bytes", len(v))
+		}
+		got, errs := tagemit.ParseRobotsTag([]string{v})
+		if len(errs) != 0 {
+			t.Fatal(errs)
+		}
+		rules := got.Rules()
+		if strings.Join(rules["*"], ",") != "noarchive" || !strings.HasPrefix(v, "*;noarchive") {
+			t.Fatalf("the route's * member is not first: %.60s", v)
+		}
+		for _, mem := range members {
+			if tok, _, _ := strings.Cut(mem, ";"); strings.HasSuffix(mem, "noindex") && rules[tok] == nil {
+				t.Fatalf("member %q with noindex dropped", mem)
+			}
+		}
+	}
+	warns := logs.all()
+	if len(warns) != 1 || !strings.Contains(warns[0], "WARN") || !strings.Contains(warns[0], "8192") {
+		t.Fatalf("want one warning about the limit, got %q", warns)
+	}
+}
+
+func letters(i int) string {
+	s := ""
+	for {
+		s += string(rune('a' + i%26))
+		i /= 26
+		if i == 0 {
+			return s
+		}
+	}
+}
+
+// TestRouteUnionWithinLimit: routes that fit one by one but not together are cut the same
+// way when they meet on one request.
+func TestRouteUnionWithinLimit(t *testing.T) {
+	half := func(prefix string) map[string][]string {
+		r := map[string][]string{}
+		for i := 0; len(r)*len("xxxxx;nosnippet, ") < 5000; i++ {
+			r[prefix+letters(i)] = []string{"nosnippet"}
+		}
+		return r
+	}
+	a, b := half("a"), half("b")
+	b["*"] = []string{"noindex"}
+	logs := &logRecorder{level: slog.LevelWarn}
+	m, err := nethttp.New(nethttp.Config{RobotsTag: []nethttp.Route{
+		{TagConfig: nethttp.TagConfig{Rules: a}},
+		{TagConfig: nethttp.TagConfig{Rules: b}},
+	}}, nethttp.Options{Logger: slog.New(logs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, m, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") }))
+	resp, _ := get(t, nil, "GET", srv.URL+"/")
+	v := resp.Header.Get("Robots-Tag")
+	if len(v) > tagemit.MaxFieldSize || !strings.HasPrefix(v, "*;noindex") {
+		t.Fatalf("union is %d bytes, starts %.20q", len(v), v)
+	}
+	if len(logs.all()) != 1 {
+		t.Fatalf("warnings: %q", logs.all())
+	}
+}
