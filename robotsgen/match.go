@@ -21,7 +21,7 @@ type Matcher struct {
 type matchRule struct {
 	pat   string // normalised pattern without a final "$"
 	end   bool   // pattern ended in "$": the match must reach the end
-	size  int    // octets of the normalised pattern, "$" included: the specificity
+	size  int    // octets of the pattern as written, non-ASCII encoded: the specificity
 	allow bool
 	rule  int // index into Matcher.rules
 }
@@ -56,14 +56,24 @@ func NewMatcher(f *File) *Matcher {
 			seen[k] = true
 		}
 		for _, r := range g.Rules {
+			m.rules = append(m.rules, r)
+			if r.Path == "" {
+				// An empty allow or disallow matches nothing (RFC 9309 2.2.2:
+				// "disallow:" with no path allows all), though as a prefix it
+				// would match every path. Validate refuses it; a File built
+				// in Go may still hold one.
+				continue
+			}
 			pat := normalise(r.Path, true)
-			mr := matchRule{size: len(pat), allow: r.Type == Allow, rule: len(m.rules)}
+			// Specificity counts the octets of the pattern as written, with
+			// non-ASCII octets percent-encoded (RFC 9309 2.2.2), as Google's
+			// parser does: a mid-pattern "$" is one octet, "%62" three.
+			mr := matchRule{size: len(r.Path) + 2*nonASCII(r.Path), allow: r.Type == Allow, rule: len(m.rules) - 1}
 			if strings.HasSuffix(pat, "$") {
 				pat = pat[:len(pat)-1]
 				mr.end = true
 			}
 			mr.pat = pat
-			m.rules = append(m.rules, r)
 			m.groups[gi] = append(m.groups[gi], mr)
 		}
 		// Most specific first, allow before disallow, then file order: the
@@ -104,8 +114,9 @@ func lookup(idx map[string][]int, token string) []int {
 // merged); else, if purpose is set, the groups naming the purpose
 // (case-insensitive, merged); else the "*" groups (merged); else none, and
 // everything is allowed. Rule choice: the matching rule with the most octets
-// in its normalised pattern wins; on a tie allow wins (then file order).
-// "/robots.txt" is always allowed.
+// in its pattern (as written, non-ASCII percent-encoded) wins; on a tie allow
+// wins (then file order). An empty pattern matches nothing. "/robots.txt"
+// (after normalisation, without a query) is always allowed.
 func (m *Matcher) Decide(productToken, purpose, path string) Decision {
 	var sel []int
 	if productToken != "" && productToken != "*" {
@@ -127,11 +138,16 @@ func (m *Matcher) Decide(productToken, purpose, path string) Decision {
 	if path == "" {
 		path = "/"
 	}
-	if path == "/robots.txt" {
-		return d
-	}
 	var buf [512]byte
 	np := appendNormalised(buf[:0], path, false)
+	// The exemption applies to the normalised path, so "/robots%2Etxt" and
+	// "/%72obots.txt" are exempt too. It is for the file's own URI only:
+	// "/robots.txt?x=1" is another URI, which a crawler never fetches to
+	// read the rules, so rules apply to it (as they do to every path for
+	// Google's parser, which has no exemption at all).
+	if string(np) == "/robots.txt" {
+		return d
+	}
 	best := -1
 	bestSize, bestAllow := -1, false
 	for _, gi := range sel {
@@ -202,8 +218,12 @@ func unhex(c byte) byte {
 // (RFC 9309 section 2.2.2): escapes of unreserved characters decoded, other
 // escapes with upper-case hex, octets outside printable ASCII escaped, a
 // stray "%" escaped as %25. In a path, "*" and "$" are escaped (%2A, %24) so
-// that a pattern's %2A matches them (section 2.2.3); in a pattern "*" stays a
-// wildcard and "$" stays special only at the end.
+// that a pattern's %2A and %24 match them (section 2.2.3, figure 6); in a
+// pattern "*" stays a wildcard and a final "$" anchors the end, while a "$"
+// before the end is a literal "$" and is escaped like a path's, so that it
+// matches a "$" in the path as it does for Google's parser. (Google compares
+// escapes literally: for it %24 matches only "%24" and "$" only "$"; we
+// follow RFC 9309 and treat both spellings as the same octet.)
 func normalise(s string, pattern bool) string {
 	return string(appendNormalised(nil, s, pattern))
 }

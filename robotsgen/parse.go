@@ -2,9 +2,11 @@ package robotsgen
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -14,16 +16,28 @@ import (
 // read. The returned File passes Validate unless its rendering would exceed
 // MaxSize (Render adds "Disallow:" to groups without rules, and blank lines).
 //
-// Accepted spellings: keys are case-insensitive; besides the RFC keys it
-// reads "useragent" and "user agent" as user-agent, "disalow", "dissallow",
-// "dissalow", "diaslow", "diasllow" and "disallaw" as disallow, "site-map" as
-// sitemap and "crawldelay" as crawl-delay (the typos Google's parser and
-// github.com/temoto/robotstxt accept). Lines are split at LF, CRLF or CR; a
-// leading UTF-8 BOM is skipped; "#" starts a comment. Comment lines at the
-// very top (before any other line, blank lines included) become
-// File.Comments. Sitemap and Host lines are file-level wherever they appear;
-// other unknown records are file-level before the first group and belong to
-// the current group after it.
+// Parse reads lines the way Google's parser does, so that importing a file
+// keeps Google's decision for every agent and path (a property test checks
+// this against github.com/jimsmart/grobotstxt): lines are split at LF, CRLF
+// or CR and cut at maxLineLen bytes; a leading UTF-8 BOM (or part of one) is
+// skipped; "#" starts a comment; keys are case-insensitive and matched by
+// prefix ("Disallowed" is a disallow line, reported), including the typos
+// "useragent", "user agent", "disalow", "dissallow", "dissalow", "diaslow",
+// "diasllow", "disallaw" and "site-map"; "Key value" without a colon is read
+// as "Key: value"; a user-agent value is cut to the product token Google
+// reads ("Googlebot/2.1" is Googlebot). Where Google's reading has no
+// representation in a File the line is skipped with a diagnostic saying so:
+// a product token with characters RFC 9309 forbids ("Foo2Bot"), a pattern
+// ending in a truncated "%" escape. Rules that can match no requested path
+// there (not starting with "/" or "*", holding white space, a stray "%") are
+// dropped, which keeps every decision. Patterns are otherwise kept as
+// written, a mid-pattern "$" included; non-ASCII octets are percent-encoded.
+//
+// Comment lines at the very top (before any other line, blank lines
+// included) become File.Comments. Sitemap and Host lines are file-level
+// wherever they appear; other unknown records are file-level before the
+// first group and belong to the current group after it. "crawldelay" is read
+// as crawl-delay.
 func Parse(data []byte) (*File, []Diagnostic) {
 	p := parser{f: &File{}}
 	if len(data) > MaxSize {
@@ -36,7 +50,13 @@ func Parse(data []byte) (*File, []Diagnostic) {
 		}
 		p.truncated = true
 	}
-	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
+	// Google's parser skips a UTF-8 BOM, or any leading part of one.
+	for _, b := range []byte("\xEF\xBB\xBF") {
+		if len(data) == 0 || data[0] != b {
+			break
+		}
+		data = data[1:]
+	}
 	leading := true
 	line := 0
 	for len(data) > 0 {
@@ -52,10 +72,16 @@ func Parse(data []byte) (*File, []Diagnostic) {
 			}
 			data = data[end+1:]
 		}
+		if len(raw) > maxLineLen {
+			// Google's parser reads the first maxLineLen bytes of a line and
+			// drops the rest; read the same.
+			p.diag(line, raw, fmt.Sprintf("line longer than %d bytes cut there, as Google's parser does", maxLineLen))
+			raw = raw[:maxLineLen]
+		}
 		if leading && len(raw) > 0 && raw[0] == '#' {
 			c := string(raw[1:])
 			c = strings.TrimPrefix(c, " ")
-			if checkText(c) == "" {
+			if checkText(c) == "" && checkLineLen(len("# "), c) == "" {
 				p.f.Comments = append(p.f.Comments, c)
 				continue
 			}
@@ -89,6 +115,8 @@ func (p *parser) diag(line int, raw []byte, reason string) {
 	p.diags = append(p.diags, Diagnostic{Line: line, Text: t, Reason: reason})
 }
 
+var googleKeyName = map[int]string{kUserAgent: "User-agent", kAllow: "Allow", kDisallow: "Disallow", kSitemap: "Sitemap"}
+
 // key kinds
 const (
 	kUnknown = iota
@@ -101,24 +129,52 @@ const (
 	kHost
 )
 
-func keyKind(k string) int {
-	switch strings.ToLower(k) {
-	case "user-agent", "useragent", "user agent":
-		return kUserAgent
+// googleKeys are the keys Google's parser recognises, matched by prefix in
+// this order ("Disallowed" is a disallow line there, "User-agent-x" a
+// user-agent line). Reading them the same way keeps Google's decisions.
+var googleKeys = []struct {
+	prefix string
+	kind   int
+}{
+	{"user-agent", kUserAgent}, {"useragent", kUserAgent}, {"user agent", kUserAgent},
+	{"allow", kAllow},
+	{"disallow", kDisallow}, {"dissallow", kDisallow}, {"dissalow", kDisallow}, {"disalow", kDisallow},
+	{"diaslow", kDisallow}, {"diasllow", kDisallow}, {"disallaw", kDisallow},
+	{"sitemap", kSitemap}, {"site-map", kSitemap},
+}
+
+// keyKind classifies a key; exact is false when only a prefix matched.
+func keyKind(k string) (kind int, exact bool) {
+	l := strings.ToLower(k)
+	switch l {
 	case "user-agent-purpose":
-		return kPurpose
-	case "allow":
-		return kAllow
-	case "disallow", "disalow", "dissallow", "dissalow", "diaslow", "diasllow", "disallaw":
-		return kDisallow
-	case "sitemap", "site-map":
-		return kSitemap
+		return kPurpose, true
 	case "crawl-delay", "crawldelay":
-		return kCrawlDelay
+		return kCrawlDelay, true
 	case "host":
-		return kHost
+		return kHost, true
 	}
-	return kUnknown
+	for _, g := range googleKeys {
+		if strings.HasPrefix(l, g.prefix) {
+			return g.kind, l == g.prefix
+		}
+	}
+	return kUnknown, true
+}
+
+// splitLine splits a line (comment and surrounding space removed) into key
+// and value as Google's parser does: at the first ":", or, without one, at
+// the first space or tab when a single word follows ("Disallow /x").
+func splitLine(s []byte) (key, val []byte, ok bool) {
+	sep := bytes.IndexByte(s, ':')
+	if sep < 0 {
+		sep = bytes.IndexAny(s, " \t")
+		if sep < 0 || bytes.ContainsAny(bytes.TrimSpace(s[sep:]), " \t") {
+			return nil, nil, false
+		}
+	}
+	key = bytes.TrimSpace(s[:sep])
+	return key, bytes.TrimSpace(s[sep+1:]), len(key) > 0
 }
 
 func (p *parser) line(n int, raw []byte) {
@@ -130,24 +186,32 @@ func (p *parser) line(n int, raw []byte) {
 	if len(s) == 0 {
 		return
 	}
-	colon := bytes.IndexByte(s, ':')
-	if colon < 0 {
-		p.diag(n, raw, `no ":" after the key`)
+	keyb, valb, ok := splitLine(s)
+	if !ok {
+		p.diag(n, raw, `no ":" after a key, nor a single word after a space`)
 		return
 	}
-	key := string(bytes.TrimSpace(s[:colon]))
-	valb := bytes.TrimSpace(s[colon+1:])
-	kind := keyKind(key)
-	if kind != kAllow && kind != kDisallow && !utf8.Valid(valb) {
+	key := string(keyb)
+	kind, exact := keyKind(key)
+	if !exact {
+		p.diag(n, raw, "key "+strconv.Quote(key)+" read as "+googleKeyName[kind]+", as Google's parser does (RFC 9309 parsers ignore it)")
+	}
+	// Header and rule lines count whatever their value: they start or end
+	// a group, as they do for Google's parser.
+	switch kind {
+	case kUserAgent, kPurpose:
+		p.header(n, raw, kind, valb)
+		return
+	case kAllow, kDisallow:
+		p.rule(n, raw, kind, valb)
+		return
+	}
+	if !utf8.Valid(valb) {
 		p.diag(n, raw, "value is not valid UTF-8")
 		return
 	}
 	val := string(valb)
 	switch kind {
-	case kUserAgent, kPurpose:
-		p.header(n, raw, kind, val)
-	case kAllow, kDisallow:
-		p.rule(n, raw, kind, valb)
 	case kSitemap:
 		if msg := checkSitemap(val); msg != "" || strings.HasPrefix(val, "/") {
 			if msg == "" {
@@ -197,7 +261,7 @@ func (p *parser) record(n int, raw []byte, r Record, fileLevel bool) {
 	}
 }
 
-func (p *parser) header(n int, raw []byte, kind int, val string) {
+func (p *parser) header(n int, raw []byte, kind int, val []byte) {
 	if p.cur == nil || p.curRules {
 		p.finish()
 		p.cur = &Group{}
@@ -205,34 +269,47 @@ func (p *parser) header(n int, raw []byte, kind int, val string) {
 		p.curRules = false
 		p.curDelay = false
 	}
-	if kind == kUserAgent {
-		switch {
-		case val == "*" || strings.HasPrefix(val, "* ") || strings.HasPrefix(val, "*\t"):
-			// Google reads "* anything" as the global agent too.
-			p.cur.UserAgents = append(p.cur.UserAgents, "*")
-		case val == PurposeSentinel:
-			// Render's guard line: matches no crawler, drop silently.
-		default:
-			i := 0
-			for i < len(val) && isTokenByte(val[i]) {
-				i++
-			}
-			if i == 0 {
-				p.diag(n, raw, "user-agent is not a product token (A-Z, a-z, \"_\", \"-\" or \"*\"); the line still starts a group")
-				return
-			}
-			if i < len(val) {
-				p.diag(n, raw, "user-agent value cut to its product token "+strconv.Quote(val[:i]))
-			}
-			p.cur.UserAgents = append(p.cur.UserAgents, val[:i])
+	if kind == kPurpose {
+		if v := string(val); validPurposeToken(v) && checkLineLen(len(purposeKey), v) == "" {
+			p.cur.Purposes = append(p.cur.Purposes, v)
+			return
 		}
+		// Parsers that do not know the line read it as a user-agent line;
+		// a valid purpose would have no other reading.
+		p.diag(n, raw, "user-agent-purpose is not a purpose token (A-Z, a-z, 0-9, \"_\", \"-\"); read as a user-agent line, as Google's parser does")
+	}
+	// Google's parser reads "*" followed by white space as the global agent.
+	if len(val) > 0 && val[0] == '*' && (len(val) == 1 || unicode.IsSpace(rune(val[1]))) {
+		p.cur.UserAgents = append(p.cur.UserAgents, "*")
 		return
 	}
-	if !validPurposeToken(val) {
-		p.diag(n, raw, "user-agent-purpose is not a purpose token (A-Z, a-z, 0-9, \"_\", \"-\"); the line still starts a group")
-		return
+	tok := string(googleToken(val))
+	switch {
+	case tok == PurposeSentinel:
+		// Render's guard line: matches no crawler, drop silently.
+	case tok == "":
+		p.diag(n, raw, "user-agent has no product token; the line still starts a group")
+	case !validProductToken(tok):
+		// Cutting "Foo2Bot" to "Foo" would address another crawler.
+		p.diag(n, raw, "user-agent skipped: Google's parser reads the product token "+strconv.Quote(tok)+", which RFC 9309 does not allow (A-Z, a-z, \"_\", \"-\" only); the line still starts a group")
+	case checkLineLen(len(uaKey), tok) != "":
+		p.diag(n, raw, "user-agent skipped: "+checkLineLen(len(uaKey), tok)+"; the line still starts a group")
+	default:
+		if len(tok) < len(val) {
+			p.diag(n, raw, "user-agent value cut to its product token "+strconv.Quote(tok))
+		}
+		p.cur.UserAgents = append(p.cur.UserAgents, tok)
 	}
-	p.cur.Purposes = append(p.cur.Purposes, val)
+}
+
+// googleToken returns the product token Google's parser reads from a
+// user-agent value: the longest prefix of its token characters.
+func googleToken(v []byte) []byte {
+	i := 0
+	for i < len(v) && (isTokenByte(v[i]) || v[i] >= '0' && v[i] <= '9' || strings.IndexByte("~#$%'*+.^`|", v[i]) >= 0) {
+		i++
+	}
+	return v[:i]
 }
 
 func (p *parser) rule(n int, raw []byte, kind int, val []byte) {
@@ -245,25 +322,65 @@ func (p *parser) rule(n int, raw []byte, kind int, val []byte) {
 		// Empty disallow/allow matches nothing: allow-all is the default.
 		return
 	}
-	// Bridge non-UTF-8 bytes the way crawlers see them: percent-encoded.
-	path := encodePattern(string(val))
-	if fixed := fixPattern(path); fixed != path {
-		p.diag(n, raw, "pattern rewritten as "+strconv.Quote(fixed)+" (literal space, \"$\" or \"%\" percent-encoded)")
-		path = fixed
-	}
-	if path[0] != '/' && path[0] != '*' {
-		path = "/" + path
-		p.diag(n, raw, `pattern does not start with "/" or "*"; read as `+strconv.Quote(path))
-	}
-	if msg := checkPattern(path); msg != "" {
-		p.diag(n, raw, "rule skipped: "+msg)
-		return
-	}
 	t := Allow
 	if kind == kDisallow {
 		t = Disallow
 	}
-	p.cur.Rules = append(p.cur.Rules, Rule{Type: t, Path: path})
+	// Bridge non-UTF-8 bytes the way crawlers see them: percent-encoded.
+	// This is the pattern Google's parser matches, and it is kept as it is:
+	// any rewrite (a mid "$" as %24, a space as %20) would change which
+	// paths it matches there.
+	path := encodePattern(string(val))
+	msg := patternProblem(path)
+	if msg == "" {
+		msg = checkPattern(path)
+	}
+	if msg == "" {
+		p.cur.Rules = append(p.cur.Rules, Rule{Type: t, Path: path})
+		return
+	}
+	p.diag(n, raw, "rule skipped: "+msg)
+	// Google's parser also reads an allow of ".../index.htm..." that does
+	// not match as an allow of ".../$"; a skipped pattern never matches
+	// there, so that part of the rule stays in force.
+	if s := strings.LastIndexByte(path, '/'); t == Allow && s >= 0 && strings.HasPrefix(path[s:], "/index.htm") {
+		if fb := path[:s+1] + "$"; patternProblem(fb) == "" && checkPattern(fb) == "" {
+			p.diag(n, raw, "kept as Allow "+strconv.Quote(fb)+", which Google's parser reads it as for that path")
+			p.cur.Rules = append(p.cur.Rules, Rule{Type: Allow, Path: fb})
+		}
+	}
+}
+
+// patternProblem says why Google's parser could never match pattern p (as
+// it reads it: non-ASCII percent-encoded) against a path a crawler requests,
+// so that dropping the rule keeps its decisions, or why no pattern of ours
+// means the same. It returns "" for a pattern we keep as written.
+// A requested path is a valid URI path and query: it starts with "/", holds
+// no white space or control character, and has "%" only before two hex
+// digits. Google's parser compares "%" escapes literally.
+func patternProblem(p string) string {
+	if p[0] != '/' && p[0] != '*' {
+		return `a pattern that does not start with "/" or "*" matches no path for Google's parser`
+	}
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c <= ' ' || c == 0x7f {
+			return "a pattern holding white space or a control character matches no requested path for Google's parser (write a space as %20)"
+		}
+		if c != '%' || i+2 < len(p) && isHex(p[i+1]) && isHex(p[i+2]) {
+			continue
+		}
+		for k := i + 1; k <= i+2; k++ {
+			switch {
+			case k == len(p) || p[k] == '*':
+				// "/a%" matches "/a%41" there; %25 would match only "/a%25".
+				return `a "%" without two hex digits at the end of a pattern or before "*" matches any escape there for Google's parser; no valid pattern says the same (a literal "%" is %25)`
+			case !isHex(p[k]):
+				return `a "%" not followed by two hex digits matches no requested path for Google's parser (a literal "%" is %25)`
+			}
+		}
+	}
+	return ""
 }
 
 // finish closes the current group, dropping it if nobody is addressed.
@@ -279,28 +396,4 @@ func (p *parser) finish() {
 		p.f.Groups = append(p.f.Groups, *p.cur)
 	}
 	p.cur = nil
-}
-
-// fixPattern percent-encodes what a file may hold literally but a pattern of
-// ours may not: whitespace, a "$" before the end (Google matches it
-// literally) and a "%" that starts no escape.
-func fixPattern(p string) string {
-	var b []byte
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		bad := c == ' ' || c == '\t' || (c == '$' && i != len(p)-1) ||
-			(c == '%' && (i+2 >= len(p) || !isHex(p[i+1]) || !isHex(p[i+2])))
-		if bad && b == nil {
-			b = append(make([]byte, 0, len(p)+8), p[:i]...)
-		}
-		if bad {
-			b = append(b, '%', upperHex[c>>4], upperHex[c&15])
-		} else if b != nil {
-			b = append(b, c)
-		}
-	}
-	if b == nil {
-		return p
-	}
-	return string(b)
 }

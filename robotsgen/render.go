@@ -2,6 +2,7 @@ package robotsgen
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -14,6 +15,14 @@ import (
 // 9309 product token, so the file stays within the grammar, but no crawler
 // uses it, and Validate reserves it so that no config can. Parse drops it.
 const PurposeSentinel = "robotsgen-purpose-groups"
+
+// Line prefixes that Render writes; Validate counts them in line lengths.
+const (
+	uaKey       = "User-agent: "
+	purposeKey  = "User-Agent-Purpose: "
+	sitemapKey  = "Sitemap: "
+	disallowKey = "Disallow: " // the longer of the two rule keys
+)
 
 // Render validates f and returns the robots.txt bytes. origin, such as
 // "https://example.com:8443", resolves sitemaps given as paths; it may be
@@ -28,10 +37,8 @@ func (f *File) Render(origin string) ([]byte, error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
-	if f.NeedsOrigin() || origin != "" {
-		if err := checkOrigin(origin); err != nil {
-			return nil, err
-		}
+	if err := f.checkWithOrigin(origin); err != nil {
+		return nil, err
 	}
 	var buf bytes.Buffer
 	buf.Grow(f.sizeHint(len(origin)))
@@ -41,6 +48,27 @@ func (f *File) Render(origin string) ([]byte, error) {
 		return nil, fmt.Errorf("file: rendered size %d bytes exceeds %d bytes (500 KiB); crawlers may ignore everything past that", len(out), MaxSize)
 	}
 	return out, nil
+}
+
+// checkWithOrigin checks origin, and the length of every sitemap line once
+// origin is prefixed to path sitemaps (Validate counts them without it).
+func (f *File) checkWithOrigin(origin string) error {
+	if !f.NeedsOrigin() && origin == "" {
+		return nil
+	}
+	if err := checkOrigin(origin); err != nil {
+		return err
+	}
+	origin = strings.TrimSuffix(origin, "/")
+	var errs []error
+	for i, s := range f.Sitemaps {
+		if strings.HasPrefix(s, "/") {
+			if msg := checkLineLen(len(sitemapKey)+len(origin), s); msg != "" {
+				errs = append(errs, fmt.Errorf("sitemaps[%d] %q: with the origin %q prefixed, a sitemap %s", i, s, origin, msg))
+			}
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // writer is what renderTo writes to: a bytes.Buffer, or a counter when
@@ -71,7 +99,7 @@ func (f *File) renderTo(b writer, origin string) {
 	if len(f.Sitemaps)+len(f.Records) > 0 {
 		blank()
 		for _, s := range f.Sitemaps {
-			b.WriteString("Sitemap: ")
+			b.WriteString(sitemapKey)
 			if strings.HasPrefix(s, "/") {
 				b.WriteString(origin)
 			}
@@ -143,12 +171,12 @@ func writeRecord(b writer, r Record) {
 
 func writeGroup(b writer, g *Group) {
 	for _, u := range g.UserAgents {
-		b.WriteString("User-agent: ")
+		b.WriteString(uaKey)
 		b.WriteString(u)
 		b.WriteByte('\n')
 	}
 	for _, p := range g.Purposes {
-		b.WriteString("User-Agent-Purpose: ")
+		b.WriteString(purposeKey)
 		b.WriteString(p)
 		b.WriteByte('\n')
 	}
@@ -160,7 +188,7 @@ func writeGroup(b writer, g *Group) {
 		if r.Type == Allow {
 			b.WriteString("Allow: ")
 		} else {
-			b.WriteString("Disallow: ")
+			b.WriteString(disallowKey)
 		}
 		writePattern(b, r.Path)
 		b.WriteByte('\n')
@@ -230,10 +258,8 @@ func (f *File) Canonical(origin string) (*File, error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
-	if f.NeedsOrigin() || origin != "" {
-		if err := checkOrigin(origin); err != nil {
-			return nil, err
-		}
+	if err := f.checkWithOrigin(origin); err != nil {
+		return nil, err
 	}
 	origin = strings.TrimSuffix(origin, "/")
 	c := &File{}

@@ -23,6 +23,8 @@ func (f *File) Validate() error {
 	for i, c := range f.Comments {
 		if msg := checkText(c); msg != "" {
 			add(c, msg, "comments[%d]", i)
+		} else if msg := checkLineLen(len("# "), c); msg != "" {
+			add(c, "a comment "+msg, "comments[%d]", i)
 		}
 	}
 	for i, s := range f.Sitemaps {
@@ -45,11 +47,15 @@ func (f *File) Validate() error {
 				add(ua, `a product token may contain only A-Z, a-z, "_" and "-", or be "*"`, "groups[%d].user_agents[%d]", gi, i)
 			} else if strings.EqualFold(ua, PurposeSentinel) {
 				add(ua, "this product token is reserved: Render uses it to guard the purpose-only groups", "groups[%d].user_agents[%d]", gi, i)
+			} else if msg := checkLineLen(len(uaKey), ua); msg != "" {
+				add(ua, "a product token "+msg, "groups[%d].user_agents[%d]", gi, i)
 			}
 		}
 		for i, p := range g.Purposes {
 			if !validPurposeToken(p) {
 				add(p, `a purpose token may contain only A-Z, a-z, 0-9, "_" and "-"`, "groups[%d].purposes[%d]", gi, i)
+			} else if msg := checkLineLen(len(purposeKey), p); msg != "" {
+				add(p, "a purpose token "+msg, "groups[%d].purposes[%d]", gi, i)
 			}
 		}
 		for i, r := range g.Rules {
@@ -149,8 +155,16 @@ func checkText(s string) string {
 			return fmt.Sprintf("must not contain control characters or line/paragraph separators (found %U), which would end the line and could inject rules", r)
 		}
 	}
-	if len(s)+2 > maxLineLen {
-		return fmt.Sprintf("is longer than %d bytes; Google's parser truncates longer lines", maxLineLen-2)
+	return ""
+}
+
+// checkLineLen checks that a value fits on one rendered line after a prefix
+// of keyLen bytes (the key and ": "). Google's parser reads only the first
+// maxLineLen bytes of a line and drops the rest, so a longer line would be
+// read as a different value.
+func checkLineLen(keyLen int, value string) string {
+	if keyLen+len(value) > maxLineLen {
+		return fmt.Sprintf("makes its line %d bytes long with the key, over the %d bytes at which Google's parser truncates lines", keyLen+len(value), maxLineLen)
 	}
 	return ""
 }
@@ -173,6 +187,11 @@ func checkValue(s string) string {
 func checkSitemap(s string) string {
 	if msg := checkValue(s); msg != "" {
 		return msg
+	}
+	// Without the origin that Render prefixes to a path; Render checks the
+	// final line again.
+	if msg := checkLineLen(len(sitemapKey), s); msg != "" {
+		return "a sitemap " + msg
 	}
 	bad := "a sitemap is an absolute http(s) URL, or a path starting with \"/\" that the server resolves against the request's scheme and host"
 	for i := 0; i < len(s); i++ {
@@ -215,6 +234,12 @@ func checkRecord(r Record, fileLevel bool, add func(field, value, msg string)) {
 	}
 	if msg := checkValue(r.Value); msg != "" {
 		add("value", r.Value, "a record value "+msg)
+	} else if msg := checkLineLen(len(r.Key)+len(": "), r.Value); msg != "" {
+		field, v := "value", r.Value
+		if len(r.Key)+len(": ") >= maxLineLen {
+			field, v = "key", r.Key
+		}
+		add(field, v, "a record "+msg)
 	}
 }
 
@@ -242,6 +267,9 @@ func reservedPrefix(key string) string {
 }
 
 // checkPattern checks a path pattern (RFC 9309 sections 2.2.2 and 2.2.3).
+// A "$" before the end is accepted and kept: Google's parser, and RFC 9309
+// crawlers, for which "$" is special only at the end, read it as a literal
+// "$" (written %24, it would match only a path holding "%24" for Google).
 func checkPattern(p string) string {
 	if p == "" {
 		return `a pattern must not be empty (an empty rule means "allow all", which is the default; leave rules empty instead)`
@@ -265,16 +293,14 @@ func checkPattern(p string) string {
 			return fmt.Sprintf("a pattern must not contain whitespace (found %U); percent-encode it, e.g. %%20", r)
 		case r == '#':
 			return `a pattern must not contain "#" (it starts a comment); write %23`
-		case r == '$' && i != len(p):
-			return `"$" is special only at the end of a pattern; write a literal "$" as %24`
 		case r == '%':
 			if i+1 >= len(p) || !isHex(p[i]) || !isHex(p[i+1]) {
 				return `"%" must start a percent-escape of two hex digits; write a literal "%" as %25`
 			}
 		}
 	}
-	if len(p)+2*nonASCII(p)+10 > maxLineLen {
-		return fmt.Sprintf("a pattern longer than %d bytes would be truncated by Google's parser", maxLineLen-10)
+	if len(p)+2*nonASCII(p)+len(disallowKey) > maxLineLen {
+		return fmt.Sprintf("a pattern longer than %d bytes (non-ASCII octets count 3, as Render percent-encodes them) does not fit on a line: Google's parser truncates lines at %d bytes", maxLineLen-len(disallowKey), maxLineLen)
 	}
 	return ""
 }
