@@ -44,7 +44,15 @@ type InjectorOptions struct {
 	// MaxBuffer caps how many bytes of the body the injector examines (and so buffers)
 	// before it decides. 0 means DefaultMaxBuffer.
 	MaxBuffer int
+
+	// Charset is the charset parameter of the response's Content-Type, if any. A label that
+	// is not ASCIICompatible makes the injector pass the body through.
+	Charset string
 }
+
+// PrescanLen is how many bytes at the start of a body are searched for a meta element that
+// declares the encoding, as the HTML encoding prescan does.
+const PrescanLen = 1024
 
 // Injector is an io.Writer that takes an HTML response body as it is written and
 // inserts a Policy's robots meta elements inside the document's head: right after the
@@ -60,6 +68,17 @@ type InjectorOptions struct {
 // point is known it inserts the full set (duplicates are harmless; a restriction is
 // never dropped); if no injection point is found within MaxBuffer bytes it passes the
 // body through unchanged. The page's own meta elements are never removed.
+//
+// It only edits pages in an ASCII-compatible encoding (see ASCIICompatible), where the bytes
+// it reads as markup are markup. It passes the body through unchanged when the body starts
+// with a UTF-16 or UTF-32 byte order mark, when two of its first four bytes are NUL (UTF-16 or
+// UTF-32 without a byte order mark), when an ESC byte (an ISO-2022 escape sequence) comes
+// before the decision, when InjectorOptions.Charset names an encoding that is not
+// ASCII-compatible, or when a meta element declares one (charset, or http-equiv Content-Type):
+// any meta element the HTML prescan finds in the first 1024 bytes (PrescanLen), and any
+// meta element in the head before the decision. To see those first bytes, a decision to
+// inject waits until PrescanLen bytes (or MaxBuffer, if smaller) have arrived, the body ends,
+// or Flush forces it. An empty body (nothing written) is passed through: there is no page.
 //
 // Contract: while State() is Pending nothing is written to the destination, except
 // what Flush forces out. Before the first other write to the destination State() is
@@ -87,6 +106,12 @@ type Injector struct {
 	xhtml         bool
 	page          map[string]ruleSet // rules the page's own head meta elements state
 	reader        bytes.Reader
+
+	checked     bool   // the first bytes were checked for a byte order mark and NULs
+	prescanPos  int    // absolute offset up to which the encoding prescan has run
+	prescanDone bool   // the prescan window has been searched
+	ready       bool   // what to insert is decided, pending the prescan window
+	pendingMeta []byte // what to insert when ready
 }
 
 // NewInjector returns an Injector that writes the body, with p's meta elements
@@ -99,6 +124,8 @@ func NewInjector(dst io.Writer, p Policy, opts InjectorOptions) *Injector {
 	in := &Injector{dst: dst, policy: p, max: max}
 	if p.IsEmpty() {
 		in.state, in.reason = PassedThrough, "empty policy"
+	} else if opts.Charset != "" && !ASCIICompatible(opts.Charset) {
+		in.state, in.reason = PassedThrough, notASCIICompatible("Content-Type", opts.Charset)
 	}
 	return in
 }
@@ -140,11 +167,15 @@ func (in *Injector) Write(b []byte) (int, error) {
 		in.total += take
 		in.since += take
 		consumed += take
+		if bytes.IndexByte(chunk, 0x1B) >= 0 {
+			in.passThrough("an ESC byte (ISO-2022 escape sequence) before the head was read: the encoding is not ASCII-compatible")
+			break
+		}
 		full := in.total >= in.max
-		if full || in.since*4 >= in.total-in.scanPos {
+		if full || in.since*4 >= in.total-in.scanPos || (in.ready && in.total >= in.window()) {
 			in.scan(false)
 		}
-		if in.state == Pending && full {
+		if in.state == Pending && full && !in.ready {
 			if in.inHead {
 				in.decide(true)
 			} else {
@@ -186,11 +217,24 @@ func (in *Injector) Flush() error {
 	if in.state != Pending {
 		return in.err
 	}
-	if in.inHead {
-		in.decide(false)
+	if in.ready || in.inHead {
+		// Forced: decide with the declarations seen so far (a browser waiting for the
+		// prescan window gives up on a stalled stream too).
+		if !in.prescanStep(false) {
+			return in.err
+		}
+		in.prescanDone = true
+		if in.ready {
+			in.emit()
+		} else {
+			in.decide(false)
+		}
 		return in.err
 	}
 	upTo := min(in.done, in.scanPos)
+	if !in.prescanDone {
+		upTo = min(upTo, in.prescanPos)
+	}
 	if upTo > in.base {
 		in.write(in.buf[:upTo-in.base])
 		n := copy(in.buf, in.buf[upTo-in.base:])
@@ -205,6 +249,10 @@ func (in *Injector) Flush() error {
 // and emits everything. It does not close dst.
 func (in *Injector) Close() error {
 	if in.err != nil || in.state != Pending {
+		return in.err
+	}
+	if in.total == 0 {
+		in.passThrough("empty body")
 		return in.err
 	}
 	in.scan(true)
@@ -229,12 +277,70 @@ func (in *Injector) write(b []byte) {
 
 func (in *Injector) passThrough(reason string) {
 	in.state, in.reason = PassedThrough, reason
+	in.ready, in.pendingMeta = false, nil
 	in.write(in.buf)
 	in.buf = nil
 }
 
-// decide inserts the meta elements at the known injection point and emits the buffer.
-// Unless full, rules the page already states for the same token are left out.
+// window is how many bytes the encoding prescan searches.
+func (in *Injector) window() int { return min(PrescanLen, in.max) }
+
+func notASCIICompatible(where, label string) string {
+	return fmt.Sprintf("%s declares charset %q, which is not ASCII-compatible", where, label)
+}
+
+// checkFirstBytes passes the body through when its first bytes show an encoding that is not
+// ASCII-compatible: a UTF-16 or UTF-32 byte order mark, or NUL bytes interleaved with others
+// as in UTF-16 or UTF-32 text without one. It reports false when it needs more bytes.
+func (in *Injector) checkFirstBytes(eof bool) bool {
+	b := in.buf[:min(len(in.buf), 4)]
+	if len(b) < 4 && !eof {
+		return false
+	}
+	in.checked = true
+	switch {
+	case bytes.HasPrefix(b, []byte{0xFF, 0xFE}), bytes.HasPrefix(b, []byte{0xFE, 0xFF}):
+		in.passThrough("a UTF-16 or UTF-32 byte order mark: the encoding is not ASCII-compatible")
+	case bytes.Count(b, []byte{0}) >= 2 || (len(b) == 2 && bytes.IndexByte(b, 0) >= 0):
+		in.passThrough("NUL bytes among the first four: UTF-16 or UTF-32 without a byte order mark, not ASCII-compatible")
+	case bytes.HasPrefix(b, utf8BOM):
+		// A leading byte order mark is removed by decoding before the HTML tokenizer sees it.
+		in.scanPos, in.done, in.prescanPos = len(utf8BOM), len(utf8BOM), len(utf8BOM)
+	}
+	return true
+}
+
+// prescanStep runs the encoding prescan over the bytes that arrived since it last stopped,
+// within the prescan window. It passes the body through, and returns false, when a meta
+// element declares an encoding that is not ASCII-compatible.
+func (in *Injector) prescanStep(eof bool) bool {
+	if in.prescanDone {
+		return true
+	}
+	end := min(in.total, in.window())
+	atEnd := eof || in.total >= in.window()
+	var bad string
+	n := prescan(in.buf[in.prescanPos-in.base:end-in.base], atEnd, func(label string) bool {
+		if !ASCIICompatible(label) {
+			bad = label
+			return true
+		}
+		return false
+	})
+	in.prescanPos += n
+	if bad != "" {
+		in.passThrough(notASCIICompatible("a meta element", bad))
+		return false
+	}
+	if atEnd {
+		in.prescanDone = true
+	}
+	return true
+}
+
+// decide fixes the meta elements to insert at the known injection point and emits the buffer
+// (once the prescan window has been searched). Unless full, rules the page already states for
+// the same token are left out.
 func (in *Injector) decide(full bool) {
 	meta := in.policy.MetaElements()
 	if !full && len(in.page) > 0 {
@@ -251,6 +357,16 @@ func (in *Injector) decide(full bool) {
 	if in.xhtml {
 		meta = bytes.ReplaceAll(meta, []byte(`">`), []byte(`" />`))
 	}
+	in.pendingMeta, in.ready = meta, true
+	if in.prescanDone {
+		in.emit()
+	}
+}
+
+// emit inserts the decided meta elements and writes the buffer.
+func (in *Injector) emit() {
+	meta := in.pendingMeta
+	in.pendingMeta, in.ready = nil, false
 	in.state, in.inserted = Injected, len(meta)
 	at := in.point - in.base
 	in.write(in.buf[:at])
@@ -283,13 +399,17 @@ func (in *Injector) scan(eof bool) {
 	if in.total == 0 && !eof {
 		return
 	}
-	if in.base == 0 && in.scanPos == 0 {
-		// A leading byte order mark is removed by decoding before the HTML tokenizer sees it.
-		if bytes.HasPrefix(in.buf, utf8BOM) {
-			in.scanPos, in.done = len(utf8BOM), len(utf8BOM)
-		} else if bytes.HasPrefix(utf8BOM, in.buf) && !eof {
-			return
+	if !in.checked && (!in.checkFirstBytes(eof) || in.state != Pending) {
+		return
+	}
+	if !in.prescanStep(eof) {
+		return
+	}
+	if in.ready {
+		if in.prescanDone {
+			in.emit()
 		}
+		return
 	}
 	in.reader.Reset(in.buf[in.scanPos-in.base:])
 	z := html.NewTokenizer(&in.reader)
@@ -297,7 +417,7 @@ func (in *Injector) scan(eof bool) {
 	restart, rawOpen := in.scanPos, false
 	var lastType html.TokenType
 	lastStart := off
-	for in.state == Pending {
+	for in.state == Pending && !in.ready {
 		tt := z.Next()
 		if tt == html.ErrorToken {
 			if eof {
@@ -351,7 +471,7 @@ func (in *Injector) scan(eof bool) {
 			restart = end
 		}
 	}
-	if in.state == Pending {
+	if in.state == Pending && !in.ready {
 		in.scanPos = restart
 	}
 }
@@ -445,9 +565,10 @@ func (in *Injector) processInHead(z *html.Tokenizer, tt html.TokenType, name str
 	case html.StartTagToken, html.SelfClosingTagToken:
 		switch {
 		case name == "meta":
-			// Only a meta element with name and content attributes can state rules; skip
-			// reading the attributes of the others (charset, http-equiv, ...).
-			if containsFold(raw, "name") && containsFold(raw, "content") {
+			// Only a meta element with name and content attributes can state rules, and
+			// only one with a charset (or http-equiv and content) can declare the encoding;
+			// skip reading the attributes of the others.
+			if containsFold(raw, "charset") || containsFold(raw, "name") && containsFold(raw, "content") {
 				in.readMeta(z)
 			}
 		case name == "template":
@@ -464,10 +585,11 @@ func (in *Injector) processInHead(z *html.Tokenizer, tt html.TokenType, name str
 	}
 }
 
-// readMeta records the rules of a <meta name=robots|token content=...> in the head.
+// readMeta records the rules of a <meta name=robots|token content=...> in the head, and
+// passes the body through if the element declares an encoding that is not ASCII-compatible.
 func (in *Injector) readMeta(z *html.Tokenizer) {
-	var name, content string
-	var hasName, hasContent bool
+	var name, content, charset string
+	var hasName, hasContent, hasCharset, pragma bool
 	for {
 		k, v, more := z.TagAttr()
 		switch string(k) {
@@ -479,10 +601,26 @@ func (in *Injector) readMeta(z *html.Tokenizer) {
 			if !hasContent {
 				content, hasContent = string(v), true
 			}
+		case "charset":
+			if !hasCharset {
+				charset, hasCharset = string(v), true
+			}
+		case "http-equiv":
+			pragma = pragma || strings.EqualFold(strings.Trim(string(v), htmlSpace), "content-type")
 		}
 		if !more {
 			break
 		}
+	}
+	if pragma && hasContent {
+		if l, ok := extractCharset([]byte(content)); ok && !ASCIICompatible(l) {
+			in.passThrough(notASCIICompatible("a meta element", l))
+			return
+		}
+	}
+	if hasCharset && !ASCIICompatible(charset) {
+		in.passThrough(notASCIICompatible("a meta element", charset))
+		return
 	}
 	if !hasName || !hasContent || !validToken(name) {
 		return

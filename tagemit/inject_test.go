@@ -223,6 +223,33 @@ var corpusPassThrough = map[string]bool{
 	"35-comment-only.html":             false,
 	"41-huge-head-over-cap.html":       false,
 	"12-existing-robots-meta.html":     false,
+	"14-empty.html":                    true, // nothing written: no page to add to
+	// Encodings that are not ASCII-compatible: left byte for byte.
+	"44-utf16le-bom.html":                       true,
+	"45-utf16be-bom.html":                       true,
+	"46-utf32le-bom.html":                       true,
+	"47-utf32be-bom.html":                       true,
+	"48-utf16le-no-bom.html":                    true,
+	"49-utf16be-no-bom.html":                    true,
+	"50-meta-charset-utf16.html":                true,
+	"51-http-equiv-iso2022jp.html":              true,
+	"52-iso2022jp-undeclared-comment.html":      true, // ESC before the decision
+	"53-meta-charset-in-script.html":            true, // the prescan does not know script
+	"54-meta-charset-late-in-head.html":         true, // past the prescan window, but in the head
+	"57-meta-hz-gb-2312.html":                   true,
+	"58-meta-utf7.html":                         true,
+	"55-meta-charset-ascii-compatible.html":     false,
+	"56-meta-charset-in-body-after-window.html": false, // documented limit: after the decision and the window
+	"59-meta-charset-in-comment-in-window.html": false, // the prescan skips comments
+}
+
+// declaredAfterHead are pages that declare their encoding in a meta element after <head>: a
+// Flush between the two forces the decision with what has arrived. (The bytes before it hold
+// no escape sequence, so what is inserted is read as ASCII in those encodings.)
+var declaredAfterHead = map[string]bool{
+	"50-meta-charset-utf16.html": true, "51-http-equiv-iso2022jp.html": true,
+	"53-meta-charset-in-script.html": true, "54-meta-charset-late-in-head.html": true,
+	"57-meta-hz-gb-2312.html": true,
 }
 
 func loadCorpus(t testing.TB) map[string][]byte {
@@ -254,6 +281,9 @@ func TestInjectorCorpus(t *testing.T) {
 					checkDOM(t, doc, w.out.Bytes(), in, p)
 					if strings.Contains(in.Reason(), "already states") {
 						return // checkDOM verified that the page's head states every rule
+					}
+					if flush && declaredAfterHead[name] {
+						return // a flush before the declaration forces the decision: either is right
 					}
 					if want := corpusPassThrough[name]; want != (in.State() == PassedThrough) {
 						t.Fatalf("chunk %d flush %v: state %v (%s), want pass-through %v", chunk, flush, in.State(), in.Reason(), want)
@@ -351,7 +381,11 @@ func TestInjectorErrors(t *testing.T) {
 	if _, err := in.Write([]byte("<head><tit")); err != nil {
 		t.Fatal("error before any write to dst")
 	}
-	if _, err := in.Write([]byte("<p>")); !errors.Is(err, boom) {
+	// Decided at <p>, but held until the encoding prescan window is full.
+	if _, err := in.Write([]byte("<p>")); err != nil {
+		t.Fatalf("error while the prescan window is not full: %v", err)
+	}
+	if _, err := in.Write(bytes.Repeat([]byte("x"), PrescanLen)); !errors.Is(err, boom) {
 		t.Fatalf("err = %v", err)
 	}
 	if err := in.Close(); !errors.Is(err, boom) {
