@@ -209,6 +209,9 @@ func (fr *fieldReader) lines(fieldLines []string, open string) {
 
 // value reads the members of one field line.
 func (fr *fieldReader) value(v string) {
+	if fr.open == "" && fr.list(v) {
+		return
+	}
 	pieces := splitTopLevel(v, ',')
 	for i := 0; i < len(pieces); i++ {
 		text := trimOWS(pieces[i].text)
@@ -217,6 +220,38 @@ func (fr *fieldReader) value(v string) {
 		}
 		i += fr.member(text, pieces[i+1:])
 	}
+}
+
+// list reads v in one pass when it is a valid SF List whose members all name a product
+// token plainly, the common case, which member-by-member reading would give the same
+// result for. It reports false, having read nothing, otherwise.
+func (fr *fieldReader) list(v string) bool {
+	l, err := httpsfv.UnmarshalList([]string{lowerOutsideStrings(v)})
+	if err != nil {
+		return false
+	}
+	for _, member := range l {
+		item, ok := member.(httpsfv.Item)
+		if !ok {
+			return false
+		}
+		var tok string
+		switch v := item.Value.(type) {
+		case httpsfv.Token:
+			tok = string(v)
+		case string:
+			tok = v
+		default:
+			return false
+		}
+		if strings.ContainsAny(tok, ":/") || isRuleName(tok) {
+			return false // historic forms, a version, a bare rule: read member by member
+		}
+	}
+	for _, member := range l {
+		fr.take(readItem(member.(httpsfv.Item)))
+	}
+	return true
 }
 
 // partial reads what precedes the last ";" of a member cut by the parsing limit, where
