@@ -45,7 +45,7 @@ var badCaddyfiles = []struct {
 	{"allow missing", "robots_txt {\n\tgroup * {\n\t\tallow # <-\n\t}\n}", "allow needs at least one path pattern"},
 	{"allow without slash", "robots_txt {\n\tgroup * {\n\t\tallow private # <-\n\t}\n}", `a pattern starts with "/" or "*"`},
 	{"disallow with hash", "robots_txt {\n\tgroup * {\n\t\tdisallow \"/a#b\" # <-\n\t}\n}", `must not contain "#"`},
-	{"disallow dollar inside", "robots_txt {\n\tgroup * {\n\t\tdisallow /a$b # <-\n\t}\n}", `"$" is special only at the end`},
+	{"disallow stray percent", "robots_txt {\n\tgroup * {\n\t\tdisallow /100%zz # <-\n\t}\n}", `"%" must start a percent-escape`},
 	{"crawl_delay negative", "robots_txt {\n\tgroup * {\n\t\tcrawl_delay -1 # <-\n\t}\n}", "want a number of seconds >= 0"},
 	{"crawl_delay not a number", "robots_txt {\n\tgroup * {\n\t\tcrawl_delay soon # <-\n\t}\n}", "want a number of seconds >= 0"},
 	{"crawl_delay infinite", "robots_txt {\n\tgroup * {\n\t\tcrawl_delay +Inf # <-\n\t}\n}", "want a number of seconds >= 0"},
