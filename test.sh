@@ -1,19 +1,58 @@
 #!/usr/bin/env bash
-# Runs every test in every module of the repository, with the race detector.
+# Runs every test in every module of the repository, with the race detector, then the
+# allocation tests without it.
 # This is the README's test command; .ci/run calls it and nothing else.
+#
+# Allocation tests: a test whose name contains "Alloc" (e.g. TestAllocationBudget) checks
+# allocation counts, which the race detector changes, so it skips itself under -race. The
+# second pass runs exactly those tests, without -race, in the packages that have them, and
+# fails if one of them skips.
 set -uo pipefail
 cd "$(dirname "$0")"
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+alog=$(mktemp)
+trap 'rm -f "$log" "$alog"' EXIT
 status=0
-for mod in $(find . -name go.mod -not -path './bench/out/*' -exec dirname {} \; | sort); do
+mods=$(find . -name go.mod -not -path './bench/out/*' -exec dirname {} \; | sort)
+for mod in $mods; do
 	echo "== go vet and go test -race ./... in $mod"
 	(cd "$mod" && go vet ./... && go test -race -count=1 -timeout 30m ./...) 2>&1 | tee -a "$log" || status=1
 done
+for mod in $mods; do
+	# Packages of this module (not of a nested one) with an allocation test.
+	pkgs=$(cd "$mod" && grep -rlE --include='*_test.go' '^func Test[A-Za-z0-9_]*Alloc' . |
+		while read -r f; do
+			d=$(dirname "$f")
+			nested=0
+			p=$d
+			while [ "$p" != "." ]; do
+				[ -f "$p/go.mod" ] && nested=1
+				p=$(dirname "$p")
+			done
+			[ "$nested" -eq 0 ] && echo "$d"
+		done | sort -u)
+	[ -z "$pkgs" ] && continue
+	echo "== allocation tests without -race in $mod: $(echo $pkgs)"
+	# shellcheck disable=SC2086
+	(cd "$mod" && go test -count=1 -v -run 'Alloc' $pkgs) >"$alog.out" 2>&1
+	rc=$?
+	grep -E '^(--- |ok |FAIL|panic)' "$alog.out"
+	cat "$alog.out" >>"$alog"
+	if [ "$rc" -ne 0 ]; then
+		status=1
+	fi
+	if grep -q -- '--- SKIP' "$alog.out"; then
+		echo "an allocation test skipped outside -race: see above"
+		status=1
+	fi
+	rm -f "$alog.out"
+done
 passed=$(grep -c '^ok ' "$log")
 failed=$(grep -c '^FAIL	' "$log")
-echo "packages: $passed passed, $failed failed"
-if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
-	echo "go vet or the build failed: see above"
+apassed=$(grep -c '^ok ' "$alog")
+afailed=$(grep -c '^FAIL	' "$alog")
+echo "packages: $passed passed, $failed failed (race); allocation tests: $apassed packages passed, $afailed failed"
+if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ] && [ "$afailed" -eq 0 ]; then
+	echo "go vet, the build or a skipped allocation test failed: see above"
 fi
 exit "$status"

@@ -34,7 +34,7 @@ type TagWriter struct {
 	wantMeta    bool // some tagger asks for meta elements
 	wroteHeader bool // the handler's final WriteHeader happened (to us)
 	committed   bool // the underlying writer's WriteHeader happened
-	sniff       bool // final status known, Content-Type not yet: decide at the first Write
+	sniff       bool // final status known, Content-Type not yet: buffering body to sniff
 	hijacked    bool
 	discardBody bool // a HEAD response whose GET would be rewritten
 
@@ -43,7 +43,16 @@ type TagWriter struct {
 	sink      injectSink
 	meta      []byte
 	debugFunc func(*http.Request, string)
+
+	// While sniff is set, the first body bytes wait here until there are sniffLen of them, the
+	// handler flushes or returns: the Content-Type net/http would sniff is known only then.
+	sniffBuf [sniffLen]byte
+	sniffN   int
 }
+
+// sniffLen is how many bytes net/http's http.DetectContentType considers (net/http buffers at
+// least that many before it sniffs).
+const sniffLen = 512
 
 var tagWriterPool = sync.Pool{New: func() any { return new(TagWriter) }}
 
@@ -64,10 +73,24 @@ func (tw *TagWriter) add(t *Tagger) {
 	}
 	tw.all = append(tw.all, t)
 	tw.wantMeta = tw.wantMeta || t.meta
+	if t.meta && tw.req.Method == http.MethodGet {
+		// A byte range of the unrewritten page does not address the rewritten one, and whether
+		// the response will be rewritten is known only once it is written: on a route with meta
+		// elements a GET is answered in full (RFC 9110 §14.2 lets a server ignore Range), so a
+		// resumed download never joins two representations.
+		if _, ok := tw.req.Header["Range"]; ok {
+			delete(tw.req.Header, "Range")
+			delete(tw.req.Header, "If-Range")
+		}
+	}
 }
 
 // finish completes the response after the handler returned and recycles tw.
 func (tw *TagWriter) finish() {
+	if tw.sniff && !tw.hijacked {
+		// The handler returned with fewer than sniffLen bytes written: sniff what there is.
+		_ = tw.endSniff()
+	}
 	switch {
 	case tw.hijacked:
 	case tw.inj != nil:
@@ -79,10 +102,6 @@ func (tw *TagWriter) finish() {
 		// The handler wrote nothing (or returned an error for an outer handler to answer):
 		// leave the status to whoever writes it, but make the headers part of it.
 		tw.setHeaders()
-	case tw.sniff:
-		// A final status without a Content-Type and without a body.
-		tw.sniff = false
-		tw.commit()
 	}
 	*tw = TagWriter{}
 	tagWriterPool.Put(tw)
@@ -113,8 +132,14 @@ func (tw *TagWriter) WriteHeader(status int) {
 		tw.commit()
 		return
 	}
-	if _, present := tw.rw.Header()["Content-Type"]; !present && status == http.StatusOK && tw.req.Method != http.MethodHead {
-		tw.sniff = true // decided by the first Write, as net/http would sniff it
+	h := tw.rw.Header()
+	if tw.req.Method == http.MethodGet || tw.req.Method == http.MethodHead {
+		delete(h, "Accept-Ranges") // Range is not honoured on this route (see add)
+	}
+	// Without a Content-Type, net/http sniffs one from the body (unless it is encoded): hold
+	// the body until the same bytes are known, so the decision to rewrite sees the same type.
+	if _, present := h["Content-Type"]; !present && status == http.StatusOK && h.Get("Content-Encoding") == "" {
+		tw.sniff = true
 		return
 	}
 	tw.startInjection()
@@ -202,6 +227,9 @@ func (tw *TagWriter) startInjection() {
 		if reason != notHTML {
 			tw.debug("meta elements not added: " + reason)
 		}
+		if ce, ok := strings.CutPrefix(reason, encodedBody); ok {
+			tw.warn(warnEncodedBody, "meta elements not added: an HTML body arrived already encoded (Content-Encoding: "+ce+"), and robots_tag does not rewrite encoded bodies; place robots_tag inside the block that encodes, or encode at site level (net/http: put the compression middleware outside this one; precompressed files never get them)")
+		}
 		tw.commit()
 		return
 	}
@@ -250,7 +278,10 @@ func (tw *TagWriter) maxBuffer() int {
 	return 0
 }
 
-const notHTML = "not HTML"
+const (
+	notHTML     = "not HTML"
+	encodedBody = "the body is encoded: "
+)
 
 // uninjectable says why a response's body must be left as it is, or "" if it can be rewritten
 // (for a GET; HEAD is decided by the caller).
@@ -261,12 +292,15 @@ func uninjectable(status int, h http.Header) string {
 	case h.Get("Content-Range") != "":
 		return "partial content"
 	}
-	if ce := h.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
-		return "body is encoded (" + ce + ")"
-	}
-	mt, _, err := mime.ParseMediaType(h.Get("Content-Type"))
+	mt, params, err := mime.ParseMediaType(h.Get("Content-Type"))
 	if err != nil || mt != "text/html" {
 		return notHTML
+	}
+	if ce := h.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		return encodedBody + ce
+	}
+	if cs := params["charset"]; !tagemit.ASCIICompatible(cs) {
+		return "Content-Type charset " + strconv.Quote(cs) + " is not ASCII-compatible"
 	}
 	for _, cc := range h["Cache-Control"] {
 		for _, d := range strings.Split(cc, ",") {
@@ -291,10 +325,10 @@ func (tw *TagWriter) commit() {
 			tw.rw.Header().Set("Content-Length", strconv.FormatInt(tw.origLen+int64(tw.inj.Inserted()), 10))
 		case tagemit.PassedThrough:
 			tw.rw.Header().Set("Content-Length", strconv.FormatInt(tw.origLen, 10))
-			if r := tw.inj.Reason(); r != "" {
-				tw.debug("meta elements not added: " + r)
-			}
 		}
+	}
+	if tw.inj != nil && tw.inj.State() == tagemit.PassedThrough && tw.inj.Reason() != "" {
+		tw.debug("meta elements not added: " + tw.inj.Reason())
 	}
 	tw.rw.WriteHeader(tw.status)
 }
@@ -302,16 +336,29 @@ func (tw *TagWriter) commit() {
 // Write writes body bytes, through the injector when the body is being rewritten.
 func (tw *TagWriter) Write(p []byte) (int, error) {
 	if !tw.wroteHeader {
-		if tw.wantMeta {
-			tw.sniffContentType(p)
-		}
 		tw.WriteHeader(http.StatusOK)
 	}
 	if tw.sniff {
-		tw.sniffContentType(p)
-		tw.sniff = false
-		tw.startInjection()
+		if tw.sniffN == 0 && len(p) >= sniffLen {
+			tw.sniffFrom(p) // enough to sniff in place
+		} else {
+			n := copy(tw.sniffBuf[tw.sniffN:], p)
+			tw.sniffN += n
+			if tw.sniffN < sniffLen {
+				return len(p), nil
+			}
+			if err := tw.endSniff(); err != nil {
+				return 0, err
+			}
+			m, err := tw.writeBody(p[n:])
+			return n + m, err
+		}
 	}
+	return tw.writeBody(p)
+}
+
+// writeBody writes body bytes once the Content-Type is known.
+func (tw *TagWriter) writeBody(p []byte) (int, error) {
 	if tw.inj != nil {
 		return tw.inj.Write(p)
 	}
@@ -321,13 +368,24 @@ func (tw *TagWriter) Write(p []byte) (int, error) {
 	return tw.rw.Write(p)
 }
 
-// sniffContentType sets the Content-Type that net/http would have sniffed from p, so that the
-// decision to rewrite sees it. A handler that set the key to nil asked for no sniffing.
-func (tw *TagWriter) sniffContentType(p []byte) {
-	h := tw.rw.Header()
-	if _, present := h["Content-Type"]; !present && len(p) > 0 {
-		h["Content-Type"] = []string{http.DetectContentType(p)}
+// sniffFrom sets the Content-Type that net/http would sniff from the first bytes of the body,
+// sample, and decides whether the body is rewritten. Like net/http it sets none for an empty
+// body.
+func (tw *TagWriter) sniffFrom(sample []byte) {
+	tw.sniff = false
+	if len(sample) > 0 {
+		tw.rw.Header()["Content-Type"] = []string{http.DetectContentType(sample)}
 	}
+	tw.startInjection()
+}
+
+// endSniff sniffs the buffered bytes and writes them on.
+func (tw *TagWriter) endSniff() error {
+	b := tw.sniffBuf[:tw.sniffN]
+	tw.sniffFrom(b)
+	tw.sniffN = 0
+	_, err := tw.writeBody(b)
+	return err
 }
 
 // ReadFrom copies a body from src. A body that is not rewritten keeps the underlying writer's
@@ -355,10 +413,10 @@ func (tw *TagWriter) FlushError() error {
 		tw.WriteHeader(http.StatusOK)
 	}
 	if tw.sniff {
-		// Nothing written to sniff: the body cannot be rewritten safely any more.
-		tw.sniff = false
-		tw.meta = nil
-		tw.commit()
+		// net/http sniffs what was written before a flush (nothing: no Content-Type).
+		if err := tw.endSniff(); err != nil {
+			return err
+		}
 	}
 	if tw.inj != nil {
 		if err := tw.inj.Flush(); err != nil {
