@@ -1,17 +1,17 @@
 package caddymodule
 
 import (
+	"errors"
 	"fmt"
-	"math"
-	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/internal/syntax"
 	"github.com/sitepolicy/caddy-robots/nethttp"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 	"github.com/sitepolicy/caddy-robots/tagemit"
@@ -72,12 +72,13 @@ func parseRobotsTag(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		max_age <duration>            # Cache-Control max-age of robots.txt (default 1h)
 //	}
 //
-// Without a block the file is empty, which allows everything. Each value is checked as it is
-// read, so an error names its line; values with {placeholders} are checked when the config is
-// provisioned, after the global placeholders ({env.*}, ...) are replaced.
+// Without a block the file is empty, which allows everything. The adapter only maps tokens to
+// the handler's fields; the core checks the values, and each problem is reported at the line
+// of the token that produced the field. Values with {placeholders} are checked when the config
+// is provisioned, after the global placeholders ({env.*}, ...) are replaced.
 func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name
-	file, line := d.File(), d.Line()
+	at := newPositions(d, "robots_txt")
 	if d.NextArg() {
 		return d.Errf("robots_txt: unexpected argument %q: the directive takes only a matcher; configure the file in a block", d.Val())
 	}
@@ -90,28 +91,21 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if len(args) == 0 {
 				return d.Errf("robots_txt: comment needs the text of the comment line")
 			}
-			c := strings.Join(args, " ")
-			if err := checkFile(d, "comment", robotsgen.File{Comments: []string{c}}, c); err != nil {
-				return err
-			}
-			h.Comments = append(h.Comments, c)
+			at.mark(configerr.Index("comments", len(h.Comments)))
+			h.Comments = append(h.Comments, strings.Join(args, " "))
 		case "sitemap":
 			s, err := oneArg(d, "robots_txt: sitemap takes one absolute URL or one path such as /sitemap.xml")
 			if err != nil {
 				return err
 			}
-			if err := checkFile(d, "sitemap", robotsgen.File{Sitemaps: []string{s}}, s); err != nil {
-				return err
-			}
+			at.mark(configerr.Index("sitemaps", len(h.Sitemaps)))
 			h.Sitemaps = append(h.Sitemaps, s)
 		case "record":
 			r, err := parseRecord(d, "robots_txt: record")
 			if err != nil {
 				return err
 			}
-			if err := checkFile(d, "record", robotsgen.File{Records: []robotsgen.Record{r}}, r.Key, r.Value); err != nil {
-				return err
-			}
+			at.mark(configerr.Index("records", len(h.Records)))
 			h.Records = append(h.Records, r)
 		case "max_age":
 			if haveMaxAge {
@@ -122,19 +116,18 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if err != nil {
 				return err
 			}
-			v, err := nethttp.ParseDuration(s)
+			v, err := syntax.ParseDuration(s)
 			if err != nil {
 				return d.Errf("robots_txt: max_age: %v", err)
 			}
-			if v < time.Second {
-				return d.Errf("robots_txt: max_age %q: must be at least 1s (robots.txt is served with Cache-Control max-age in whole seconds; leave max_age out for the default of %s)", s, nethttp.DefaultRobotsTxtMaxAge)
+			if v == 0 {
+				// The config cannot tell 0 from "not set", which means the default.
+				return d.Errf("robots_txt: max_age %q: would mean the default (%s); leave max_age out, or give at least 1s", s, nethttp.DefaultRobotsTxtMaxAge)
 			}
-			if v > nethttp.MaxRobotsTxtMaxAge {
-				return d.Errf("robots_txt: max_age %q: at most 24h: crawlers should not use a robots.txt cached longer (RFC 9309 §2.4)", s)
-			}
+			at.mark("max_age")
 			h.MaxAge = nethttp.Duration(v)
 		case "group":
-			g, err := parseGroup(d)
+			g, err := parseGroup(d, at, configerr.Index("groups", len(h.Groups)))
 			if err != nil {
 				return err
 			}
@@ -143,32 +136,22 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return d.Errf("robots_txt: unknown sub-directive %q (want comment, sitemap, group, record or max_age)", sub)
 		}
 	}
-	// Each value was checked on its own; the file as a whole (its size) is checked here, at
-	// the directive's line. With placeholders the check waits for Provision.
-	if !fileHasPlaceholder(&h.File) {
-		if err := h.File.Validate(); err != nil {
-			return fmt.Errorf("robots_txt: %s, at %s:%d", describe(err), file, line)
-		}
-	}
-	return nil
+	_, err := nethttp.NewRobotsTxt(h.RobotsTxtConfig)
+	return at.report(err, fileHasPlaceholder(&h.File))
 }
 
-// parseGroup reads "group [<user-agent>...] { ... }"; the cursor is on "group".
-func parseGroup(d *caddyfile.Dispenser) (robotsgen.Group, error) {
+// parseGroup reads "group [<user-agent>...] { ... }"; the cursor is on "group", and path is
+// the group's field path.
+func parseGroup(d *caddyfile.Dispenser, at *positions, path string) (robotsgen.Group, error) {
 	var g robotsgen.Group
-	file, line := d.File(), d.Line()
-	addAgents := func(what string, tokens []string) error {
+	at.mark(path)
+	addAgents := func(tokens []string) {
 		for _, ua := range tokens {
-			if err := checkFile(d, what, robotsgen.File{Groups: []robotsgen.Group{{UserAgents: []string{ua}}}}, ua); err != nil {
-				return err
-			}
+			at.mark(configerr.Index(path+".user_agents", len(g.UserAgents)))
 			g.UserAgents = append(g.UserAgents, ua)
 		}
-		return nil
 	}
-	if err := addAgents("group: user agent", d.RemainingArgs()); err != nil {
-		return g, err
-	}
+	addAgents(d.RemainingArgs())
 	var haveDelay bool
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		sub := d.Val()
@@ -178,18 +161,14 @@ func parseGroup(d *caddyfile.Dispenser) (robotsgen.Group, error) {
 			if len(args) == 0 {
 				return g, d.Errf("robots_txt: group: user_agent needs at least one product token, e.g. GPTBot or *")
 			}
-			if err := addAgents("user_agent", args); err != nil {
-				return g, err
-			}
+			addAgents(args)
 		case "purpose":
 			args := d.RemainingArgs()
 			if len(args) == 0 {
 				return g, d.Errf("robots_txt: group: purpose needs at least one purpose token")
 			}
 			for _, p := range args {
-				if err := checkFile(d, "purpose", robotsgen.File{Groups: []robotsgen.Group{{Purposes: []string{p}}}}, p); err != nil {
-					return g, err
-				}
+				at.mark(configerr.Index(path+".purposes", len(g.Purposes)))
 				g.Purposes = append(g.Purposes, p)
 			}
 		case "allow", "disallow":
@@ -202,11 +181,8 @@ func parseGroup(d *caddyfile.Dispenser) (robotsgen.Group, error) {
 				typ = robotsgen.Disallow
 			}
 			for _, p := range args {
-				r := robotsgen.Rule{Type: typ, Path: p}
-				if err := checkFile(d, sub, robotsgen.File{Groups: []robotsgen.Group{{UserAgents: []string{"*"}, Rules: []robotsgen.Rule{r}}}}, p); err != nil {
-					return g, err
-				}
-				g.Rules = append(g.Rules, r)
+				at.mark(configerr.Index(path+".rules", len(g.Rules)))
+				g.Rules = append(g.Rules, robotsgen.Rule{Type: typ, Path: p})
 			}
 		case "crawl_delay":
 			if haveDelay {
@@ -218,28 +194,21 @@ func parseGroup(d *caddyfile.Dispenser) (robotsgen.Group, error) {
 				return g, err
 			}
 			v, err := strconv.ParseFloat(s, 64)
-			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-				return g, d.Errf("robots_txt: group: crawl_delay %q: want a number of seconds >= 0, e.g. 10 or 0.5", s)
+			if err != nil {
+				return g, d.Errf("robots_txt: group: crawl_delay %q: %s", s, robotsgen.CrawlDelayProblem)
 			}
+			at.mark(path + ".crawl_delay")
 			g.CrawlDelay = v
 		case "record":
 			r, err := parseRecord(d, "robots_txt: group: record")
 			if err != nil {
 				return g, err
 			}
-			if strings.EqualFold(r.Key, "host") {
-				return g, d.Errf("robots_txt: group: record %s: Host is a file-level record; write it in the robots_txt block, outside any group", r.Key)
-			}
-			if err := checkFile(d, "record", robotsgen.File{Groups: []robotsgen.Group{{UserAgents: []string{"*"}, Records: []robotsgen.Record{r}}}}, r.Key, r.Value); err != nil {
-				return g, err
-			}
+			at.mark(configerr.Index(path+".records", len(g.Records)))
 			g.Records = append(g.Records, r)
 		default:
 			return g, d.Errf("robots_txt: group: unknown sub-directive %q (want user_agent, purpose, allow, disallow, crawl_delay or record)", sub)
 		}
-	}
-	if len(g.UserAgents) == 0 && len(g.Purposes) == 0 {
-		return g, fmt.Errorf("robots_txt: group names no crawler: give product tokens as arguments (group GPTBot CCBot) or user_agent/purpose lines in its block, at %s:%d", file, line)
 	}
 	return g, nil
 }
@@ -259,26 +228,19 @@ func parseGroup(d *caddyfile.Dispenser) (robotsgen.Group, error) {
 // with {placeholders} are checked when the config is provisioned.
 func (h *RobotsTag) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name
-	file, line := d.File(), d.Line()
+	at := newPositions(d, "robots_tag")
+	at.mark("rules")
 	add := func(tok string, rules []string) error {
-		checkTok := tok
-		if strings.Contains(tok, "{") {
-			checkTok = tagemit.GlobalToken // the token waits for Provision; the rules need not
-		} else if _, err := tagemit.NewPolicy(map[string][]string{tok: nil}); err != nil {
-			return d.Errf("robots_tag: %s", describe(err))
-		}
 		for _, rule := range rules {
 			if strings.HasPrefix(rule, "*") || strings.HasPrefix(rule, "/") {
 				return d.Errf("robots_tag: %q is not a rule but looks like a path pattern: Caddy reads only *, /path or @name as the matcher of a directive; for other patterns define a named matcher, e.g. @pdf path *.pdf, then robots_tag @pdf noindex", rule)
 			}
-			if !strings.Contains(rule, "{") {
-				if _, err := tagemit.NewPolicy(map[string][]string{checkTok: {rule}}); err != nil {
-					return d.Errf("robots_tag: rule %q: %s", rule, describe(err))
-				}
-			}
 			if h.Rules == nil {
 				h.Rules = make(map[string][]string)
 			}
+			key := configerr.Key("rules", tok)
+			at.mark(key)
+			at.mark(configerr.Index(key, len(h.Rules[tok])))
 			h.Rules[tok] = append(h.Rules[tok], rule)
 		}
 		return nil
@@ -320,17 +282,8 @@ func (h *RobotsTag) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return d.Errf("robots_tag: unknown sub-directive %q (want agent, meta or x_robots_tag); rules for every accessor go on the directive's line", sub)
 		}
 	}
-	if len(h.Rules) == 0 {
-		return fmt.Errorf("robots_tag: no rules: give rules on the directive's line (robots_tag noindex) or in agent lines, at %s:%d", file, line)
-	}
-	// Each rule was checked on its own; the whole policy (its serialised size) is checked
-	// here, at the directive's line. With placeholders the check waits for Provision.
-	if !rulesHavePlaceholder(h.Rules) {
-		if _, err := tagemit.NewPolicy(h.Rules); err != nil {
-			return fmt.Errorf("robots_tag: %s, at %s:%d", describe(err), file, line)
-		}
-	}
-	return nil
+	_, err := nethttp.NewTagger(h.TagConfig, nethttp.TaggerOptions{})
+	return at.report(err, rulesHavePlaceholder(h.Rules))
 }
 
 // oneArg reads exactly one argument on the current line and no block.
@@ -357,40 +310,74 @@ func parseRecord(d *caddyfile.Dispenser, what string) (robotsgen.Record, error) 
 	return robotsgen.Record{Key: args[0], Value: args[1]}, nil
 }
 
-// checkFile validates a minimal file built around one configured value, so that a bad value is
-// reported at its own line. Values with placeholders are skipped: Provision checks them after
-// replacing the placeholders.
-func checkFile(d *caddyfile.Dispenser, what string, f robotsgen.File, values ...string) error {
-	for _, v := range values {
-		if strings.Contains(v, "{") {
-			return nil
-		}
-	}
-	if err := f.Validate(); err != nil {
-		return d.Errf("robots_txt: %s %s", what, describe(err))
-	}
-	return nil
+// positions remembers where in the Caddyfile each field of a handler came from, so that the
+// core's errors, which name fields, can name lines.
+type positions struct {
+	directive string
+	file      string
+	line      int
+	byPath    map[string]position
+	d         *caddyfile.Dispenser
 }
 
-// placeRE matches the location prefix of a robotsgen validation error, such as
-// "groups[0].rules[0].path", which names a place in the minimal file built for the check and
-// not in the user's config.
-var placeRE = regexp.MustCompile(`^(file:|[a-z_]+\[\d+\](\.[a-z_]+(\[\d+\])?)*:?) `)
+type position struct {
+	file string
+	line int
+}
 
-// describe turns a validation error into one line without the library's prefixes.
-func describe(err error) string {
-	var parts []string
-	for _, line := range strings.Split(err.Error(), "\n") {
-		line = strings.TrimPrefix(line, "tagemit: ")
-		line = placeRE.ReplaceAllString(line, "")
-		if line != "" {
-			parts = append(parts, line)
+func newPositions(d *caddyfile.Dispenser, directive string) *positions {
+	return &positions{directive: directive, file: d.File(), line: d.Line(), byPath: map[string]position{}, d: d}
+}
+
+// mark records that the field at path comes from the current token.
+func (p *positions) mark(path string) {
+	p.byPath[path] = position{p.d.File(), p.d.Line()}
+}
+
+// report maps each of the core's errors to the line of the field it names (the nearest
+// marked parent field, else the directive). Errors about a value with a placeholder, and
+// whole-config errors while a placeholder is pending, wait for Provision, which checks the
+// replaced values.
+func (p *positions) report(err error, pending bool) error {
+	var errs []error
+	for _, e := range configerr.All(err) {
+		if strings.Contains(e.Value, "{") || strings.Contains(e.Path, "{") || (pending && !p.marked(e.Path)) {
+			continue
+		}
+		pos := position{p.file, p.line}
+		for path := e.Path; path != ""; path = parentPath(path) {
+			if q, ok := p.byPath[path]; ok {
+				pos = q
+				break
+			}
+		}
+		errs = append(errs, fmt.Errorf("%s: %s, at %s:%d", p.directive, e.Message(), pos.file, pos.line))
+	}
+	return errors.Join(errs...)
+}
+
+// marked reports whether path or a parent of it names a field the Caddyfile set.
+func (p *positions) marked(path string) bool {
+	for ; path != ""; path = parentPath(path) {
+		if _, ok := p.byPath[path]; ok {
+			return true
 		}
 	}
-	if len(parts) == 0 {
-		return err.Error()
+	return false
+}
+
+// parentPath drops the last element of a field path: "groups[1].rules[0]" -> "groups[1].rules"
+// -> "groups[1]" -> "groups" -> "".
+func parentPath(path string) string {
+	if strings.HasSuffix(path, "]") {
+		if i := strings.LastIndexByte(path, '['); i >= 0 {
+			return path[:i]
+		}
 	}
-	return strings.Join(parts, "; ")
+	if i := strings.LastIndexAny(path, ".["); i >= 0 {
+		return path[:i]
+	}
+	return ""
 }
 
 func fileHasPlaceholder(f *robotsgen.File) bool {

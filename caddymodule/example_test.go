@@ -276,7 +276,7 @@ func TestExampleBinary(t *testing.T) {
 	if err == nil {
 		t.Fatalf("validate accepted crawl_delay two:\n%s", out)
 	}
-	if !regexp.MustCompile(fmt.Sprintf(`Caddyfile\.bad:%d\b`, line)).Match(out) || !regexp.MustCompile(`crawl_delay \\?"two\\?": want a number of seconds`).Match(out) {
+	if !regexp.MustCompile(fmt.Sprintf(`Caddyfile\.bad:%d\b`, line)).Match(out) || !regexp.MustCompile(`crawl_delay \\?"two\\?": a crawl delay is a finite number of seconds`).Match(out) {
 		t.Errorf("validate output does not name Caddyfile.bad:%d and the problem:\n%s", line, out)
 	}
 }

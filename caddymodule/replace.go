@@ -8,6 +8,8 @@ import (
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/sitepolicy/caddy-robots/robotsgen"
+
+	"github.com/sitepolicy/caddy-robots/configerr"
 )
 
 // placeholders replaces the global placeholders ({env.*}, {system.*}, ...) in config strings
@@ -32,7 +34,7 @@ func (p *placeholders) str(place, s string) string {
 	}
 	out, err := p.repl.ReplaceOrErr(s, false, true)
 	if err != nil {
-		p.errs = append(p.errs, fmt.Errorf("%s %q: %w (only global placeholders such as {env.NAME} are known when the config is loaded)", place, s, err))
+		p.errs = append(p.errs, configerr.New(place, s, err.Error()+" (only global placeholders such as {env.NAME} are known when the config is loaded)"))
 		return s
 	}
 	return out
@@ -96,8 +98,8 @@ func (p *placeholders) file(f robotsgen.File) robotsgen.File {
 func (p *placeholders) rules(in map[string][]string) map[string][]string {
 	out := make(map[string][]string, len(in))
 	for tok, list := range in {
-		rtok := p.str("rules token", tok)
-		out[rtok] = append(out[rtok], p.strs("rules["+tok+"]", list)...)
+		rtok := p.str(configerr.Key("rules", tok), tok)
+		out[rtok] = append(out[rtok], p.strs(configerr.Key("rules", tok), list)...)
 	}
 	return out
 }

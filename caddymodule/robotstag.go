@@ -1,7 +1,6 @@
 package caddymodule
 
 import (
-	"fmt"
 	"net/http"
 
 	"github.com/caddyserver/caddy/v2"
@@ -52,7 +51,7 @@ func (h *RobotsTag) Provision(ctx caddy.Context) error {
 	cfg := h.TagConfig
 	cfg.Rules = ph.rules(h.Rules)
 	if err := ph.err(); err != nil {
-		return fmt.Errorf("robots_tag: %w", err)
+		return err
 	}
 	logAt := func(level zapcore.Level) func(*http.Request, string) {
 		return func(r *http.Request, msg string) {
@@ -63,7 +62,7 @@ func (h *RobotsTag) Provision(ctx caddy.Context) error {
 	}
 	t, err := nethttp.NewTagger(cfg, nethttp.TaggerOptions{Debug: logAt(zap.DebugLevel), Warn: logAt(zap.WarnLevel)})
 	if err != nil {
-		return fmt.Errorf("robots_tag: %w", err)
+		return err
 	}
 	h.tagger = t
 	return nil

@@ -13,7 +13,6 @@ package caddymodule
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 
 	"github.com/caddyserver/caddy/v2"
@@ -63,11 +62,11 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 	ph := newPlaceholders()
 	cfg := nethttp.RobotsTxtConfig{File: ph.file(h.File), MaxAge: h.MaxAge}
 	if err := ph.err(); err != nil {
-		return fmt.Errorf("robots_txt: %w", err)
+		return err
 	}
 	rt, err := nethttp.NewRobotsTxt(cfg)
 	if err != nil {
-		return fmt.Errorf("robots_txt: %w", err)
+		return err
 	}
 	h.rt = rt
 	ctx.Logger().Debug("robots.txt ready", zap.Int("groups", len(cfg.Groups)), zap.Int("sitemaps", len(cfg.Sitemaps)))

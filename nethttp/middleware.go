@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+
+	"github.com/sitepolicy/caddy-robots/configerr"
 )
 
 // Config is the middleware's configuration, from Go values or JSON. Its parts have the JSON of
@@ -79,16 +81,17 @@ func New(cfg Config, opts Options) (*Middleware, error) {
 	if cfg.RobotsTxt != nil {
 		rt, err := NewRobotsTxt(*cfg.RobotsTxt)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("robots_txt: %w", err))
+			errs = append(errs, configerr.Prefix("robots_txt", err))
 		}
 		m.robots = rt
 	}
 	for i, route := range cfg.RobotsTag {
+		at := configerr.Index("robots_tag", i)
 		cr := compiledRoute{match: route.Match}
 		for j, p := range route.Paths {
 			pp, err := compilePathPattern(p)
 			if err != nil {
-				errs = append(errs, fmt.Errorf("robots_tag[%d].paths[%d]: %w", i, j, err))
+				errs = append(errs, configerr.New(configerr.Index(at+".paths", j), p, err.Error()))
 				continue
 			}
 			cr.patterns = append(cr.patterns, pp)
@@ -96,13 +99,13 @@ func New(cfg Config, opts Options) (*Middleware, error) {
 		m.paths = m.paths || len(cr.patterns) > 0
 		t, err := NewTagger(route.TagConfig, opts.hooks())
 		if err != nil {
-			errs = append(errs, fmt.Errorf("robots_tag[%d]: %w", i, err))
+			errs = append(errs, configerr.Prefix(at, err))
 		}
 		cr.tagger = t
 		m.routes = append(m.routes, cr)
 	}
 	if cfg.RobotsTxt == nil && len(cfg.RobotsTag) == 0 {
-		errs = append(errs, errors.New("nothing to do: configure robots_txt, robots_tag, or both"))
+		errs = append(errs, configerr.New("", "", "nothing to do: configure robots_txt, robots_tag, or both"))
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

@@ -588,13 +588,15 @@ func TestConfigErrors(t *testing.T) {
 	}{
 		{"empty", `{}`, "nothing to do"},
 		{"unknown field", `{"robots_tags": []}`, "unknown field"},
-		{"bad rule", `{"robots_tag": [{"rules": {"*": ["noindx"]}}]}`, "noindex"},
-		{"no rules", `{"robots_tag": [{"rules": {}}]}`, "no rules"},
-		{"bad path", `{"robots_tag": [{"paths": ["drafts"], "rules": {"*": ["noindex"]}}]}`, "must start with"},
-		{"bad token", `{"robots_txt": {"groups": [{"user_agents": ["Google Bot"]}]}}`, "Google Bot"},
+		{"bad rule", `{"robots_tag": [{"rules": {"*": ["noindx"]}}]}`, `robots_tag[0].rules["*"][0] "noindx": unknown rule "noindx" (did you mean "noindex"?)`},
+		{"no rules", `{"robots_tag": [{"rules": {}}]}`, "robots_tag[0].rules: no rules"},
+		{"bad path", `{"robots_tag": [{"paths": ["drafts"], "rules": {"*": ["noindex"]}}]}`, `robots_tag[0].paths[0] "drafts": a path pattern must start with`},
+		{"bad token", `{"robots_txt": {"groups": [{"user_agents": ["Google Bot"]}]}}`, `robots_txt.groups[0].user_agents[0] "Google Bot"`},
 		{"bad max_age", `{"robots_txt": {"groups": [{"user_agents": ["*"]}], "max_age": "soon"}}`, "invalid duration"},
 		{"max_age over 24h", `{"robots_txt": {"groups": [{"user_agents": ["*"]}], "max_age": "25h"}}`, "at most 24h"},
-		{"negative max_age", `{"robots_txt": {"groups": [{"user_agents": ["*"]}], "max_age": -1}}`, "must not be negative"},
+		{"negative max_age", `{"robots_txt": {"groups": [{"user_agents": ["*"]}], "max_age": -1}}`, `robots_txt.max_age "-1ns": max_age must be at least 1s`},
+		{"max_age under a second", `{"robots_txt": {"groups": [{"user_agents": ["*"]}], "max_age": "500ms"}}`, `robots_txt.max_age "500ms": max_age must be at least 1s`},
+		{"max_age in days", `{"robots_txt": {"groups": [{"user_agents": ["*"]}], "max_age": "1d1h"}}`, `robots_txt.max_age "25h0m0s"`},
 		{"trailing", `{"robots_tag": [{"rules": {"*": ["noindex"]}}]} {}`, "unexpected data"},
 	}
 	for _, c := range cases {

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"path"
 	"strings"
+
+	"github.com/sitepolicy/caddy-robots/internal/syntax"
 )
 
 // pathPattern is one path pattern with the semantics of Caddy's path matcher: case-insensitive;
@@ -30,10 +32,10 @@ const (
 
 func compilePathPattern(p string) (pathPattern, error) {
 	if p == "" {
-		return pathPattern{}, fmt.Errorf("empty path pattern")
+		return pathPattern{}, fmt.Errorf("a path pattern must not be empty")
 	}
-	if strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029 }) {
-		return pathPattern{}, fmt.Errorf("path pattern %q: control characters and line separators are not allowed", p)
+	if msg := syntax.TextProblem(p); msg != "" {
+		return pathPattern{}, fmt.Errorf("a path pattern %s", msg)
 	}
 	lp := strings.ToLower(p)
 	pp := pathPattern{raw: p, literal: lp, escaped: strings.Contains(p, "%")}
@@ -52,11 +54,11 @@ func compilePathPattern(p string) (pathPattern, error) {
 	default:
 		pp.kind = matchGlob
 		if _, err := path.Match(lp, "/"); err != nil {
-			return pathPattern{}, fmt.Errorf("path pattern %q: %v", p, err)
+			return pathPattern{}, fmt.Errorf("a path pattern is a glob: %v", err)
 		}
 	}
 	if pp.kind != matchAll && pp.kind != matchSuffix && pp.kind != matchSubstring && lp[0] != '/' && lp[0] != '*' {
-		return pathPattern{}, fmt.Errorf("path pattern %q: must start with / or *", p)
+		return pathPattern{}, fmt.Errorf("a path pattern must start with / or *")
 	}
 	return pp, nil
 }

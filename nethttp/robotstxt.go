@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/sitepolicy/caddy-robots/robotsgen"
+
+	"github.com/sitepolicy/caddy-robots/configerr"
 )
 
 // RobotsTxtPath is the only path a robots.txt responder answers (RFC 9309 §2.3: lower case, at
@@ -85,14 +87,15 @@ var (
 
 // NewRobotsTxt validates cfg and renders its body. The error names every problem in the config.
 func NewRobotsTxt(cfg RobotsTxtConfig) (*RobotsTxt, error) {
-	if cfg.MaxAge < 0 {
-		return nil, fmt.Errorf("max_age %s: must not be negative", time.Duration(cfg.MaxAge))
-	}
-	if time.Duration(cfg.MaxAge) > MaxRobotsTxtMaxAge {
-		return nil, fmt.Errorf("max_age %s: at most 24h: crawlers should not use a robots.txt cached longer (RFC 9309 §2.4), and a cache in front of the server would hand them one", time.Duration(cfg.MaxAge))
+	var errs []error
+	if d := time.Duration(cfg.MaxAge); d != 0 && (d < time.Second || d > MaxRobotsTxtMaxAge) {
+		errs = append(errs, configerr.New("max_age", d.String(), fmt.Sprintf("max_age must be at least 1s (Cache-Control max-age counts whole seconds) and at most 24h: crawlers should not use a robots.txt cached longer (RFC 9309 §2.4), and a cache in front of the server would hand them one; leave it out for the default of %s", DefaultRobotsTxtMaxAge)))
 	}
 	if err := cfg.File.Validate(); err != nil {
-		return nil, err
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	maxAge := time.Duration(cfg.MaxAge)
 	if maxAge == 0 {

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 
 	"github.com/sitepolicy/caddy-robots/tagemit"
+
+	"github.com/sitepolicy/caddy-robots/configerr"
 )
 
 // TagConfig is one route's robots tags. Its JSON is the JSON of the Caddy handler
@@ -160,17 +162,14 @@ func joinKey(lines []string) string {
 	return strings.Join(lines, "\x00")
 }
 
-// ErrNoRules is returned by NewTagger for a config without any rule.
-var ErrNoRules = errors.New("no rules: give at least one rule, e.g. noindex")
-
 // NewTagger checks cfg and precomputes everything it sends.
 func NewTagger(cfg TagConfig, opts TaggerOptions) (*Tagger, error) {
 	p, err := tagemit.NewPolicy(cfg.Rules)
 	if err != nil {
-		return nil, err
+		return nil, configerr.Prefix("rules", err)
 	}
 	if p.IsEmpty() {
-		return nil, ErrNoRules
+		return nil, configerr.New("rules", "", "no rules: give at least one rule, e.g. noindex")
 	}
 	if opts.MaxBuffer < 0 {
 		return nil, errors.New("max buffer must not be negative")

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/sitepolicy/caddy-robots/internal/syntax"
 )
 
 // Parse reads a robots.txt file leniently, as RFC 9309 section 2.3.1.5 asks:
@@ -306,7 +308,7 @@ func (p *parser) header(n int, raw []byte, kind int, val []byte) {
 // user-agent value: the longest prefix of its token characters.
 func googleToken(v []byte) []byte {
 	i := 0
-	for i < len(v) && (isTokenByte(v[i]) || v[i] >= '0' && v[i] <= '9' || strings.IndexByte("~#$%'*+.^`|", v[i]) >= 0) {
+	for i < len(v) && (syntax.IsTokenByte(v[i]) || v[i] >= '0' && v[i] <= '9' || strings.IndexByte("~#$%'*+.^`|", v[i]) >= 0) {
 		i++
 	}
 	return v[:i]

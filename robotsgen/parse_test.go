@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/sitepolicy/caddy-robots/internal/syntax"
 )
 
 func TestParseLenient(t *testing.T) {
@@ -140,7 +142,7 @@ func checkLines(t *testing.T, out []byte) {
 			t.Fatalf("line %d %q: forbidden character or too long", i+1, l)
 		}
 		for _, r := range l {
-			if isLineBreaking(r) {
+			if syntax.LineBreaking(r) {
 				t.Fatalf("line %d %q: control character", i+1, l)
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/sitepolicy/caddy-robots/configerr"
 )
 
 // PurposeSentinel is the product token of the user-agent line that Render
@@ -45,7 +47,7 @@ func (f *File) Render(origin string) ([]byte, error) {
 	f.renderTo(&buf, strings.TrimSuffix(origin, "/"))
 	out := buf.Bytes()
 	if len(out) > MaxSize {
-		return nil, fmt.Errorf("file: rendered size %d bytes exceeds %d bytes (500 KiB); crawlers may ignore everything past that", len(out), MaxSize)
+		return nil, sizeError(len(out))
 	}
 	return out, nil
 }
@@ -64,7 +66,7 @@ func (f *File) checkWithOrigin(origin string) error {
 	for i, s := range f.Sitemaps {
 		if strings.HasPrefix(s, "/") {
 			if msg := checkLineLen(len(sitemapKey)+len(origin), s); msg != "" {
-				errs = append(errs, fmt.Errorf("sitemaps[%d] %q: with the origin %q prefixed, a sitemap %s", i, s, origin, msg))
+				errs = append(errs, configerr.New(fmt.Sprintf("sitemaps[%d]", i), s, fmt.Sprintf("with the origin %q prefixed, a sitemap %s", origin, msg)))
 			}
 		}
 	}

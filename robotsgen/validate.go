@@ -5,9 +5,13 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/internal/syntax"
 )
 
 // Validate reports every problem of f, joined with errors.Join, each naming
@@ -18,7 +22,7 @@ func (f *File) Validate() error {
 	var errs []error
 	// Places are formatted only on error: Validate runs on every Render.
 	add := func(value, msg, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s %q: %s", fmt.Sprintf(format, args...), value, msg))
+		errs = append(errs, configerr.New(fmt.Sprintf(format, args...), value, msg))
 	}
 	for i, c := range f.Comments {
 		if msg := checkText(c); msg != "" {
@@ -40,11 +44,11 @@ func (f *File) Validate() error {
 	for gi := range f.Groups {
 		g := &f.Groups[gi]
 		if len(g.UserAgents) == 0 && len(g.Purposes) == 0 {
-			errs = append(errs, fmt.Errorf("groups[%d]: a group needs at least one user agent or purpose, or crawlers cannot tell whom it addresses", gi))
+			errs = append(errs, configerr.New(fmt.Sprintf("groups[%d]", gi), "", "a group needs at least one user agent or purpose, or crawlers cannot tell whom it addresses"))
 		}
 		for i, ua := range g.UserAgents {
 			if !validProductToken(ua) {
-				add(ua, `a product token may contain only A-Z, a-z, "_" and "-", or be "*"`, "groups[%d].user_agents[%d]", gi, i)
+				add(ua, syntax.ProductTokenProblem, "groups[%d].user_agents[%d]", gi, i)
 			} else if strings.EqualFold(ua, PurposeSentinel) {
 				add(ua, "this product token is reserved: Render uses it to guard the purpose-only groups", "groups[%d].user_agents[%d]", gi, i)
 			} else if msg := checkLineLen(len(uaKey), ua); msg != "" {
@@ -67,7 +71,7 @@ func (f *File) Validate() error {
 			}
 		}
 		if d := g.CrawlDelay; math.IsNaN(d) || math.IsInf(d, 0) || d < 0 {
-			errs = append(errs, fmt.Errorf("groups[%d].crawl_delay %v: a crawl delay is a finite number of seconds >= 0 (0 = none)", gi, d))
+			add(strconv.FormatFloat(d, 'g', -1, 64), CrawlDelayProblem, "groups[%d].crawl_delay", gi)
 		}
 		for i, r := range g.Records {
 			checkRecord(r, false, func(field, value, msg string) {
@@ -81,10 +85,18 @@ func (f *File) Validate() error {
 		var c counter
 		f.renderTo(&c, "")
 		if c > MaxSize {
-			errs = append(errs, fmt.Errorf("file: rendered size %d bytes exceeds %d bytes (500 KiB); crawlers may ignore everything past that", int(c), MaxSize))
+			errs = append(errs, sizeError(int(c)))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// CrawlDelayProblem is what every front end says about a crawl delay that is not a finite
+// number of seconds >= 0.
+const CrawlDelayProblem = "a crawl delay is a finite number of seconds >= 0, e.g. 10 or 0.5 (0 = none)"
+
+func sizeError(n int) error {
+	return configerr.New("", "", fmt.Sprintf("the rendered robots.txt is %d bytes, over %d bytes (500 KiB); crawlers may ignore everything past that", n, MaxSize))
 }
 
 // counter counts the bytes render would write.
@@ -104,25 +116,8 @@ func (f *File) NeedsOrigin() bool {
 	return false
 }
 
-func isTokenByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '-'
-}
-
-// validProductToken implements RFC 9309 section 2.2.1.
-func validProductToken(s string) bool {
-	if s == "*" {
-		return true
-	}
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !isTokenByte(s[i]) {
-			return false
-		}
-	}
-	return true
-}
+// validProductToken implements RFC 9309 section 2.2.1, with "*" for every crawler.
+func validProductToken(s string) bool { return s == "*" || syntax.ProductToken(s) }
 
 // validPurposeToken accepts the product-token charset plus digits, because
 // the draft's own registered-value examples ("EXAMPLE-PURPOSE-1") use them.
@@ -131,32 +126,15 @@ func validPurposeToken(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; !isTokenByte(c) && !(c >= '0' && c <= '9') {
+		if c := s[i]; !syntax.IsTokenByte(c) && !(c >= '0' && c <= '9') {
 			return false
 		}
 	}
 	return true
 }
 
-// isLineBreaking reports runes that must never appear in a rendered value:
-// control characters (a CR or LF would start a new line and inject rules) and
-// the Unicode separators some readers treat as line ends.
-func isLineBreaking(r rune) bool {
-	return r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029
-}
-
 // checkText checks free text (comments): valid UTF-8, nothing that ends a line.
-func checkText(s string) string {
-	if !utf8.ValidString(s) {
-		return "must be valid UTF-8"
-	}
-	for _, r := range s {
-		if isLineBreaking(r) {
-			return fmt.Sprintf("must not contain control characters or line/paragraph separators (found %U), which would end the line and could inject rules", r)
-		}
-	}
-	return ""
-}
+func checkText(s string) string { return syntax.TextProblem(s) }
 
 // checkLineLen checks that a value fits on one rendered line after a prefix
 // of keyLen bytes (the key and ": "). Google's parser reads only the first
@@ -287,7 +265,7 @@ func checkPattern(p string) string {
 		}
 		i += size
 		switch {
-		case isLineBreaking(r):
+		case syntax.LineBreaking(r):
 			return fmt.Sprintf("a pattern must not contain control characters or line/paragraph separators (found %U)", r)
 		case r == ' ' || (r >= utf8.RuneSelf && unicode.IsSpace(r)):
 			return fmt.Sprintf("a pattern must not contain whitespace (found %U); percent-encode it, e.g. %%20", r)
@@ -314,7 +292,7 @@ func checkOrigin(origin string) error {
 	u, err := url.Parse(origin)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
 		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil || u.Opaque != "" ||
-		strings.ContainsAny(origin, " \t\r\n#\x00\x85\u2028\u2029") {
+		strings.ContainsFunc(origin, func(r rune) bool { return r == ' ' || r == '#' || syntax.LineBreaking(r) }) {
 		return fmt.Errorf("origin %q: an origin is scheme://host[:port] with scheme http or https (needed to resolve path sitemaps)", origin)
 	}
 	for i := 0; i < len(origin); i++ {

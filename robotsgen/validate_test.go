@@ -37,25 +37,25 @@ func TestValidateRejects(t *testing.T) {
 		{"reserved guard token", func(f *File) { f.Groups[0].UserAgents[0] = "RobotsGen-Purpose-Groups" },
 			[]string{`groups[0].user_agents[0] "RobotsGen-Purpose-Groups": this product token is reserved`}},
 		{"space in product token", func(f *File) { f.Groups[0].UserAgents[0] = "Google Bot" },
-			[]string{`groups[0].user_agents[0] "Google Bot": a product token may contain only A-Z, a-z, "_" and "-", or be "*"`}},
+			[]string{`groups[0].user_agents[0] "Google Bot": a product token may contain only A-Z, a-z, "_" and "-" (RFC 9309), or be "*"`}},
 		{"digit in product token", func(f *File) { f.Groups[1].UserAgents[0] = "Bot2" }, []string{`groups[1].user_agents[0] "Bot2"`, "product token"}},
-		{"empty product token", func(f *File) { f.Groups[0].UserAgents[0] = "" }, []string{`groups[0].user_agents[0] ""`}},
+		{"empty product token", func(f *File) { f.Groups[0].UserAgents[0] = "" }, []string{`groups[0].user_agents[0]: a product token`}},
 		{"slash in product token", func(f *File) { f.Groups[0].UserAgents[0] = "Googlebot/2.1" }, []string{"user_agents[0]", "product token"}},
 		{"bad purpose", func(f *File) { f.Groups[0].Purposes[0] = "ai training" },
 			[]string{`groups[0].purposes[0] "ai training": a purpose token may contain only A-Z, a-z, 0-9, "_" and "-"`}},
 		{"star purpose", func(f *File) { f.Groups[0].Purposes[0] = "*" }, []string{"purposes[0]"}},
 		{"group without agent", func(f *File) { f.Groups[1].UserAgents = nil },
 			[]string{"groups[1]: a group needs at least one user agent or purpose"}},
-		{"empty pattern", func(f *File) { f.Groups[0].Rules[0].Path = "" }, []string{`groups[0].rules[0].path ""`, "must not be empty"}},
+		{"empty pattern", func(f *File) { f.Groups[0].Rules[0].Path = "" }, []string{`groups[0].rules[0].path: a pattern must not be empty`}},
 		{"relative pattern", func(f *File) { f.Groups[0].Rules[0].Path = "private" }, []string{`a pattern starts with "/" or "*"`}},
 		{"space in pattern", func(f *File) { f.Groups[0].Rules[0].Path = "/a b" }, []string{"must not contain whitespace", "%20"}},
 		{"hash in pattern", func(f *File) { f.Groups[0].Rules[0].Path = "/a#b" }, []string{`must not contain "#"`}},
 		{"bad escape", func(f *File) { f.Groups[0].Rules[0].Path = "/100%" }, []string{"%25"}},
 		{"bad rule type", func(f *File) { f.Groups[0].Rules[0].Type = "deny" }, []string{`groups[0].rules[0].type "deny": a rule type is "allow" or "disallow"`}},
 		{"invalid utf8 pattern", func(f *File) { f.Groups[0].Rules[0].Path = "/\xff" }, []string{"valid UTF-8"}},
-		{"negative delay", func(f *File) { f.Groups[0].CrawlDelay = -1 }, []string{"groups[0].crawl_delay -1", "finite number"}},
-		{"NaN delay", func(f *File) { f.Groups[0].CrawlDelay = math.NaN() }, []string{"crawl_delay NaN"}},
-		{"Inf delay", func(f *File) { f.Groups[0].CrawlDelay = math.Inf(1) }, []string{"crawl_delay +Inf"}},
+		{"negative delay", func(f *File) { f.Groups[0].CrawlDelay = -1 }, []string{`groups[0].crawl_delay "-1"`, "finite number"}},
+		{"NaN delay", func(f *File) { f.Groups[0].CrawlDelay = math.NaN() }, []string{`crawl_delay "NaN"`}},
+		{"Inf delay", func(f *File) { f.Groups[0].CrawlDelay = math.Inf(1) }, []string{`crawl_delay "+Inf"`}},
 		{"relative sitemap", func(f *File) { f.Sitemaps[0] = "sitemap.xml" }, []string{`sitemaps[0] "sitemap.xml": a sitemap is an absolute http(s) URL`}},
 		{"ftp sitemap", func(f *File) { f.Sitemaps[0] = "ftp://example.com/s.xml" }, []string{"sitemaps[0]"}},
 		{"scheme-relative sitemap", func(f *File) { f.Sitemaps[1] = "//evil.example/s.xml" }, []string{"sitemaps[1]", `"//" would name another host`}},
@@ -116,7 +116,7 @@ func TestValidateSizeLimit(t *testing.T) {
 	}
 	f.Groups = append(f.Groups, g)
 	err := f.Validate()
-	if err == nil || !strings.Contains(err.Error(), "exceeds 512000 bytes (500 KiB)") {
+	if err == nil || !strings.Contains(err.Error(), "over 512000 bytes (500 KiB)") {
 		t.Fatalf("got %v", err)
 	}
 	if _, err := f.Render(""); err == nil {

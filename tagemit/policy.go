@@ -2,13 +2,18 @@ package tagemit
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/dunglas/httpsfv"
+
+	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/internal/syntax"
 )
 
 // MaxFieldSize is the parsing limit the draft sets as the minimum every parser honours
@@ -51,35 +56,22 @@ func (d *policyData) computeLazy() {
 }
 
 // validToken reports whether tok is an RFC 9309 product token (A-Z a-z _ -) or "*".
-func validToken(tok string) bool {
-	if tok == GlobalToken {
-		return true
-	}
-	if tok == "" {
-		return false
-	}
-	for i := 0; i < len(tok); i++ {
-		c := tok[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
+func validToken(tok string) bool { return tok == GlobalToken || syntax.ProductToken(tok) }
 
-// checkToken validates and canonicalises a configured product token.
-func checkToken(tok string) (string, error) {
+// checkToken validates and canonicalises a configured product token; the problem is "" for a
+// valid one.
+func checkToken(tok string) (string, string) {
 	if !validToken(tok) {
-		return "", fmt.Errorf("tagemit: product token %q is invalid: RFC 9309 allows only A-Z, a-z, '_' and '-', or \"*\"", tok)
+		return "", syntax.ProductTokenProblem
 	}
 	low := strings.ToLower(tok)
 	if low == "robots" {
-		return "", fmt.Errorf("tagemit: product token %q is reserved: in HTML it names every accessor; use %q", tok, GlobalToken)
+		return "", fmt.Sprintf("this product token is reserved: in HTML it names every accessor; use %q", GlobalToken)
 	}
 	if isRuleName(low) {
-		return "", fmt.Errorf("tagemit: product token %q is also a rule name, which the X-Robots-Tag syntax cannot tell apart", tok)
+		return "", "a product token must not be a rule name, which the X-Robots-Tag syntax cannot tell apart from a rule"
 	}
-	return low, nil
+	return low, ""
 }
 
 // NewPolicy builds a Policy from product token -> rule strings such as "noindex",
@@ -91,22 +83,34 @@ func checkToken(tok string) (string, error) {
 // serialisation exceeds MaxFieldSize. A token listed with no rules is left out.
 func NewPolicy(rules map[string][]string) (Policy, error) {
 	m := map[string]ruleSet{}
-	for tok, list := range rules {
-		ctok, err := checkToken(tok)
-		if err != nil {
-			return Policy{}, err
+	var errs []error
+	// Map order is random: report in token order so the same config gives the same error.
+	for _, tok := range slices.Sorted(maps.Keys(rules)) {
+		at := configerr.Key("", tok)
+		ctok, problem := checkToken(tok)
+		if problem != "" {
+			errs = append(errs, &configerr.Error{Path: at, Value: tok, Problem: problem})
+			continue
 		}
 		var rs ruleSet
-		for _, text := range list {
+		for i, text := range rules[tok] {
 			if err := rs.addRuleText(text); err != nil {
-				return Policy{}, fmt.Errorf("tagemit: token %q: %w", tok, err)
+				e := &configerr.Error{Path: configerr.Index(at, i), Value: text, Problem: err.Error()}
+				var ce *configerr.Error
+				if errors.As(err, &ce) {
+					e.Problem, e.Suggestion = ce.Problem, ce.Suggestion
+				}
+				errs = append(errs, e)
 			}
 		}
 		m[ctok] = m[ctok].union(rs)
 	}
+	if len(errs) > 0 {
+		return Policy{}, errors.Join(errs...)
+	}
 	p := build(m)
-	if len(p.RobotsTag()) > MaxFieldSize {
-		return Policy{}, fmt.Errorf("tagemit: the Robots-Tag value would be %d bytes, over the %d-byte limit parsers must honour", len(p.RobotsTag()), MaxFieldSize)
+	if n := len(p.RobotsTag()); n > MaxFieldSize {
+		return Policy{}, &configerr.Error{Problem: fmt.Sprintf("the Robots-Tag value would be %d bytes, over the %d-byte limit parsers must honour", n, MaxFieldSize)}
 	}
 	return p, nil
 }

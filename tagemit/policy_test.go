@@ -48,7 +48,8 @@ func TestNewPolicyErrors(t *testing.T) {
 		rules map[string][]string
 		want  []string // substrings of the error
 	}{
-		{map[string][]string{"*": {"noindx"}}, []string{`"noindx"`, `did you mean "noindex"`}},
+		{map[string][]string{"*": {"noindx"}}, []string{`["*"][0] "noindx": unknown rule`, `did you mean "noindex"`}},
+		{map[string][]string{"GPTBot": {"noindex", "nosnipet"}}, []string{`["GPTBot"][1] "nosnipet"`, `did you mean "nosnippet"`}},
 		{map[string][]string{"*": {"max-snipet=5"}}, []string{`"max-snipet"`, `"max-snippet"`}},
 		{map[string][]string{"*": {"nofolow"}}, []string{`"nofollow"`}},
 		{map[string][]string{"*": {"all"}}, []string{`"all"`, "restricts nothing"}},
@@ -61,7 +62,7 @@ func TestNewPolicyErrors(t *testing.T) {
 		{map[string][]string{"*": {"unavailable_after=tomorrow"}}, []string{"unavailable_after", "tomorrow"}},
 		{map[string][]string{"*": {"unavailable_after=25 Jun 2010 15:00:00 XYZ"}}, []string{"time zone"}},
 		{map[string][]string{"bad bot": {"noindex"}}, []string{"bad bot", "RFC 9309"}},
-		{map[string][]string{"": {"noindex"}}, []string{"invalid"}},
+		{map[string][]string{"": {"noindex"}}, []string{`[""]: a product token`}},
 		{map[string][]string{"bot1": {"noindex"}}, []string{"bot1"}},
 		{map[string][]string{"Robots": {"noindex"}}, []string{"reserved"}},
 		{map[string][]string{"noindex": {"nosnippet"}}, []string{"rule name"}},

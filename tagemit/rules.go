@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/internal/syntax"
 )
 
 // ruleKind tells how a rule carries its value.
@@ -376,7 +379,7 @@ func (r *ruleSet) addNamed(name, value string, hasValue bool) error {
 	}
 	d, ok := lookupRule(name)
 	if !ok {
-		return fmt.Errorf("unknown rule %q%s", name, suggest(name))
+		return &configerr.Error{Problem: fmt.Sprintf("unknown rule %q", name), Suggestion: syntax.Closest(name, ruleNames())}
 	}
 	return r.set(d, value, hasValue)
 }
@@ -393,42 +396,13 @@ func (r *ruleSet) addParsed(name, value string, hasValue bool) error {
 	return r.addNamed(name, value, hasValue)
 }
 
-// suggest names the known rule closest to name, for error messages.
-func suggest(name string) string {
-	best, bestD := "", 1<<30
-	cands := []string{ruleNone}
+// ruleNames lists the rule names a configuration may use, for suggestions.
+func ruleNames() []string {
+	names := []string{ruleNone}
 	for _, d := range registry {
-		cands = append(cands, d.name)
+		names = append(names, d.name)
 	}
-	for _, c := range cands {
-		if d := editDistance(name, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return names
 }
 
 // Date handling for unavailable_after. The canonical form is RFC 3339 in UTC with whole

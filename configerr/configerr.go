@@ -1,0 +1,137 @@
+// Package configerr is the error every caddy-robots check reports about a configuration: the
+// path of the field, the value found there, the problem, and a suggestion when there is one.
+//
+// Every front end reads the same config structs and returns these errors: the JSON front ends
+// (Caddy's JSON, nethttp.NewFromJSON) print the path, e.g.
+//
+//	robots_txt.groups[2].rules[0].path "/a#b": a pattern must not contain "#" (it starts a comment); write %23
+//
+// and the Caddyfile adapter maps the path back to the line that produced the field.
+package configerr
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// Error is one problem in a configuration.
+type Error struct {
+	// Path names the field in the JSON form of the config, e.g. "groups[2].rules[0].path"
+	// or `rules["googlebot"][1]`; "" for the config as a whole.
+	Path string
+	// Value is the offending value as written; "" when the problem is a missing value or
+	// concerns the whole field.
+	Value string
+	// Problem says what is wrong and what is allowed.
+	Problem string
+	// Suggestion is a likely intended value (a known rule close to a mistyped one), or "".
+	Suggestion string
+}
+
+// Error formats e as `path "value": problem (did you mean "suggestion"?)`, leaving out what
+// is empty.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Path)
+	if e.Value != "" {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strconv.Quote(e.Value))
+	}
+	if b.Len() > 0 {
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Problem)
+	if e.Suggestion != "" {
+		b.WriteString(" (did you mean ")
+		b.WriteString(strconv.Quote(e.Suggestion))
+		b.WriteString("?)")
+	}
+	return b.String()
+}
+
+// Message is the problem without the path: what a front end that names the place its own
+// way (a Caddyfile line) prints.
+func (e *Error) Message() string {
+	c := *e
+	c.Path = ""
+	return c.Error()
+}
+
+// New returns an *Error.
+func New(path, value, problem string) *Error {
+	return &Error{Path: path, Value: value, Problem: problem}
+}
+
+// Join combines errors as errors.Join does (nil if there are none).
+func Join(errs ...error) error { return errors.Join(errs...) }
+
+// Prefix returns err with every *Error in it re-rooted under prefix: "groups[0]" under
+// "robots_txt" becomes "robots_txt.groups[0]", "[1].rules" under "robots_tag" becomes
+// "robots_tag[1].rules". An error of another type is wrapped as an *Error at prefix. It
+// returns nil for a nil err.
+func Prefix(prefix string, err error) error {
+	if err == nil {
+		return nil
+	}
+	all := All(err)
+	out := make([]error, len(all))
+	for i, e := range all {
+		c := *e
+		c.Path = JoinPath(prefix, e.Path)
+		out[i] = &c
+	}
+	return errors.Join(out...)
+}
+
+// JoinPath appends a field path to a parent path.
+func JoinPath(parent, path string) string {
+	switch {
+	case parent == "":
+		return path
+	case path == "":
+		return parent
+	case path[0] == '[':
+		return parent + path
+	}
+	return parent + "." + path
+}
+
+// Key formats a map key as a path element, e.g. Key("rules", "*") is `rules["*"]`.
+func Key(path, key string) string { return path + "[" + strconv.Quote(key) + "]" }
+
+// Index formats a list index as a path element, e.g. Index("groups", 2) is "groups[2]".
+func Index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+
+// All returns every *Error in err, in order, looking through errors.Join trees and
+// wrapping. An error that is not (and wraps no) *Error becomes an *Error with no path
+// whose Problem is its text.
+func All(err error) []*Error {
+	var out []*Error
+	var walk func(error)
+	walk = func(err error) {
+		if err == nil {
+			return
+		}
+		if e, ok := err.(*Error); ok {
+			out = append(out, e)
+			return
+		}
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range j.Unwrap() {
+				walk(e)
+			}
+			return
+		}
+		var e *Error
+		if errors.As(err, &e) {
+			out = append(out, e)
+			return
+		}
+		out = append(out, &Error{Problem: err.Error()})
+	}
+	walk(err)
+	return out
+}

@@ -1,0 +1,61 @@
+package configerr_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/sitepolicy/caddy-robots/configerr"
+)
+
+func TestErrorFormat(t *testing.T) {
+	cases := []struct {
+		e    configerr.Error
+		want string
+	}{
+		{configerr.Error{Path: "groups[0].rules[1].path", Value: "/a#b", Problem: "no #"}, `groups[0].rules[1].path "/a#b": no #`},
+		{configerr.Error{Path: `rules["*"][0]`, Value: "noindx", Problem: "unknown rule", Suggestion: "noindex"}, `rules["*"][0] "noindx": unknown rule (did you mean "noindex"?)`},
+		{configerr.Error{Path: "groups[1]", Problem: "needs an agent"}, `groups[1]: needs an agent`},
+		{configerr.Error{Problem: "too big"}, `too big`},
+	}
+	for _, c := range cases {
+		if got := c.e.Error(); got != c.want {
+			t.Errorf("got %s, want %s", got, c.want)
+		}
+	}
+	e := configerr.Error{Path: "max_age", Value: "2d", Problem: "at most 24h"}
+	if got := e.Message(); got != `"2d": at most 24h` {
+		t.Errorf("Message() = %s", got)
+	}
+}
+
+func TestPrefixAndAll(t *testing.T) {
+	err := errors.Join(
+		configerr.New("groups[0]", "", "a"),
+		fmt.Errorf("wrapped: %w", configerr.New("[2].rules", "x", "b")),
+		errors.New("plain"),
+	)
+	got := configerr.All(configerr.Prefix("robots_txt", err))
+	want := []string{"robots_txt.groups[0]", "robots_txt[2].rules", "robots_txt"}
+	if len(got) != len(want) {
+		t.Fatalf("got %d errors", len(got))
+	}
+	for i, e := range got {
+		if e.Path != want[i] {
+			t.Errorf("error %d path %q, want %q", i, e.Path, want[i])
+		}
+	}
+	if got[2].Problem != "plain" {
+		t.Errorf("a plain error became %+v", got[2])
+	}
+	if configerr.Prefix("x", nil) != nil {
+		t.Error("Prefix(nil) is not nil")
+	}
+	var fe *configerr.Error
+	if !errors.As(configerr.Prefix("a", configerr.New("b", "", "c")), &fe) || fe.Path != "a.b" {
+		t.Errorf("errors.As on a prefixed error: %+v", fe)
+	}
+	if got := configerr.Key(configerr.Index("robots_tag", 1)+".rules", "*"); got != `robots_tag[1].rules["*"]` {
+		t.Errorf("path helpers: %s", got)
+	}
+}

@@ -1,0 +1,118 @@
+// Package syntax holds the lexical rules that more than one part of caddy-robots checks: the
+// RFC 9309 product token, the characters that would break a line, durations read as Caddy
+// reads them, and the closest-name suggestion. Each rule exists once, here.
+package syntax
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// IsTokenByte reports whether c may appear in an RFC 9309 product token (§2.2.1).
+func IsTokenByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '-'
+}
+
+// ProductToken reports whether s is an RFC 9309 product token: one or more of A-Z, a-z,
+// "_" and "-". "*" is not a product token; callers that accept the global agent check it.
+func ProductToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !IsTokenByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// ProductTokenProblem is what every front end says about a value that is not a product token.
+const ProductTokenProblem = `a product token may contain only A-Z, a-z, "_" and "-" (RFC 9309), or be "*"`
+
+// LineBreaking reports runes that must never appear in a value written into a line of
+// robots.txt or a header: control characters (a CR or LF would start a new line and inject
+// rules or fields), and the Unicode separators some readers treat as line ends.
+func LineBreaking(r rune) bool {
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029
+}
+
+// TextProblem checks free text for a line: valid UTF-8 and nothing LineBreaking. It returns
+// "" when s is fine.
+func TextProblem(s string) string {
+	if !utf8.ValidString(s) {
+		return "must be valid UTF-8"
+	}
+	for _, r := range s {
+		if LineBreaking(r) {
+			return fmt.Sprintf("must not contain control characters or line/paragraph separators (found %U), which would end the line and could inject content", r)
+		}
+	}
+	return ""
+}
+
+// ParseDuration reads a duration the way Caddy does (caddy.ParseDuration): Go's syntax
+// ("90s", "1h30m") plus a "d" unit of 24 hours anywhere ("1d", "1.5d", "1d12h").
+func ParseDuration(s string) (time.Duration, error) {
+	if len(s) > 1024 {
+		return 0, fmt.Errorf("duration is too long")
+	}
+	in := s
+	inNumber, numStart := false, 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == 'd' {
+			days, err := strconv.ParseFloat(s[numStart:i], 64)
+			if err != nil {
+				return 0, fmt.Errorf("invalid duration %q (use e.g. 30m, 1h, 1d)", in)
+			}
+			s = s[:numStart] + strconv.FormatFloat(days*24, 'f', -1, 64) + "h" + s[i+1:]
+			i--
+			continue
+		}
+		if !inNumber {
+			numStart = i
+		}
+		inNumber = c >= '0' && c <= '9' || c == '.' || c == '-' || c == '+'
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("invalid duration %q (use e.g. 30m, 1h, 1d)", in)
+	}
+	return d, nil
+}
+
+// Closest returns the candidate nearest to name by edit distance, or "" when none is
+// within half of name's length (a suggestion that far off would mislead).
+func Closest(name string, candidates []string) string {
+	best, bestD := "", len(name)/2+1
+	for _, c := range candidates {
+		if d := EditDistance(name, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// EditDistance is the Levenshtein distance between a and b, in bytes.
+func EditDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
