@@ -1,0 +1,43 @@
+package usage_test
+
+import (
+	"fmt"
+
+	"github.com/sitepolicy/caddy-robots/usage"
+)
+
+// A server builds its preferences once, at configuration time, and uses the precomputed
+// values on every response and in robots.txt.
+func Example() {
+	// Configuration: Caddyfile arguments, or the JSON object {"train-ai": "n", "search": "y"}.
+	site, err := usage.ContentUsage.FromArgs([]string{"train-ai=n", "search=y"})
+	if err != nil {
+		panic(err)
+	}
+	_, err = usage.ContentUsage.FromConfig("preferences", map[string]string{"train-ia": "y"})
+	fmt.Println(err)
+
+	// HTTP: the route's preferences merged with the backend's Content-Usage field.
+	v, err := usage.MergeHeader(site, []string{"train-ai=y, search=n"})
+	fmt.Println("Content-Usage:", v, err)
+	v, err = usage.MergeHeader(site, []string{"Train-AI=y"})
+	fmt.Println("Content-Usage:", v, "/", err)
+
+	// robots.txt: format a rule, read one back, combine rules with identical paths.
+	open, _ := usage.ContentUsage.FromArgs([]string{"train-ai=y"})
+	fmt.Println("Content-Usage:", usage.FormatLine("/open-data/", open))
+	path, p, _ := usage.ContentUsage.ParseLine("/open-data/ train-ai=y, search=n # comment")
+	fmt.Println(path, p.Get("train-ai"), p.Get("search"), usage.Combine(p, open))
+
+	// Content-Signal, Cloudflare's vocabulary.
+	_, cs, _ := usage.ContentSignal.ParseLine("search=yes, ai-input=yes, ai-train=no")
+	fmt.Println(cs.Get("ai-train"), cs)
+
+	// Output:
+	// preferences.train-ia: unknown Content-Usage key: "train-ia"; did you mean train-ai? (an extension key is written +train-ia)
+	// Content-Usage: train-ai=n, search=n <nil>
+	// Content-Usage: train-ai=n, search=y / Content-Usage value "Train-AI=y" is not a Structured Field Dictionary (invalid key format: character 0), so every preference in it is unknown
+	// Content-Usage: /open-data/ train-ai=y
+	// /open-data/ allow disallow train-ai=y, search=n
+	// disallow search=yes, ai-input=yes, ai-train=no
+}

@@ -1,0 +1,5 @@
+package usage
+
+import "unsafe"
+
+func unsafeStringData(s string) *byte { return unsafe.StringData(s) }
