@@ -1,0 +1,271 @@
+package crawlers_test
+
+import (
+	"math/rand/v2"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/sitepolicy/caddy-robots/crawlers"
+)
+
+const chromeUA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36"
+
+var browserUAs = []string{
+	chromeUA,
+	"Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4.1 Safari/605.1.15",
+	"Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0",
+	"Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.6367.82 Mobile Safari/537.36",
+	"Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1",
+	"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36 Edg/124.0.2478.67",
+	"Mozilla/4.0 (compatible; MSIE 8.0; Windows NT 6.1; Trident/4.0; SLCC2; .NET CLR 2.0.50727)",
+	"curl/8.5.0",
+	"",
+}
+
+func allNames() []string {
+	var names []string
+	for _, c := range crawlers.All() {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+func catalogueMatcher(t testing.TB) *crawlers.UAMatcher {
+	t.Helper()
+	m, err := crawlers.NewUAMatcher(allNames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestMatchExamples(t *testing.T) {
+	m := catalogueMatcher(t)
+	for _, tc := range []struct{ ua, want string }{
+		{"Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)", "GPTBot"},
+		{"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)", "ClaudeBot"},
+		{"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot", "ChatGPT-User"},
+		{"Mozilla/5.0 (X11; Linux x86_64) Chrome/130 Safari/537.36 ChatGPT Agent", "ChatGPT Agent"},
+		{"chatgpt agent/1.0", "ChatGPT Agent"},
+		{"GPTBOT", "GPTBot"},
+		{"gptbot", "GPTBot"},
+		{"x GPTBot", "GPTBot"},
+		{"Mozilla/5.0 (compatible; iaskspider/2.0; +https://iask.ai)", "iaskspider/2.0"}, // longest at the same start
+		{"iaskspider/2.1", "iaskspider"},
+		{"Brightbot 1.05", "Brightbot"}, // "Brightbot 1.0" does not end at a boundary
+		{"Mozilla/5.0 (compatible; Bytespider; spider-feedback@bytedance.com)", "Bytespider"},
+		{"facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)", "facebookexternalhit"},
+		{"Mozilla/5.0 (compatible; AI2Bot/1.0)", "AI2Bot"},
+		{"Claude-Code/1.0", "Claude-Code"}, // not "Code"
+		{"Code/1.90.0", "Code"},
+		{"GoogleOther-Image/1.0", "GoogleOther-Image"},
+		{"see panscient.com", "panscient.com"},
+		{"Panscient crawler", "Panscient"},
+		{"GPTBot\u00e9", "GPTBot"},                       // a non-ASCII byte separates words
+		{"\u00e9GPTBot", "GPTBot"},                       // on both sides
+		{"CCBot/2.0 GPTBot/1.0", "CCBot"},                // leftmost wins
+		{"(GPTBot) (CCBot)", "GPTBot"},                   // leftmost wins, whichever comes first in the catalogue
+		{"meta-externalagent/1.1", "Meta-ExternalAgent"}, // the spelling given first; All sorts it first
+	} {
+		got, ok := m.Match(tc.ua)
+		if !ok || got != tc.want {
+			t.Errorf("Match(%q) = %q, %v; want %q", tc.ua, got, ok, tc.want)
+		}
+	}
+	for _, ua := range append([]string{
+		"Mozilla/4.0 (compatible; MSIE 7.0; Windows NT 6.0; SLCC1)", // LCC inside a word
+		"LCC1", "LCC-x", "x-LCC", "_LCC", "XGPTBot", "GPTBotX", "GPTBot2", "GPTBot_",
+		"GPTBo", "ChatGPT  Agent", "ChatGPT Agents", "ChatGPT-Agent",
+		"VSCode/1.90", "Crawl4AIx",
+	}, browserUAs...) {
+		if got, ok := m.Match(ua); ok {
+			t.Errorf("Match(%q) = %q, want no match", ua, got)
+		}
+	}
+}
+
+func TestNewUAMatcherRejects(t *testing.T) {
+	for _, tok := range []string{"", " GPTBot", "GPTBot/", ".bot", "Bötchen", "tab\tbot", "bot\n"} {
+		if _, err := crawlers.NewUAMatcher([]string{"GPTBot", tok}); err == nil {
+			t.Errorf("NewUAMatcher accepted %q", tok)
+		}
+	}
+	m, err := crawlers.NewUAMatcher(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m.Match(chromeUA); ok {
+		t.Error("an empty matcher matched")
+	}
+	if _, ok := m.Match(""); ok {
+		t.Error("an empty matcher matched the empty string")
+	}
+}
+
+// refMatcher is the slow reference: one regular expression per token, with
+// explicit ASCII case classes (regexp's (?i) would also fold the Kelvin sign
+// and the long s, which robots.txt matching does not).
+type refMatcher struct {
+	tokens []string
+	folded []string // only to skip regexps that cannot match
+	res    []*regexp.Regexp
+}
+
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 32
+		}
+	}
+	return string(b)
+}
+
+func newRef(tokens []string) *refMatcher {
+	r := &refMatcher{tokens: tokens}
+	for _, tok := range tokens {
+		r.folded = append(r.folded, asciiLower(tok))
+		var b strings.Builder
+		for _, c := range []byte(tok) {
+			switch {
+			case 'a' <= c && c <= 'z':
+				b.WriteString("[" + string(c) + string(c-32) + "]")
+			case 'A' <= c && c <= 'Z':
+				b.WriteString("[" + string(c+32) + string(c) + "]")
+			default:
+				b.WriteString(regexp.QuoteMeta(string(c)))
+			}
+		}
+		r.res = append(r.res, regexp.MustCompile(`(?:^|[^A-Za-z0-9_-])(`+b.String()+`)(?:$|[^A-Za-z0-9_-])`))
+	}
+	return r
+}
+
+// match returns the token whose leftmost whole-word occurrence starts
+// first, the longest on a tie, the first given on a further tie.
+func (r *refMatcher) match(ua string) (string, bool) {
+	best, bestStart := -1, 0
+	folded := asciiLower(ua)
+	for i, re := range r.res {
+		if !strings.Contains(folded, r.folded[i]) {
+			continue
+		}
+		loc := re.FindStringSubmatchIndex(ua)
+		if loc == nil {
+			continue
+		}
+		start := loc[2]
+		if best < 0 || start < bestStart || start == bestStart && len(r.tokens[i]) > len(r.tokens[best]) {
+			best, bestStart = i, start
+		}
+	}
+	if best < 0 {
+		return "", false
+	}
+	return r.tokens[best], true
+}
+
+// Random headers built from real ones with catalogue names (whole, cut,
+// extended) inserted at random places, with random separators and random
+// case: Match agrees with the reference on every one.
+func TestMatchAgreesWithReference(t *testing.T) {
+	names := allNames()
+	m := catalogueMatcher(t)
+	ref := newRef(names)
+	seps := []string{"", " ", ";", "; ", "/", "(", ")", "+", ".", ",", "-", "_", "a", "Z", "7", "\t", "é", "\xff", "@", "  "}
+	rng := rand.New(rand.NewPCG(12, 2026))
+	iterations := 20000
+	if testing.Short() {
+		iterations = 2000
+	}
+	hits := 0
+	for range iterations {
+		ua := browserUAs[rng.IntN(len(browserUAs))]
+		for range rng.IntN(4) {
+			tok := names[rng.IntN(len(names))]
+			switch rng.IntN(6) {
+			case 0: // a cut name
+				tok = tok[:1+rng.IntN(len(tok))]
+			case 1: // an extended name
+				tok += seps[rng.IntN(len(seps))] + "x"
+			}
+			b := []byte(tok)
+			for j := range b {
+				if rng.IntN(2) == 0 && 'a' <= b[j] && b[j] <= 'z' {
+					b[j] -= 32
+				} else if rng.IntN(2) == 0 && 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 32
+				}
+			}
+			at := rng.IntN(len(ua) + 1)
+			ua = ua[:at] + seps[rng.IntN(len(seps))] + string(b) + seps[rng.IntN(len(seps))] + ua[at:]
+		}
+		got, gok := m.Match(ua)
+		want, wok := ref.match(ua)
+		if got != want || gok != wok {
+			t.Fatalf("Match(%q) = %q, %v; reference %q, %v", ua, got, gok, want, wok)
+		}
+		if gok {
+			hits++
+		}
+	}
+	// The generator must exercise both outcomes.
+	if hits < iterations/4 || hits > iterations*9/10 {
+		t.Errorf("%d of %d headers matched: the generator is off balance", hits, iterations)
+	}
+}
+
+func TestMatchDoesNotAllocate(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	m := catalogueMatcher(t)
+	for _, ua := range append([]string{"Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)", "x ChatGPT Agent"}, browserUAs...) {
+		if n := testing.AllocsPerRun(100, func() { m.Match(ua) }); n != 0 {
+			t.Errorf("Match(%q) allocates %v times", ua, n)
+		}
+	}
+}
+
+var sinkToken string
+
+// BenchmarkMatchBrowser is the common case: a browser's header, no match,
+// against the whole catalogue.
+func BenchmarkMatchBrowser(b *testing.B) {
+	m := catalogueMatcher(b)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(chromeUA)))
+	for b.Loop() {
+		sinkToken, _ = m.Match(chromeUA)
+	}
+}
+
+func BenchmarkMatchBrowsers(b *testing.B) {
+	m := catalogueMatcher(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, ua := range browserUAs {
+			sinkToken, _ = m.Match(ua)
+		}
+	}
+}
+
+func BenchmarkMatchCrawler(b *testing.B) {
+	m := catalogueMatcher(b)
+	ua := "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)"
+	b.ReportAllocs()
+	for b.Loop() {
+		sinkToken, _ = m.Match(ua)
+	}
+}
+
+func BenchmarkNewUAMatcher(b *testing.B) {
+	names := allNames()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := crawlers.NewUAMatcher(names); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

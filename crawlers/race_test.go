@@ -1,0 +1,5 @@
+//go:build race
+
+package crawlers_test
+
+const raceEnabled = true
