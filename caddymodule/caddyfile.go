@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/internal/serve"
 	"github.com/sitepolicy/caddy-robots/internal/syntax"
 	"github.com/sitepolicy/caddy-robots/nethttp"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
@@ -122,7 +124,7 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			if v == 0 {
 				// The config cannot tell 0 from "not set", which means the default.
-				return d.Errf("robots_txt: max_age %q: would mean the default (%s); leave max_age out, or give at least 1s", s, nethttp.DefaultRobotsTxtMaxAge)
+				return d.Errf("robots_txt: max_age %q: would mean the default (%s); leave max_age out, or give at least 1s", s, serve.DefaultRobotsTxtMaxAge)
 			}
 			at.mark("max_age")
 			h.MaxAge = nethttp.Duration(v)
@@ -136,8 +138,9 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return d.Errf("robots_txt: unknown sub-directive %q (want comment, sitemap, group, record or max_age)", sub)
 		}
 	}
-	_, err := nethttp.NewRobotsTxt(h.RobotsTxtConfig)
-	return at.report(err, fileHasPlaceholder(&h.File))
+	file := robotsgen.File{Comments: h.Comments, Groups: h.Groups, Sitemaps: h.Sitemaps, Records: h.Records}
+	_, err := serve.NewRobotsTxt(file, time.Duration(h.MaxAge))
+	return at.report(err, fileHasPlaceholder(&file))
 }
 
 // parseGroup reads "group [<user-agent>...] { ... }"; the cursor is on "group", and path is
@@ -282,7 +285,7 @@ func (h *RobotsTag) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return d.Errf("robots_tag: unknown sub-directive %q (want agent, meta or x_robots_tag); rules for every accessor go on the directive's line", sub)
 		}
 	}
-	_, err := nethttp.NewTagger(h.TagConfig, nethttp.TaggerOptions{})
+	_, err := serve.NewTagger(h.Rules, h.Meta, h.XRobotsTag, serve.Log{})
 	return at.report(err, rulesHavePlaceholder(h.Rules))
 }
 

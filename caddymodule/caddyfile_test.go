@@ -288,22 +288,20 @@ http://localhost:8080 {
 				t.Fatalf("robots_txt JSON %s is not nethttp.RobotsTxtConfig JSON: %v", core, err)
 			}
 			want := nethttp.RobotsTxtConfig{
-				File: robotsgen.File{
-					Comments: []string{"hello world"},
-					Sitemaps: []string{"/s.xml"},
-					Records:  []robotsgen.Record{{Key: "Host", Value: "example.com"}},
-					Groups: []robotsgen.Group{{
-						UserAgents: []string{"GPTBot", "CCBot"},
-						Purposes:   []string{"EXAMPLE-PURPOSE-1"},
-						Rules: []robotsgen.Rule{
-							{Type: robotsgen.Disallow, Path: "/a"},
-							{Type: robotsgen.Disallow, Path: "/b"},
-							{Type: robotsgen.Allow, Path: "/a/ok"},
-						},
-						CrawlDelay: 0.5,
-						Records:    []robotsgen.Record{{Key: "Clean-param", Value: "ref"}},
-					}},
-				},
+				Comments: []string{"hello world"},
+				Sitemaps: []string{"/s.xml"},
+				Records:  []robotsgen.Record{{Key: "Host", Value: "example.com"}},
+				Groups: []robotsgen.Group{{
+					UserAgents: []string{"GPTBot", "CCBot"},
+					Purposes:   []string{"EXAMPLE-PURPOSE-1"},
+					Rules: []robotsgen.Rule{
+						{Type: robotsgen.Disallow, Path: "/a"},
+						{Type: robotsgen.Disallow, Path: "/b"},
+						{Type: robotsgen.Allow, Path: "/a/ok"},
+					},
+					CrawlDelay: 0.5,
+					Records:    []robotsgen.Record{{Key: "Clean-param", Value: "ref"}},
+				}},
 				MaxAge: nethttp.Duration(90 * 60 * 1e9),
 			}
 			if !reflect.DeepEqual(got, want) {
@@ -340,7 +338,7 @@ func TestUnmarshalCaddyfileDirect(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(txt.Groups) != 1 || txt.Groups[0].Rules[0] != (robotsgen.Rule{Type: robotsgen.Disallow, Path: "/x"}) {
-		t.Errorf("got %+v", txt.File)
+		t.Errorf("got %+v", txt.RobotsTxtConfig)
 	}
 	err := txt.UnmarshalCaddyfile(caddyfile.NewTestDispenser("robots_txt {\n\tgroup * {\n\t\tdisallow x\n\t}\n}"))
 	if err == nil || !strings.Contains(err.Error(), "Testfile:3") {

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/sitepolicy/caddy-robots/internal/serve"
 	"github.com/sitepolicy/caddy-robots/nethttp"
 )
 
@@ -32,7 +33,7 @@ type RobotsTag struct {
 	// "rules" (product token -> rules, "*" = every accessor), "meta", "x_robots_tag".
 	nethttp.TagConfig
 
-	tagger *nethttp.Tagger
+	tagger *serve.Tagger
 }
 
 // CaddyModule returns the Caddy module information.
@@ -48,8 +49,7 @@ func (RobotsTag) CaddyModule() caddy.ModuleInfo {
 func (h *RobotsTag) Provision(ctx caddy.Context) error {
 	logger := ctx.Logger()
 	ph := newPlaceholders()
-	cfg := h.TagConfig
-	cfg.Rules = ph.rules(h.Rules)
+	rules := ph.rules(h.Rules)
 	if err := ph.err(); err != nil {
 		return err
 	}
@@ -60,7 +60,7 @@ func (h *RobotsTag) Provision(ctx caddy.Context) error {
 			}
 		}
 	}
-	t, err := nethttp.NewTagger(cfg, nethttp.TaggerOptions{Debug: logAt(zap.DebugLevel), Warn: logAt(zap.WarnLevel)})
+	t, err := serve.NewTagger(rules, h.Meta, h.XRobotsTag, serve.Log{Debug: logAt(zap.DebugLevel), Warn: logAt(zap.WarnLevel)})
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func (h *RobotsTag) Provision(ctx caddy.Context) error {
 
 // ServeHTTP runs next with the robots tags applied to its response.
 func (h *RobotsTag) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	return h.tagger.ServeHTTP(w, r, next)
+	return serve.Tag(w, r, next, h.tagger)
 }
 
 // Interface guards.

@@ -12,15 +12,17 @@
 package caddymodule
 
 import (
-	"errors"
 	"net/http"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/sitepolicy/caddy-robots/internal/serve"
 	"github.com/sitepolicy/caddy-robots/nethttp"
+	"github.com/sitepolicy/caddy-robots/robotsgen"
 )
 
 func init() {
@@ -45,7 +47,7 @@ type RobotsTxt struct {
 	// nethttp.RobotsTxtConfig: "comments", "groups", "sitemaps", "records", "max_age".
 	nethttp.RobotsTxtConfig
 
-	rt *nethttp.RobotsTxt
+	rt *serve.RobotsTxt
 }
 
 // CaddyModule returns the Caddy module information.
@@ -60,45 +62,36 @@ func (RobotsTxt) CaddyModule() caddy.ModuleInfo {
 // validates the file and renders it. An invalid file fails the config load or reload.
 func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 	ph := newPlaceholders()
-	cfg := nethttp.RobotsTxtConfig{File: ph.file(h.File), MaxAge: h.MaxAge}
+	file := ph.file(robotsgen.File{Comments: h.Comments, Groups: h.Groups, Sitemaps: h.Sitemaps, Records: h.Records})
 	if err := ph.err(); err != nil {
 		return err
 	}
-	rt, err := nethttp.NewRobotsTxt(cfg)
+	rt, err := serve.NewRobotsTxt(file, time.Duration(h.MaxAge))
 	if err != nil {
 		return err
 	}
 	h.rt = rt
-	ctx.Logger().Debug("robots.txt ready", zap.Int("groups", len(cfg.Groups)), zap.Int("sitemaps", len(cfg.Sitemaps)))
+	ctx.Logger().Debug("robots.txt ready", zap.Int("groups", len(file.Groups)), zap.Int("sitemaps", len(file.Sitemaps)))
 	return nil
 }
 
-// Validate implements caddy.Validator. Caddy calls it after Provision, which has already
-// validated the file with its placeholders replaced, so it has nothing left to check.
-//
-// It must exist: without it, the Validate method of the embedded robotsgen.File would be
-// promoted to the handler and Caddy would call it on the file as written, before placeholder
-// replacement, rejecting every {env.*} value.
-func (h *RobotsTxt) Validate() error {
-	if h.rt == nil {
-		return errors.New("robots_txt: not provisioned")
-	}
-	return nil
-}
-
-// ServeHTTP serves /robots.txt and passes every other request to next.
+// ServeHTTP serves /robots.txt and passes every other request to next. A method other than
+// GET or HEAD is answered 405 through Caddy's error handling (handle_errors applies), with
+// the Allow header set.
 func (h *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	if !h.rt.Matches(r) {
 		return next.ServeHTTP(w, r)
 	}
-	h.rt.ServeHTTP(w, r)
+	if err := h.rt.ServeHTTP(w, r); err != nil {
+		se := err.(*serve.StatusError)
+		return caddyhttp.Error(se.Code, err)
+	}
 	return nil
 }
 
 // Interface guards.
 var (
 	_ caddy.Provisioner           = (*RobotsTxt)(nil)
-	_ caddy.Validator             = (*RobotsTxt)(nil)
 	_ caddyhttp.MiddlewareHandler = (*RobotsTxt)(nil)
 	_ caddyfile.Unmarshaler       = (*RobotsTxt)(nil)
 )

@@ -243,3 +243,40 @@ http://localhost:@PORT2@ {
 		t.Errorf("body %q", body2)
 	}
 }
+
+// TestRobotsTxtMethodNotAllowedThroughHandleErrors: a request for /robots.txt with another
+// method than GET or HEAD is a 405 that goes through Caddy's error handling, as file_server's
+// does, so a site's handle_errors answers it, and the Allow header stays.
+func TestRobotsTxtMethodNotAllowedThroughHandleErrors(t *testing.T) {
+	startCaddyfile(t, `
+http://localhost:@PORT@ {
+	robots_txt {
+		group * {
+			disallow /
+		}
+	}
+	handle_errors {
+		respond "site error page: {err.status_code}"
+	}
+}
+http://localhost:@PORT2@ {
+	robots_txt
+}
+`)
+	for _, method := range []string{"POST", "PUT", "DELETE"} {
+		resp, body := do(t, method, siteURL("/robots.txt"))
+		wantStatus(t, resp, http.StatusMethodNotAllowed)
+		if string(body) != "site error page: 405" {
+			t.Errorf("%s: body %q, want the site's handle_errors page", method, body)
+		}
+		if got := resp.Header.Get("Allow"); got != "GET, HEAD" {
+			t.Errorf("%s: Allow %q", method, got)
+		}
+	}
+	// Without handle_errors, Caddy's default error response: 405, empty body, Allow kept.
+	resp, _ := do(t, "POST", site2URL("/robots.txt"))
+	wantStatus(t, resp, http.StatusMethodNotAllowed)
+	if got := resp.Header.Get("Allow"); got != "GET, HEAD" {
+		t.Errorf("no handle_errors: Allow %q", got)
+	}
+}

@@ -15,12 +15,12 @@ import (
 // pages, from one config.
 func ExampleNew() {
 	mw, err := nethttp.New(nethttp.Config{
-		RobotsTxt: &nethttp.RobotsTxtConfig{File: robotsgen.File{
+		RobotsTxt: &nethttp.RobotsTxtConfig{
 			Groups: []robotsgen.Group{
 				{UserAgents: []string{"GPTBot"}, Rules: []robotsgen.Rule{{Type: robotsgen.Disallow, Path: "/"}}},
 				{UserAgents: []string{"*"}, Rules: []robotsgen.Rule{{Type: robotsgen.Disallow, Path: "/admin/"}}},
 			},
-		}},
+		},
 		RobotsTag: []nethttp.Route{{
 			Paths:     []string{"/drafts/*"},
 			TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex", "nosnippet"}}, Meta: true},

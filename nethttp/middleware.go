@@ -7,33 +7,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/internal/serve"
 )
-
-// Config is the middleware's configuration, from Go values or JSON. Its parts have the JSON of
-// the Caddy module's handlers: "robots_txt" is a robots_txt handler, each "robots_tag" entry a
-// robots_tag handler plus the paths it applies to.
-type Config struct {
-	// RobotsTxt, if set, is served at /robots.txt.
-	RobotsTxt *RobotsTxtConfig `json:"robots_txt,omitempty"`
-
-	// RobotsTag lists the routes whose responses get robots tags. Every route that matches a
-	// request contributes its rules; the response carries their union.
-	RobotsTag []Route `json:"robots_tag,omitempty"`
-}
-
-// Route is a set of robots tags and the requests they apply to.
-type Route struct {
-	// Paths are path patterns with the semantics of Caddy's path matcher: case-insensitive,
-	// "/exact", "/prefix/*", "*.pdf", "*substring*", or a glob. Empty means every path.
-	Paths []string `json:"paths,omitempty"`
-
-	// Match, if set, must also accept the request. It is not part of the JSON form.
-	Match func(*http.Request) bool `json:"-"`
-
-	TagConfig
-}
 
 // Options are the optional parts of the middleware that are not config.
 type Options struct {
@@ -43,8 +22,8 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// hooks adapts a Logger to the core's per-request log hooks.
-func (o Options) hooks() TaggerOptions {
+// log adapts a Logger to the core's per-request log hooks.
+func (o Options) log() serve.Log {
 	l := o.Logger
 	if l == nil {
 		l = slog.Default()
@@ -56,21 +35,21 @@ func (o Options) hooks() TaggerOptions {
 			}
 		}
 	}
-	return TaggerOptions{Debug: logAt(slog.LevelDebug), Warn: logAt(slog.LevelWarn)}
+	return serve.Log{Debug: logAt(slog.LevelDebug), Warn: logAt(slog.LevelWarn)}
 }
 
 // Middleware serves robots.txt and applies robots tags per route. Build it with New or
 // NewFromJSON; it is safe for concurrent use.
 type Middleware struct {
-	robots *RobotsTxt
+	robots *serve.RobotsTxt
 	routes []compiledRoute
 	paths  bool // some route has path patterns
 }
 
 type compiledRoute struct {
-	patterns []pathPattern
+	patterns []serve.PathPattern
 	match    func(*http.Request) bool
-	tagger   *Tagger
+	tagger   *serve.Tagger
 }
 
 // New checks cfg and precomputes everything the middleware sends. The error names every
@@ -78,8 +57,9 @@ type compiledRoute struct {
 func New(cfg Config, opts Options) (*Middleware, error) {
 	m := &Middleware{}
 	var errs []error
+	log := opts.log()
 	if cfg.RobotsTxt != nil {
-		rt, err := NewRobotsTxt(*cfg.RobotsTxt)
+		rt, err := serve.NewRobotsTxt(cfg.RobotsTxt.file(), time.Duration(cfg.RobotsTxt.MaxAge))
 		if err != nil {
 			errs = append(errs, configerr.Prefix("robots_txt", err))
 		}
@@ -89,7 +69,7 @@ func New(cfg Config, opts Options) (*Middleware, error) {
 		at := configerr.Index("robots_tag", i)
 		cr := compiledRoute{match: route.Match}
 		for j, p := range route.Paths {
-			pp, err := compilePathPattern(p)
+			pp, err := serve.CompilePathPattern(p)
 			if err != nil {
 				errs = append(errs, configerr.New(configerr.Index(at+".paths", j), p, err.Error()))
 				continue
@@ -97,7 +77,7 @@ func New(cfg Config, opts Options) (*Middleware, error) {
 			cr.patterns = append(cr.patterns, pp)
 		}
 		m.paths = m.paths || len(cr.patterns) > 0
-		t, err := NewTagger(route.TagConfig, opts.hooks())
+		t, err := serve.NewTagger(route.Rules, route.Meta, route.XRobotsTag, log)
 		if err != nil {
 			errs = append(errs, configerr.Prefix(at, err))
 		}
@@ -136,7 +116,7 @@ func (m *Middleware) Handler(next http.Handler) http.Handler {
 type middlewareHandler struct {
 	m       *Middleware
 	next    http.Handler
-	tagNext Handler // next as the core's Handler, boxed once here rather than per request
+	tagNext serve.Handler // next as the core's Handler, boxed once here rather than per request
 }
 
 // nextHandler adapts an http.Handler to Handler, once, so requests do not allocate it.
@@ -150,14 +130,17 @@ func (n nextHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) error {
 func (h *middlewareHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m := h.m
 	if m.robots != nil && m.robots.Matches(r) {
-		m.robots.ServeHTTP(w, r)
+		if err := m.robots.ServeHTTP(w, r); err != nil {
+			se := err.(*serve.StatusError)
+			http.Error(w, strconv.Itoa(se.Code)+" "+http.StatusText(se.Code)+": "+se.Msg, se.Code)
+		}
 		return
 	}
-	var buf [maxCachedUnion]*Tagger
+	var buf [4]*serve.Tagger
 	matched := buf[:0]
 	var reqPath string
 	if m.paths {
-		reqPath = lowerCleanPath(r)
+		reqPath = serve.RequestPath(r)
 	}
 	for i := range m.routes {
 		if m.routes[i].matches(r, reqPath) {
@@ -168,14 +151,14 @@ func (h *middlewareHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.next.ServeHTTP(w, r)
 		return
 	}
-	_ = Tag(w, r, h.tagNext, matched...)
+	_ = serve.Tag(w, r, h.tagNext, matched...)
 }
 
 func (cr *compiledRoute) matches(r *http.Request, reqPath string) bool {
 	if len(cr.patterns) > 0 {
 		ok := false
 		for i := range cr.patterns {
-			if cr.patterns[i].match(r, reqPath) {
+			if cr.patterns[i].Match(r, reqPath) {
 				ok = true
 				break
 			}

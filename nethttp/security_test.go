@@ -20,7 +20,7 @@ var lineBreakers = []string{"\r", "\n", "\r\n", "\x00", "\u2028", "\u2029", "\u0
 // field or HTML is refused when it could end its line, field or attribute.
 func TestSecurityConfigInjection(t *testing.T) {
 	group := func(g robotsgen.Group) *nethttp.RobotsTxtConfig {
-		return &nethttp.RobotsTxtConfig{File: robotsgen.File{Groups: []robotsgen.Group{g}}}
+		return &nethttp.RobotsTxtConfig{Groups: []robotsgen.Group{g}}
 	}
 	for _, br := range lineBreakers {
 		inj := "x" + br + "Disallow: /"
@@ -30,12 +30,12 @@ func TestSecurityConfigInjection(t *testing.T) {
 			"allow":        {RobotsTxt: group(robotsgen.Group{UserAgents: []string{"*"}, Rules: []robotsgen.Rule{{Type: robotsgen.Allow, Path: "/" + inj}}})},
 			"disallow":     {RobotsTxt: group(robotsgen.Group{UserAgents: []string{"*"}, Rules: []robotsgen.Rule{{Type: robotsgen.Disallow, Path: "/" + inj}}})},
 			"group record": {RobotsTxt: group(robotsgen.Group{UserAgents: []string{"*"}, Records: []robotsgen.Record{{Key: "Note", Value: inj}}})},
-			"file record": {RobotsTxt: &nethttp.RobotsTxtConfig{File: robotsgen.File{
-				Groups: []robotsgen.Group{{UserAgents: []string{"*"}}}, Records: []robotsgen.Record{{Key: "Host", Value: "a" + inj}}}}},
-			"sitemap": {RobotsTxt: &nethttp.RobotsTxtConfig{File: robotsgen.File{
-				Groups: []robotsgen.Group{{UserAgents: []string{"*"}}}, Sitemaps: []string{"https://a.example/s.xml" + inj}}}},
-			"comment": {RobotsTxt: &nethttp.RobotsTxtConfig{File: robotsgen.File{
-				Groups: []robotsgen.Group{{UserAgents: []string{"*"}}}, Comments: []string{"hello" + inj}}}},
+			"file record": {RobotsTxt: &nethttp.RobotsTxtConfig{
+				Groups: []robotsgen.Group{{UserAgents: []string{"*"}}}, Records: []robotsgen.Record{{Key: "Host", Value: "a" + inj}}}},
+			"sitemap": {RobotsTxt: &nethttp.RobotsTxtConfig{
+				Groups: []robotsgen.Group{{UserAgents: []string{"*"}}}, Sitemaps: []string{"https://a.example/s.xml" + inj}}},
+			"comment": {RobotsTxt: &nethttp.RobotsTxtConfig{
+				Groups: []robotsgen.Group{{UserAgents: []string{"*"}}}, Comments: []string{"hello" + inj}}},
 			"tag token":      {RobotsTag: []nethttp.Route{{TagConfig: nethttp.TagConfig{Rules: map[string][]string{"bot" + br + "x": {"noindex"}}}}}},
 			"tag rule":       {RobotsTag: []nethttp.Route{{TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex" + br + "x: y"}}}}}},
 			"tag rule value": {RobotsTag: []nethttp.Route{{TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"unavailable_after=2027-01-01" + br + "X: y"}}}}}},

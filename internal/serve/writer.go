@@ -1,4 +1,4 @@
-package nethttp
+package serve
 
 import (
 	"bufio"
@@ -153,7 +153,7 @@ func (tw *TagWriter) setHeaders() {
 	for _, t := range tw.all {
 		wantXRT = wantXRT || t.xrt
 		if tw.debugFunc == nil {
-			tw.debugFunc = t.opts.Debug
+			tw.debugFunc = t.log.Debug
 		}
 	}
 	out := combined(tw.all)
@@ -188,9 +188,9 @@ func (tw *TagWriter) debugErrs(errs []error) {
 // and kind: the condition is the config's, so repeating it per request would only add noise.
 func (tw *TagWriter) warn(kind int, msg string) {
 	for _, t := range tw.all {
-		if t.opts.Warn != nil {
+		if t.log.Warn != nil {
 			if !t.warned[kind].Swap(true) {
-				t.opts.Warn(tw.req, msg)
+				t.log.Warn(tw.req, msg)
 			}
 			return
 		}
@@ -243,7 +243,7 @@ func (tw *TagWriter) startInjection() {
 	// (RFC 9110 §8.8.1), and byte ranges of the original do not address it.
 	weakenETag(h)
 	delete(h, "Accept-Ranges")
-	tw.inj = tagemit.NewInjector(&tw.sink, combined(tw.all).policy, tagemit.InjectorOptions{MaxBuffer: tw.maxBuffer()})
+	tw.inj = tagemit.NewInjector(&tw.sink, combined(tw.all).policy, tagemit.InjectorOptions{})
 }
 
 func weakenETag(h http.Header) {
@@ -267,15 +267,6 @@ func (tw *TagWriter) matchValidatorOf304(h http.Header) {
 			return
 		}
 	}
-}
-
-func (tw *TagWriter) maxBuffer() int {
-	for _, t := range tw.all {
-		if t.opts.MaxBuffer > 0 {
-			return t.opts.MaxBuffer
-		}
-	}
-	return 0
 }
 
 const (

@@ -1,4 +1,4 @@
-package nethttp
+package serve
 
 import (
 	"fmt"
@@ -9,10 +9,10 @@ import (
 	"github.com/sitepolicy/caddy-robots/internal/syntax"
 )
 
-// pathPattern is one path pattern with the semantics of Caddy's path matcher: case-insensitive;
+// PathPattern is one path pattern with the semantics of Caddy's path matcher: case-insensitive;
 // "/exact", "/prefix/*", "*.suffix", "*substring*", or a path.Match glob; a pattern with "%"
 // compares the escaped path.
-type pathPattern struct {
+type PathPattern struct {
 	raw     string
 	kind    patternKind
 	literal string // the pattern without its wildcards, lower case
@@ -30,15 +30,16 @@ const (
 	matchGlob
 )
 
-func compilePathPattern(p string) (pathPattern, error) {
+// CompilePathPattern checks and compiles p.
+func CompilePathPattern(p string) (PathPattern, error) {
 	if p == "" {
-		return pathPattern{}, fmt.Errorf("a path pattern must not be empty")
+		return PathPattern{}, fmt.Errorf("a path pattern must not be empty")
 	}
 	if msg := syntax.TextProblem(p); msg != "" {
-		return pathPattern{}, fmt.Errorf("a path pattern %s", msg)
+		return PathPattern{}, fmt.Errorf("a path pattern %s", msg)
 	}
 	lp := strings.ToLower(p)
-	pp := pathPattern{raw: p, literal: lp, escaped: strings.Contains(p, "%")}
+	pp := PathPattern{raw: p, literal: lp, escaped: strings.Contains(p, "%")}
 	stars := strings.Count(lp, "*")
 	switch {
 	case lp == "*":
@@ -54,17 +55,18 @@ func compilePathPattern(p string) (pathPattern, error) {
 	default:
 		pp.kind = matchGlob
 		if _, err := path.Match(lp, "/"); err != nil {
-			return pathPattern{}, fmt.Errorf("a path pattern is a glob: %v", err)
+			return PathPattern{}, fmt.Errorf("a path pattern is a glob: %v", err)
 		}
 	}
 	if pp.kind != matchAll && pp.kind != matchSuffix && pp.kind != matchSubstring && lp[0] != '/' && lp[0] != '*' {
-		return pathPattern{}, fmt.Errorf("a path pattern must start with / or *")
+		return PathPattern{}, fmt.Errorf("a path pattern must start with / or *")
 	}
 	return pp, nil
 }
 
-// match reports whether the request path matches. reqPath is the cleaned, lower-cased path.
-func (pp *pathPattern) match(r *http.Request, reqPath string) bool {
+// Match reports whether the request path matches. reqPath is RequestPath(r), computed once
+// per request for every pattern.
+func (pp *PathPattern) Match(r *http.Request, reqPath string) bool {
 	if pp.escaped {
 		reqPath = cleanPath(strings.ToLower(r.URL.EscapedPath()))
 	}
@@ -102,9 +104,9 @@ func cleanPath(p string) string {
 	return c
 }
 
-// lowerCleanPath is the form of r's path that patterns compare against. It allocates only when
+// RequestPath is the form of r's path that patterns compare against. It allocates only when
 // the path has upper-case letters or needs cleaning.
-func lowerCleanPath(r *http.Request) string {
+func RequestPath(r *http.Request) string {
 	p := r.URL.Path
 	if needsLower(p) {
 		p = strings.ToLower(p)

@@ -1,4 +1,4 @@
-package nethttp
+package serve
 
 import (
 	"crypto/sha256"
@@ -32,16 +32,6 @@ const MaxRobotsTxtMaxAge = 24 * time.Hour
 // maxOriginCache bounds how many per-origin renderings are kept. The Host header is chosen by
 // the client, so an unbounded cache would be a memory leak an attacker could drive.
 const maxOriginCache = 256
-
-// RobotsTxtConfig configures a robots.txt responder. Its JSON is the JSON of the Caddy handler
-// http.handlers.robots_txt (without the "handler" key) and of the "robots_txt" object of the
-// net/http middleware's Config, so a config moves between the two unchanged.
-type RobotsTxtConfig struct {
-	robotsgen.File
-
-	// MaxAge is the Cache-Control max-age of the response. Zero means DefaultRobotsTxtMaxAge.
-	MaxAge Duration `json:"max_age,omitempty"`
-}
 
 // RobotsTxt serves one robots.txt file. The body is rendered once, when it is built, or once per
 // origin (scheme and host) when the file lists sitemaps by path; requests only copy bytes.
@@ -85,19 +75,19 @@ var (
 	allowGetHead  = []string{"GET, HEAD"}
 )
 
-// NewRobotsTxt validates cfg and renders its body. The error names every problem in the config.
-func NewRobotsTxt(cfg RobotsTxtConfig) (*RobotsTxt, error) {
+// NewRobotsTxt validates the file and maxAge (0 = DefaultRobotsTxtMaxAge) and renders the
+// body. The error names every problem, by field path ("groups[0]...", "max_age").
+func NewRobotsTxt(file robotsgen.File, maxAge time.Duration) (*RobotsTxt, error) {
 	var errs []error
-	if d := time.Duration(cfg.MaxAge); d != 0 && (d < time.Second || d > MaxRobotsTxtMaxAge) {
+	if d := maxAge; d != 0 && (d < time.Second || d > MaxRobotsTxtMaxAge) {
 		errs = append(errs, configerr.New("max_age", d.String(), fmt.Sprintf("max_age must be at least 1s (Cache-Control max-age counts whole seconds) and at most 24h: crawlers should not use a robots.txt cached longer (RFC 9309 §2.4), and a cache in front of the server would hand them one; leave it out for the default of %s", DefaultRobotsTxtMaxAge)))
 	}
-	if err := cfg.File.Validate(); err != nil {
+	if err := file.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	maxAge := time.Duration(cfg.MaxAge)
 	if maxAge == 0 {
 		maxAge = DefaultRobotsTxtMaxAge
 	}
@@ -106,18 +96,18 @@ func NewRobotsTxt(cfg RobotsTxtConfig) (*RobotsTxt, error) {
 		cacheControl: []string{"max-age=" + strconv.FormatInt(int64(maxAge/time.Second), 10)},
 		lastModified: []string{now.Format(http.TimeFormat)},
 		modTime:      now,
-		file:         cfg.File,
+		file:         file,
 	}
-	if cfg.File.NeedsOrigin() {
+	if file.NeedsOrigin() {
 		// Render once against a placeholder origin so that size and syntax errors are reported
 		// now, at config load, and not on the first request.
-		if _, err := cfg.File.Render("https://example.com"); err != nil {
+		if _, err := file.Render("https://example.com"); err != nil {
 			return nil, err
 		}
 		rt.byOrigin = make(map[originKey]*robotsBody)
 		return rt, nil
 	}
-	body, err := cfg.File.Render("")
+	body, err := file.Render("")
 	if err != nil {
 		return nil, err
 	}
@@ -168,28 +158,36 @@ func (rt *RobotsTxt) Matches(r *http.Request) bool {
 	return r.URL.Path == RobotsTxtPath
 }
 
-// ServeHTTP answers a request for robots.txt: GET and HEAD get the file (or 304 Not Modified for
-// a matching conditional request), any other method gets 405 with an Allow header. It does not
-// look at the path; use Matches first.
-func (rt *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// StatusError is a response the front end writes its own way (Caddy through handle_errors):
+// nothing has been written yet except headers such as Allow.
+type StatusError struct {
+	Code int
+	Msg  string
+}
+
+func (e *StatusError) Error() string { return e.Msg }
+
+// ServeHTTP answers a request for robots.txt: GET and HEAD get the file (or 304 Not Modified
+// for a matching conditional request). Any other method gets an Allow header and a 405
+// StatusError, a request whose Host cannot be used (sitemaps by path) a 400 StatusError,
+// for the front end to answer. It does not look at the path; use Matches first.
+func (rt *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request) error {
 	h := w.Header()
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		h["Allow"] = allowGetHead
-		http.Error(w, "405 method not allowed: robots.txt answers GET and HEAD", http.StatusMethodNotAllowed)
-		return
+		return &StatusError{http.StatusMethodNotAllowed, "robots.txt answers GET and HEAD"}
 	}
 	b, err := rt.bodyFor(r)
 	if err != nil {
 		// Only an unusable Host header gets here: the config itself was checked at load.
-		http.Error(w, "400 bad request: "+err.Error(), http.StatusBadRequest)
-		return
+		return &StatusError{http.StatusBadRequest, err.Error()}
 	}
 	h["Cache-Control"] = rt.cacheControl
 	h["Etag"] = b.etagValue
 	h["Last-Modified"] = rt.lastModified
 	if notModified(r, b.etag, rt.modTime) {
 		w.WriteHeader(http.StatusNotModified)
-		return
+		return nil
 	}
 	h["Content-Type"] = textPlainUTF8
 	h["Content-Length"] = b.contentLength
@@ -197,6 +195,7 @@ func (rt *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(b.body)
 	}
+	return nil
 }
 
 // notModified applies RFC 9110 §13.2.2: If-None-Match (weak comparison) takes precedence over

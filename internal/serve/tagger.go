@@ -1,7 +1,6 @@
-package nethttp
+package serve
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -12,39 +11,16 @@ import (
 	"github.com/sitepolicy/caddy-robots/configerr"
 )
 
-// TagConfig is one route's robots tags. Its JSON is the JSON of the Caddy handler
-// http.handlers.robots_tag (without the "handler" key) and of one entry of the net/http
-// middleware's "robots_tag" list (which adds "paths"), so a config moves between the two
-// unchanged.
-type TagConfig struct {
-	// Rules are the robots rules per product token ("*" = every accessor), e.g.
-	// {"*": ["noindex"], "examplebot": ["max-snippet=20"]}. They are checked by NewTagger
-	// (tagemit.NewPolicy), after a front end has replaced its placeholders.
-	Rules map[string][]string `json:"rules"`
-
-	// Meta also adds <meta name="robots"> (and per-token) elements to the <head> of HTML
-	// responses.
-	Meta bool `json:"meta,omitempty"`
-
-	// XRobotsTag also sends the legacy X-Robots-Tag header, which the draft deprecates but
-	// crawlers read today.
-	XRobotsTag bool `json:"x_robots_tag,omitempty"`
-}
-
-// TaggerOptions are the optional parts of a Tagger that are not config.
-type TaggerOptions struct {
-	// Debug, if set, is told why a response was left unchanged (a HEAD request, a 206, an
-	// encoded body, ...) or why a backend's header could not be read in full.
+// Log receives what the serving core has to say about requests. Either func may be nil.
+type Log struct {
+	// Debug is told why a response was left unchanged (a HEAD request, a 206, an encoded
+	// body, ...) or why a backend's header could not be read in full.
 	Debug func(r *http.Request, msg string)
 
-	// Warn, if set, is told what an operator must act on: restrictions dropped to keep the
-	// Robots-Tag field within the size parsers honour, or meta elements that a misplaced
-	// directive keeps from ever being added. Each kind of warning is given once per Tagger.
+	// Warn is told what an operator must act on: restrictions dropped to keep the Robots-Tag
+	// field within the size parsers honour, or meta elements that a misplaced directive keeps
+	// from ever being added. Each kind of warning is given once per Tagger.
 	Warn func(r *http.Request, msg string)
-
-	// MaxBuffer caps how much of an HTML body is held while looking for the injection point;
-	// zero means tagemit's default (64 KiB).
-	MaxBuffer int
 }
 
 // Tagger sets one route's robots tags on responses. Everything it sends for its own rules is
@@ -53,7 +29,7 @@ type Tagger struct {
 	policy tagemit.Policy
 	meta   bool
 	xrt    bool
-	opts   TaggerOptions
+	log    Log
 
 	out tagOutput
 
@@ -162,19 +138,18 @@ func joinKey(lines []string) string {
 	return strings.Join(lines, "\x00")
 }
 
-// NewTagger checks cfg and precomputes everything it sends.
-func NewTagger(cfg TagConfig, opts TaggerOptions) (*Tagger, error) {
-	p, err := tagemit.NewPolicy(cfg.Rules)
+// NewTagger checks a route's rules (product token -> rules, as tagemit.NewPolicy reads them)
+// and precomputes everything it sends: the Robots-Tag field, the X-Robots-Tag lines when
+// xRobotsTag is set, the meta elements when meta is set. Errors name the field under "rules".
+func NewTagger(rules map[string][]string, meta, xRobotsTag bool, log Log) (*Tagger, error) {
+	p, err := tagemit.NewPolicy(rules)
 	if err != nil {
 		return nil, configerr.Prefix("rules", err)
 	}
 	if p.IsEmpty() {
 		return nil, configerr.New("rules", "", "no rules: give at least one rule, e.g. noindex")
 	}
-	if opts.MaxBuffer < 0 {
-		return nil, errors.New("max buffer must not be negative")
-	}
-	t := &Tagger{policy: p, meta: cfg.Meta, xrt: cfg.XRobotsTag, opts: opts}
+	t := &Tagger{policy: p, meta: meta, xrt: xRobotsTag, log: log}
 	t.out = *newTagOutput(p)
 	return t, nil
 }
@@ -184,12 +159,6 @@ func NewTagger(cfg TagConfig, opts TaggerOptions) (*Tagger, error) {
 type Handler interface {
 	ServeHTTP(http.ResponseWriter, *http.Request) error
 }
-
-// HandlerFunc adapts a function to Handler.
-type HandlerFunc func(http.ResponseWriter, *http.Request) error
-
-// ServeHTTP calls f.
-func (f HandlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) error { return f(w, r) }
 
 // ServeHTTP runs next with the Tagger's rules applied to its response. When an enclosing
 // Tagger already wraps this response (two overlapping routes, two Caddy handlers), the rules
