@@ -59,6 +59,11 @@
 // with any key, present or future. Extensions take the vocabulary's values, combine with
 // the same rule and are written after the vocabulary's keys, sorted.
 //
-// Configuration errors are [*FieldError] values (Path, Value, Problem, Suggestion), joined
-// with [errors.Join] when there are several, in key order.
+// Configuration errors are the project's [*configerr.Error] (Path, Value, Problem,
+// Suggestion), one per mistake, joined in key order. Their paths name the key as a map
+// element, `["train-ia"]`; the caller re-roots them under its own field with
+// [configerr.Prefix], giving `preferences["train-ia"]`. A suggestion is a likely
+// intended key or value: the closest vocabulary key (syntax.Closest, as elsewhere in
+// the project), the key in lower case, the other vocabulary's spelling (ai-train for
+// train-ai), or y/n for yes/no/true/false and the like.
 package usage

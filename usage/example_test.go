@@ -3,6 +3,7 @@ package usage_test
 import (
 	"fmt"
 
+	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/usage"
 )
 
@@ -14,8 +15,8 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	_, err = usage.ContentUsage.FromConfig("preferences", map[string]string{"train-ia": "y"})
-	fmt.Println(err)
+	_, err = usage.ContentUsage.FromConfig(map[string]string{"train-ia": "y"})
+	fmt.Println(configerr.Prefix("preferences", err))
 
 	// HTTP: the route's preferences merged with the backend's Content-Usage field.
 	v, err := usage.MergeHeader(site, []string{"train-ai=y, search=n"})
@@ -34,7 +35,7 @@ func Example() {
 	fmt.Println(cs.Get("ai-train"), cs)
 
 	// Output:
-	// preferences.train-ia: unknown Content-Usage key: "train-ia"; did you mean train-ai? (an extension key is written +train-ia)
+	// preferences["train-ia"] "train-ia": not a Content-Usage key: the keys are train-ai, search, and an extension is written +name (did you mean "train-ai"?)
 	// Content-Usage: train-ai=n, search=n <nil>
 	// Content-Usage: train-ai=n, search=y / Content-Usage value "Train-AI=y" is not a Structured Field Dictionary (invalid key format: character 0), so every preference in it is unknown
 	// Content-Usage: /open-data/ train-ai=y

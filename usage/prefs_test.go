@@ -140,7 +140,7 @@ func TestPrefsAccessors(t *testing.T) {
 		t.Errorf("Get: wrong preferences in %q", p)
 	}
 	m := p.Map()
-	q, err := ContentSignal.FromConfig("", m)
+	q, err := ContentSignal.FromConfig(m)
 	if err != nil || q.String() != p.String() || len(m) != 4 || m["+zz"] != "yes" {
 		t.Errorf("Map() = %v reads back as %q, %v", m, q, err)
 	}

@@ -20,8 +20,13 @@ type vocabDef struct {
 	keys     []string // canonical (serialisation) order
 	allow    string   // Token meaning Allow
 	disallow string   // Token meaning Disallow
-	// aliases maps keys of the other vocabulary, or other common spellings, to a hint.
-	aliases map[string]string
+	// aliases maps keys of the other vocabulary to their spelling here.
+	aliases map[string]alias
+}
+
+type alias struct {
+	key  string // the spelling in this vocabulary, or ""
+	hint string
 }
 
 var vocabs = [...]vocabDef{
@@ -30,9 +35,9 @@ var vocabs = [...]vocabDef{
 		keys:     []string{"train-ai", "search"},
 		allow:    "y",
 		disallow: "n",
-		aliases: map[string]string{
-			"ai-train": `Content-Signal writes "ai-train"; Content-Usage writes "train-ai"`,
-			"ai-input": `Content-Usage has no ai-input key: use Content-Signal for it, or write "+ai-input" to emit it as an extension`,
+		aliases: map[string]alias{
+			"ai-train": {"train-ai", "Content-Signal's ai-train is train-ai in Content-Usage"},
+			"ai-input": {"", "Content-Usage has no ai-input: use Content-Signal for it, or +ai-input to emit it as an extension"},
 		},
 	},
 	ContentSignal: {
@@ -40,8 +45,8 @@ var vocabs = [...]vocabDef{
 		keys:     []string{"search", "ai-input", "ai-train"},
 		allow:    "yes",
 		disallow: "no",
-		aliases: map[string]string{
-			"train-ai": `Content-Usage writes "train-ai"; Content-Signal writes "ai-train"`,
+		aliases: map[string]alias{
+			"train-ai": {"ai-train", "Content-Usage's train-ai is ai-train in Content-Signal"},
 		},
 	},
 }
