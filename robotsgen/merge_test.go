@@ -1,0 +1,462 @@
+package robotsgen
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// mergeTarget is rules 1-3 of Merge: declared disallows, or other disallows
+// and declared has no matching Allow, give disallow.
+func mergeTarget(dAllowed, uAllowed, dHasAllow bool) bool {
+	return dAllowed && (uAllowed || dHasAllow)
+}
+
+// allowMatches reports whether an Allow rule of the groups f applies to the
+// crawler matches path, by the witness test's oracle (not Matcher).
+func allowMatches(f *File, agent, purpose, path string) bool {
+	groups, _ := oracleGroups(f, agent, purpose)
+	rules, _ := matchingRules(f, groups, path)
+	return slices.ContainsFunc(rules, func(r Rule) bool { return r.Type == Allow && r.Path != "" })
+}
+
+// mergeClass names the merged group a crawler obeys, in the form Merge's
+// diagnostics use (lower case).
+func mergeClass(m *File, agent, purpose string) string {
+	if agent != "" && productNamed(m, agent) {
+		return "user-agent: " + strings.ToLower(agent)
+	}
+	if purpose != "" {
+		for _, g := range m.Groups {
+			for _, p := range g.Purposes {
+				if strings.EqualFold(p, purpose) {
+					return "user-agent-purpose: " + strings.ToLower(purpose)
+				}
+			}
+		}
+	}
+	return "user-agent: *"
+}
+
+func inexactClasses(diags []Diagnostic) map[string]bool {
+	c := map[string]bool{}
+	for _, d := range diags {
+		c[strings.ToLower(d.Text)] = true
+	}
+	return c
+}
+
+// allowsOnly keeps only f's Allow rules, written as Disallow rules: a crawler
+// is disallowed there exactly where an Allow rule of its group matches, which
+// lets a witness that only answers allowed/disallowed say whether one does.
+func allowsOnly(f *File) *File {
+	c := &File{}
+	for _, g := range f.Groups {
+		ng := Group{UserAgents: g.UserAgents, Purposes: g.Purposes}
+		for _, r := range g.Rules {
+			if r.Type == Allow {
+				ng.Rules = append(ng.Rules, Rule{Disallow, r.Path})
+			}
+		}
+		c.Groups = append(c.Groups, ng)
+	}
+	return c
+}
+
+func mustRender(t *testing.T, f *File) string {
+	t.Helper()
+	b, err := f.Render("https://example.com")
+	if err != nil {
+		t.Fatalf("render: %v\n%#v", err, f)
+	}
+	return string(b)
+}
+
+func mustParse(t *testing.T, s string) *File {
+	t.Helper()
+	f, diags := Parse([]byte(s))
+	if len(diags) > 0 {
+		t.Fatalf("parse: %v\n%s", diags, s)
+	}
+	return f
+}
+
+// Regression and example cases: each names a combination the property test
+// covers, with the expected decisions of the merged file.
+func TestMergeExamples(t *testing.T) {
+	type q struct {
+		agent, purpose, path string
+		allowed              bool
+	}
+	cases := []struct {
+		name, declared, other string
+		queries               []q
+		inexact               []string // diagnostics' Text, lower case
+	}{
+		{"cloudflare prepend: other's Allow cannot weaken declared's Disallow",
+			"User-agent: *\nDisallow: /private\n",
+			"User-agent: *\nAllow: /private/x\nDisallow: /wp-admin/\nAllow: /wp-admin/admin-ajax.php\n",
+			[]q{{"Bot", "", "/private/x", false}, {"Bot", "", "/wp-admin/a", false}, {"Bot", "", "/wp-admin/admin-ajax.php", true}, {"Bot", "", "/p", true}}, nil},
+		{"declared Allow lifts other's Disallow",
+			"User-agent: *\nAllow: /wp-admin/public\n",
+			"User-agent: *\nDisallow: /wp-admin/\n",
+			[]q{{"Bot", "", "/wp-admin/public/x", true}, {"Bot", "", "/wp-admin/x", false}}, nil},
+		{"declared Allow that loses in declared lifts nothing",
+			"User-agent: *\nAllow: /a\nDisallow: /ab\n",
+			"User-agent: *\nDisallow: /\n",
+			[]q{{"Bot", "", "/ab", false}, {"Bot", "", "/a", true}, {"Bot", "", "/b", false}}, nil},
+		{"padding: declared Allow must outrank a longer Disallow of other",
+			"User-agent: *\nAllow: /a\n",
+			"User-agent: *\nDisallow: /*a/b/c\nDisallow: /\n",
+			[]q{{"Bot", "", "/a/b/c", true}, {"Bot", "", "/x/a/b/c", false}, {"Bot", "", "/x", false}}, nil},
+		{"padding keeps declared's own order",
+			"User-agent: *\nAllow: /a\nDisallow: /a*b\n",
+			"User-agent: *\nDisallow: /a/xyz\nAllow: /a*b/long/path\n",
+			[]q{{"Bot", "", "/a/xyz", true}, {"Bot", "", "/ab", false}, {"Bot", "", "/ab/long/path", false}, {"Bot", "", "/ac", true}}, nil},
+		{"padding an anchored pattern with a wildcard",
+			"User-agent: *\nDisallow: /*.pdf$\n",
+			"User-agent: *\nAllow: /docs/public/*\n",
+			[]q{{"Bot", "", "/docs/public/a.pdf", false}, {"Bot", "", "/docs/public/a.pdfx", true}}, nil},
+		{"agent only in other uses declared's * group",
+			"User-agent: *\nDisallow: /private\n",
+			"User-agent: GPTBot\nDisallow: /\n\nUser-agent: Googlebot\nAllow: /\n",
+			[]q{{"GPTBot", "", "/x", false}, {"Googlebot", "", "/private", false}, {"Googlebot", "", "/x", true}, {"Other", "", "/private", false}, {"Other", "", "/x", true}}, nil},
+		{"agent only in declared uses other's * group",
+			"User-agent: FooBot\nAllow: /a\n",
+			"User-agent: *\nDisallow: /\n",
+			[]q{{"FooBot", "", "/a", true}, {"FooBot", "", "/b", false}, {"Other", "", "/a", false}}, nil},
+		{"other without * group",
+			"User-agent: *\nDisallow: /x\n",
+			"User-agent: FooBot\nDisallow: /y\n",
+			[]q{{"FooBot", "", "/x", false}, {"FooBot", "", "/y", false}, {"Bot", "", "/y", true}}, nil},
+		{"same agent in both, several groups",
+			"User-agent: FooBot\nDisallow: /a\n\nUser-agent: foobot\nAllow: /a/b\n",
+			"User-agent: FOOBOT\nDisallow: /a/b/c\nAllow: /a/x\n",
+			[]q{{"FooBot", "", "/a/b/c", true}, {"FooBot", "", "/a/x", false}, {"FooBot", "", "/z", true}}, nil},
+		{"empty files", "", "", []q{{"Bot", "", "/x", true}}, nil},
+		{"empty declared", "", "User-agent: *\nDisallow: /x\nAllow: /x/y\n",
+			[]q{{"Bot", "", "/x", false}, {"Bot", "", "/x/y", true}}, nil},
+		{"tie: allow wins, also across files",
+			"User-agent: *\nDisallow: /a\nAllow: /a\n",
+			"User-agent: *\nDisallow: /ab\n",
+			[]q{{"Bot", "", "/ab", true}}, nil},
+		// Inexact combinations (documented on Merge).
+		{"inexact: declared Allow /a$ cannot outrank other's Disallow /*a$",
+			"User-agent: *\nAllow: /a$\n",
+			"User-agent: *\nDisallow: /*a$\n",
+			[]q{{"Bot", "", "/a", false}, {"Bot", "", "/ba", false}, {"Bot", "", "/b", true}}, []string{"user-agent: *"}},
+		{"inexact: declared Disallow /a$ cannot outrank other's Allow /a*$",
+			"User-agent: *\nDisallow: /a$\n",
+			"User-agent: *\nAllow: /a*$\nDisallow: /\n",
+			[]q{{"Bot", "", "/a", false}, {"Bot", "", "/ab", false}, {"Bot", "", "/b", false}}, []string{"user-agent: *"}},
+		{"inexact: declared Allow capped below declared's fixed Disallow",
+			"User-agent: *\nAllow: /a\nDisallow: /ab$\n",
+			"User-agent: *\nDisallow: /*bc\n",
+			[]q{{"Bot", "", "/ab", false}, {"Bot", "", "/abcd", false}, {"Bot", "", "/a", true}, {"Bot", "", "/xbc", false}}, []string{"user-agent: *"}},
+		{"inexact: token only in other while declared has purpose groups",
+			"User-Agent-Purpose: training\nDisallow: /\n\nUser-agent: *\nDisallow: /private\n",
+			"User-agent: Googlebot\nDisallow: /x\nAllow: /x/y\n",
+			[]q{{"Googlebot", "", "/x/y", false}, {"Googlebot", "training", "/x/y", false}, {"Googlebot", "", "/z", false},
+				{"Other", "training", "/z", false}, {"Other", "", "/z", true}}, []string{"user-agent: googlebot"}},
+		{"purpose named in other only",
+			"User-agent: *\nDisallow: /a\n",
+			"User-Agent-Purpose: training\nDisallow: /b\n",
+			[]q{{"Bot", "training", "/b", false}, {"Bot", "training", "/a", false}, {"Bot", "", "/b", true}, {"Bot", "", "/a", false}}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d, u := mustParse(t, c.declared), mustParse(t, c.other)
+			m, diags := Merge(d, u)
+			body := mustRender(t, m)
+			var got []string
+			for _, dg := range diags {
+				got = appendNew(got, strings.ToLower(dg.Text))
+			}
+			if !reflect.DeepEqual(got, c.inexact) {
+				t.Errorf("diagnostics %v, want classes %v\n%s", diags, c.inexact, body)
+			}
+			mm := NewMatcher(m)
+			for _, qu := range c.queries {
+				if a := mm.Decide(qu.agent, qu.purpose, qu.path).Allowed; a != qu.allowed {
+					t.Errorf("%s/%s %s: allowed %v, want %v\n%s", qu.agent, qu.purpose, qu.path, a, qu.allowed, body)
+				}
+				if qu.purpose == "" {
+					if g := googleAllowed(body, qu.agent, qu.path); g != qu.allowed {
+						t.Errorf("google %s %s: allowed %v, want %v\n%s", qu.agent, qu.path, g, qu.allowed, body)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestMergeRecords(t *testing.T) {
+	d := mustParse(t, "Sitemap: https://a.example/s.xml\nHost: a.example\nClean-param: x /\n\nUser-agent: FooBot\nDisallow: /a\nCrawl-delay: 2\n\nUser-agent: *\nDisallow: /p\nClean-param: ref /a\n")
+	u := mustParse(t, "Sitemap: https://a.example/s.xml\nSitemap: https://cdn.example/t.xml\nHost: b.example\nClean-param: y /\n\nUser-agent: foobot\nCrawl-delay: 5\nDisallow: /b\n\nUser-agent: BarBot\nCrawl-delay: 7\nDisallow: /c\nNoindex: /n\n\nUser-agent: *\nCrawl-delay: 1\nDisallow: /q\n")
+	m, diags := Merge(d, u)
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	if want := []string{"https://a.example/s.xml", "https://cdn.example/t.xml"}; !reflect.DeepEqual(m.Sitemaps, want) {
+		t.Errorf("sitemaps %v", m.Sitemaps)
+	}
+	if want := []Record{{"Host", "a.example"}, {"Clean-param", "x /"}, {"Clean-param", "y /"}}; !reflect.DeepEqual(m.Records, want) {
+		t.Errorf("records %v", m.Records)
+	}
+	want := map[string]Group{
+		"FooBot": {CrawlDelay: 2},                                                                  // declared wins
+		"BarBot": {CrawlDelay: 7, Records: []Record{{"Clean-param", "ref /a"}, {"Noindex", "/n"}}}, // declared's * group's records come along
+		"*":      {CrawlDelay: 1, Records: []Record{{"Clean-param", "ref /a"}}},
+	}
+	for _, g := range m.Groups {
+		w, ok := want[g.UserAgents[0]]
+		if !ok || g.CrawlDelay != w.CrawlDelay || !reflect.DeepEqual(g.Records, w.Records) {
+			t.Errorf("group %v: delay %v records %v, want %+v", g.UserAgents, g.CrawlDelay, g.Records, w)
+		}
+	}
+	if body := mustRender(t, m); strings.Count(body, "Host:") != 1 {
+		t.Errorf("Host twice:\n%s", body)
+	}
+}
+
+// genMergePair returns a declared file and the other file, the latter as
+// Parse reads it. They share agents and, often, patterns (the other file's
+// rules derived from declared's, with the type flipped, "$" toggled, a
+// segment added or cut), and "*" is sometimes in only one of them.
+func genMergePair(r *rand.Rand) (*File, *File) {
+	d, u := genFile(r), genFile(r)
+	var pats []string
+	for _, g := range d.Groups {
+		for _, rl := range g.Rules {
+			pats = append(pats, rl.Path)
+		}
+	}
+	for gi := range u.Groups {
+		for k := range u.Groups[gi].Rules {
+			if len(pats) == 0 || r.IntN(2) == 0 {
+				continue
+			}
+			p := pick(r, pats)
+			switch r.IntN(5) {
+			case 0:
+				if strings.HasSuffix(p, "$") {
+					p = strings.TrimSuffix(p, "$")
+				} else {
+					p += "$"
+				}
+			case 1:
+				p = strings.TrimSuffix(p, "$") + pick(r, []string{"a", "/", "*", "b$", "*a"})
+			case 2:
+				if len(p) > 1 {
+					p = p[:1+r.IntN(len(p)-1)]
+				}
+			}
+			if checkPattern(p) == "" {
+				u.Groups[gi].Rules[k].Path = p
+			}
+		}
+	}
+	for _, f := range []*File{d, u} {
+		if r.IntN(4) == 0 { // no "*" group
+			for gi := range f.Groups {
+				for k, ua := range f.Groups[gi].UserAgents {
+					if ua == "*" {
+						f.Groups[gi].UserAgents[k] = "BarBot"
+					}
+				}
+			}
+		}
+		if r.IntN(4) == 0 { // no purposes either, the common case
+			var gs []Group
+			for _, g := range f.Groups {
+				if g.Purposes = nil; len(g.UserAgents) > 0 {
+					gs = append(gs, g)
+				}
+			}
+			f.Groups = gs
+		}
+	}
+	body, err := u.Render("https://example.com")
+	if err != nil {
+		panic(err)
+	}
+	pu, _ := Parse(body)
+	return d, pu
+}
+
+// TestMergeProperty checks rules 1-3 of Merge on 10,000 generated pairs of
+// files, for crawlers named in either, both or neither file, with and
+// without purposes, on paths mostly built from the files' patterns, with
+// both our Matcher and Google's parser (grobotstxt) as witness. Where Merge
+// reports a group as inexact, rule 3 may give disallow there; 1 and 2 never
+// relax. The merged file must validate and keep every decision through
+// Render and Parse.
+func TestMergeProperty(t *testing.T) {
+	pairs := 10000
+	if testing.Short() {
+		pairs = 1000
+	}
+	r := rand.New(rand.NewPCG(14, 9309))
+	n := map[string]int{}
+	ex := exceptionCounts{}
+	for c := 0; c < pairs; c++ {
+		d, u := genMergePair(r)
+		m, diags := Merge(d, u)
+		if err := m.Validate(); err != nil {
+			t.Fatalf("pair %d: merged file invalid: %v", c, err)
+		}
+		bd, bu, bm := mustRender(t, d), mustRender(t, u), mustRender(t, m)
+		bda := mustRender(t, allowsOnly(d))
+		rt, pd := Parse([]byte(bm))
+		if len(pd) > 0 {
+			t.Fatalf("pair %d: merged file does not parse back cleanly: %v\n%s", c, pd, bm)
+		}
+		inexact := inexactClasses(diags)
+		if len(diags) > 0 {
+			n["pairs reported inexact"]++
+		}
+		for _, dg := range diags {
+			n["inexact group: "+dg.Reason[:min(len(dg.Reason), 40)]]++
+		}
+		md, mu, mm, mrt := NewMatcher(d), NewMatcher(u), NewMatcher(m), NewMatcher(rt)
+		both := &File{Groups: append(slices.Clone(d.Groups), u.Groups...)}
+		fail := func(format string, args ...any) {
+			t.Helper()
+			t.Fatalf("pair %d: "+format+"\n--- declared\n%s--- other\n%s--- merged\n%s--- diagnostics %v", append(append([]any{c}, args...), bd, bu, bm, diags)...)
+		}
+		for a := 0; a < 4; a++ {
+			agent := pick(r, askAgents)
+			purpose := ""
+			if r.IntN(3) == 0 {
+				purpose = pick(r, askPurposes)
+			}
+			class := mergeClass(m, agent, purpose)
+			for p := 0; p < 4; p++ {
+				path := genImportPath(r, both)
+				dd, du, dm := md.Decide(agent, purpose, path), mu.Decide(agent, purpose, path), mm.Decide(agent, purpose, path)
+				aD := allowMatches(d, agent, purpose, path)
+				if !dd.Allowed && dm.Allowed {
+					fail("%s/%s %q: declared disallows (rule %v), merged allows (rule %v)", agent, purpose, path, dd.Rule, dm.Rule)
+				}
+				if !du.Allowed && !aD && dm.Allowed {
+					fail("%s/%s %q: other disallows (rule %v), declared has no Allow, merged allows (rule %v)", agent, purpose, path, du.Rule, dm.Rule)
+				}
+				want := mergeTarget(dd.Allowed, du.Allowed, aD)
+				switch {
+				case want && !dm.Allowed && inexact[class]:
+					n["queries relaxed (inexact, merged disallows)"]++
+				case want != dm.Allowed:
+					fail("%s/%s %q: merged %v (rule %v), want %v (declared %v, other %v, declared allow %v)", agent, purpose, path, dm.Allowed, dm.Rule, want, dd.Allowed, du.Allowed, aD)
+				default:
+					n["matcher: exact"]++
+				}
+				if want && !du.Allowed {
+					n["matcher: declared Allow lifted other's Disallow"]++
+				}
+				if !dd.Allowed && du.Allowed && du.Rule != nil {
+					n["matcher: other's Allow kept from weakening declared's Disallow"]++
+				}
+				if rtd := mrt.Decide(agent, purpose, path); rtd.Allowed != dm.Allowed {
+					fail("%s/%s %q: round trip changed the decision", agent, purpose, path)
+				}
+				// Witness: Google's parser on the rendered files; it knows no
+				// purposes, and departs from RFC 9309 in listed ways.
+				if purpose != "" {
+					continue
+				}
+				reason := googleDiffers(d, agent, path)
+				if reason == "" {
+					reason = googleDiffers(u, agent, path)
+				}
+				if reason == "" {
+					reason = googleDiffers(m, agent, path)
+				}
+				if reason != "" {
+					ex[reason]++
+					continue
+				}
+				gd, gu, gm := googleAllowed(bd, agent, path), googleAllowed(bu, agent, path), googleAllowed(bm, agent, path)
+				gaD := !googleAllowed(bda, agent, path)
+				if gm != dm.Allowed {
+					fail("%s %q: google on merged %v, matcher %v", agent, path, gm, dm.Allowed)
+				}
+				if !gd && gm || !gu && !gaD && gm {
+					fail("%s %q: google: rule 1 or 2 broken (declared %v, other %v, declared allow %v, merged %v)", agent, path, gd, gu, gaD, gm)
+				}
+				if gw := mergeTarget(gd, gu, gaD); gw != gm && !(gw && !gm && inexact[class]) {
+					fail("%s %q: google: merged %v, want %v", agent, path, gm, gw)
+				}
+				n["google: compared"]++
+			}
+		}
+	}
+	t.Logf("pairs: %d", pairs)
+	for k, v := range n {
+		t.Logf("%7d × %s", v, k)
+	}
+	for k, v := range ex {
+		t.Logf("exception %6d × %s", v, k)
+	}
+	if n["google: compared"] < 2*pairs || n["matcher: declared Allow lifted other's Disallow"] < pairs/20 ||
+		n["matcher: other's Allow kept from weakening declared's Disallow"] < pairs/20 {
+		t.Fatalf("too few interesting comparisons: %v", n)
+	}
+}
+
+// FuzzMerge: for any two robots.txt files, the merged file is valid unless
+// Merge says so, and keeps rules 1 and 2 (and 3 where not reported inexact)
+// for the files' agents and purposes on paths built from their patterns.
+func FuzzMerge(f *testing.F) {
+	f.Add([]byte("User-agent: *\nDisallow: /private\n"), []byte("User-agent: *\nAllow: /private/x\nDisallow: /wp-admin/\n"))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		d, _ := Parse(a)
+		u, _ := Parse(b)
+		m, diags := Merge(d, u)
+		invalid := false
+		for _, dg := range diags {
+			invalid = invalid || strings.Contains(dg.Reason, "not valid")
+		}
+		if err := m.Validate(); (err != nil) != invalid {
+			t.Fatalf("validate %v, diagnostics %v", err, diags)
+		}
+		inexact := inexactClasses(diags)
+		agents, purposes := []string{"OtherBot"}, []string{""}
+		var paths []string
+		for _, g := range append(slices.Clone(d.Groups), u.Groups...) {
+			for _, ua := range g.UserAgents {
+				if len(agents) < 8 {
+					agents = appendNew(agents, ua)
+				}
+			}
+			for _, p := range g.Purposes {
+				if len(purposes) < 4 {
+					purposes = appendNew(purposes, p)
+				}
+			}
+			for _, rl := range g.Rules {
+				if len(paths) >= 40 {
+					break
+				}
+				p := strings.TrimSuffix(rl.Path, "$")
+				paths = append(paths, validPath(strings.ReplaceAll(p, "*", "")), validPath(strings.ReplaceAll(p, "*", "a")+"x"))
+			}
+		}
+		paths = append(paths, "/")
+		md, mu, mm := NewMatcher(d), NewMatcher(u), NewMatcher(m)
+		for _, agent := range agents {
+			for _, purpose := range purposes {
+				class := mergeClass(m, agent, purpose)
+				for _, path := range paths {
+					dd, du, dm := md.Decide(agent, purpose, path), mu.Decide(agent, purpose, path), mm.Decide(agent, purpose, path)
+					aD := allowMatches(d, agent, purpose, path)
+					want := mergeTarget(dd.Allowed, du.Allowed, aD)
+					if dm.Allowed && !want || !dm.Allowed && want && !inexact[class] {
+						t.Fatalf("%s/%s %q: merged %v (rule %v), want %v (declared %v, other %v, declared allow %v)\ndiags %v", agent, purpose, path, dm.Allowed, dm.Rule, want, dd.Allowed, du.Allowed, aD, diags)
+					}
+				}
+			}
+		}
+	})
+}
