@@ -1,14 +1,15 @@
 package serve
 
 import (
+	"mime"
 	"net/http"
+	"path"
 	"strings"
 	"sync"
 	"sync/atomic"
 
-	"github.com/sitepolicy/caddy-robots/tagemit"
-
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/tagemit"
 )
 
 // Log receives what the serving core has to say about requests. Either func may be nil.
@@ -177,14 +178,50 @@ func Tag(w http.ResponseWriter, r *http.Request, next Handler, taggers ...*Tagge
 		for _, t := range taggers {
 			tw.add(t)
 		}
-		return next.ServeHTTP(w, r)
+		return next.ServeHTTP(w, withoutRangeIfRewritten(r, tw))
 	}
 	tw := getTagWriter(w, r)
 	for _, t := range taggers {
 		tw.add(t)
 	}
+	r = withoutRangeIfRewritten(r, tw)
+	tw.req = r
 	defer tw.finish()
 	return next.ServeHTTP(tw, r)
+}
+
+// withoutRangeIfRewritten returns r, or, for a Range request on a route with meta elements
+// for a path that may be an HTML page, a copy without Range and If-Range. A byte range of the
+// unrewritten page does not address the rewritten page a client resumes (RFC 9110 §14.2 lets
+// a server ignore Range), and whether the response is HTML is known only once it is written,
+// when the backend has already cut it. The handler cannot simply be asked again: Caddy's
+// route groups run once per request. So the path decides: no extension, or one whose type
+// is HTML, gets the full page; other files keep their ranges (video seeking, resumable
+// downloads). A non-HTML file at an extensionless path is sent whole instead of in part, and
+// an HTML page at another extension keeps its range unrewritten (it gets no meta elements).
+func withoutRangeIfRewritten(r *http.Request, tw *TagWriter) *http.Request {
+	if !tw.wantMeta || r.Method != http.MethodGet {
+		return r
+	}
+	if _, ok := r.Header["Range"]; !ok || !mayBeHTML(r.URL.Path) {
+		return r
+	}
+	c := r.Clone(r.Context())
+	delete(c.Header, "Range")
+	delete(c.Header, "If-Range")
+	return c
+}
+
+// mayBeHTML reports whether a request path may name an HTML page: no extension (directories,
+// pretty URLs), a server-page extension, or an extension whose MIME type is HTML.
+func mayBeHTML(p string) bool {
+	ext := strings.ToLower(path.Ext(p))
+	switch ext {
+	case "", ".html", ".htm", ".xhtml", ".shtml", ".php", ".asp", ".aspx", ".jsp", ".cgi":
+		return true
+	}
+	t := mime.TypeByExtension(ext)
+	return strings.HasPrefix(t, "text/html") || strings.HasPrefix(t, "application/xhtml+xml")
 }
 
 // findTagWriter returns the TagWriter that w is or wraps, if any.

@@ -73,16 +73,6 @@ func (tw *TagWriter) add(t *Tagger) {
 	}
 	tw.all = append(tw.all, t)
 	tw.wantMeta = tw.wantMeta || t.meta
-	if t.meta && tw.req.Method == http.MethodGet {
-		// A byte range of the unrewritten page does not address the rewritten one, and whether
-		// the response will be rewritten is known only once it is written: on a route with meta
-		// elements a GET is answered in full (RFC 9110 §14.2 lets a server ignore Range), so a
-		// resumed download never joins two representations.
-		if _, ok := tw.req.Header["Range"]; ok {
-			delete(tw.req.Header, "Range")
-			delete(tw.req.Header, "If-Range")
-		}
-	}
 }
 
 // finish completes the response after the handler returned and recycles tw.
@@ -133,9 +123,6 @@ func (tw *TagWriter) WriteHeader(status int) {
 		return
 	}
 	h := tw.rw.Header()
-	if tw.req.Method == http.MethodGet || tw.req.Method == http.MethodHead {
-		delete(h, "Accept-Ranges") // Range is not honoured on this route (see add)
-	}
 	// Without a Content-Type, net/http sniffs one from the body (unless it is encoded): hold
 	// the body until the same bytes are known, so the decision to rewrite sees the same type.
 	if _, present := h["Content-Type"]; !present && status == http.StatusOK && h.Get("Content-Encoding") == "" {
@@ -283,6 +270,11 @@ func uninjectable(status int, h http.Header) string {
 	case h.Get("Content-Range") != "":
 		return "partial content"
 	}
+	return unrewritableBody(h)
+}
+
+// unrewritableBody says why a body with these headers is never rewritten, or "".
+func unrewritableBody(h http.Header) string {
 	mt, params, err := mime.ParseMediaType(h.Get("Content-Type"))
 	if err != nil || mt != "text/html" {
 		return notHTML
