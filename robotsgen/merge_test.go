@@ -160,6 +160,14 @@ func TestMergeExamples(t *testing.T) {
 			"User-agent: Googlebot\nDisallow: /x\nAllow: /x/y\n",
 			[]q{{"Googlebot", "", "/x/y", false}, {"Googlebot", "training", "/x/y", false}, {"Googlebot", "", "/z", false},
 				{"Other", "training", "/z", false}, {"Other", "", "/z", true}}, []string{"user-agent: googlebot"}},
+		// Found by the property test (pair 179): with no Allow rule anywhere
+		// the purpose combination was taken as exact, but a crawler with an
+		// unnamed purpose gets the purpose group's Disallow rules too.
+		{"inexact: token only in other, declared's purpose group without Allow",
+			"User-Agent-Purpose: search_index\nDisallow: //a\n",
+			"User-agent: qux-crawler\nDisallow: /$\n",
+			[]q{{"qux-crawler", "EXAMPLE-purpose-2", "//a", false}, {"qux-crawler", "search_index", "//a", false}, {"qux-crawler", "", "/", false}, {"qux-crawler", "", "/b", true}},
+			[]string{"user-agent: qux-crawler"}},
 		{"purpose named in other only",
 			"User-agent: *\nDisallow: /a\n",
 			"User-Agent-Purpose: training\nDisallow: /b\n",
