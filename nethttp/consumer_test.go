@@ -26,22 +26,9 @@ func TestConsumerDoesNotDownloadCaddy(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
 		"go.mod": "module example.com/consumer\n\ngo 1.26\n\nrequire github.com/sitepolicy/caddy-robots v0.0.0-00010101000000-000000000000\n\nreplace github.com/sitepolicy/caddy-robots => " + root + "\n",
-		"main.go": `package main
-
-import (
-	"net/http"
-
-	"github.com/sitepolicy/caddy-robots/nethttp"
-)
-
-func main() {
-	mw, err := nethttp.New(nethttp.Config{RobotsTag: []nethttp.Route{{TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}}}}}, nethttp.Options{})
-	if err != nil {
-		panic(err)
-	}
-	_ = http.ListenAndServe("127.0.0.1:0", mw.Handler(http.NotFoundHandler()))
-}
-`,
+		// The README's net/http program is the consumer, so the README cannot drift from
+		// the API either.
+		"main.go": readmeGoProgram(t),
 	}
 	for name, content := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
@@ -60,6 +47,7 @@ func main() {
 		return string(out)
 	}
 	run("mod", "tidy")
+	run("vet", ".")
 	sum, err := os.ReadFile(filepath.Join(dir, "go.sum"))
 	if err != nil {
 		t.Fatal(err)
@@ -73,4 +61,19 @@ func main() {
 			t.Errorf("a nethttp consumer builds %s", bad)
 		}
 	}
+}
+
+// readmeGoProgram returns the README's net/http example program.
+func readmeGoProgram(t *testing.T) string {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(readme), "```go\npackage main\n")
+	if !ok {
+		t.Fatal("README has no ```go block with a main package")
+	}
+	prog, _, _ := strings.Cut(rest, "```")
+	return "package main\n" + prog
 }

@@ -65,8 +65,9 @@
 // github.com/jimsmart/grobotstxt). Lines Google reads that no File can
 // express are skipped with a Diagnostic saying so.
 //
-// Round trip: for every valid f, Parse(f.Render(origin)) returns
-// f.Canonical(origin) and no diagnostics.
+// Round trip: for every valid f, Parse(f.Render(origin)) returns f with its
+// sitemap paths resolved against origin, non-ASCII octets in patterns
+// percent-encoded and purpose-only groups moved first, and no diagnostics.
 //
 // # Purpose matching (our reading of draft-illyes-rep-purpose-00)
 //

@@ -77,7 +77,7 @@ func TestLineLimits(t *testing.T) {
 	if _, err := f.Render("https://example.com"); err == nil || !strings.Contains(err.Error(), "sitemaps[1]") || !strings.Contains(err.Error(), "truncates lines") {
 		t.Errorf("Render: %v", err)
 	}
-	if _, err := f.Canonical("https://example.com"); err == nil || !strings.Contains(err.Error(), "sitemaps[1]") {
+	if _, err := f.canonical("https://example.com"); err == nil || !strings.Contains(err.Error(), "sitemaps[1]") {
 		t.Errorf("Canonical: %v", err)
 	}
 	f.Sitemaps[1] = sm[:len(sm)-len("https://example.com")]

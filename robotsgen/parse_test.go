@@ -113,7 +113,7 @@ func roundTripCheck(t *testing.T, f *File, origin string) {
 	if err != nil {
 		return
 	}
-	want, err := f.Canonical(origin)
+	want, err := f.canonical(origin)
 	if err != nil {
 		t.Fatalf("Canonical fails where Render works: %v", err)
 	}

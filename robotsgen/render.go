@@ -251,12 +251,12 @@ func encodePattern(p string) string {
 	return string(buf)
 }
 
-// Canonical returns the file that Parse(Render(origin)) yields for a valid f:
+// canonical returns the file that Parse(Render(origin)) yields for a valid f:
 // sitemap paths resolved against origin, non-ASCII octets in patterns
 // percent-encoded with upper-case hex, purpose-only groups moved (in order)
 // before all other groups (in order), and empty slices made nil. It returns Validate's error for an
 // invalid f.
-func (f *File) Canonical(origin string) (*File, error) {
+func (f *File) canonical(origin string) (*File, error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}

@@ -213,7 +213,7 @@ func TestWitnesses(t *testing.T) {
 			t.Fatalf("config %d: %v\n%#v", c, err, f)
 		}
 		// Round trip on the same configs.
-		want, _ := f.Canonical("https://example.com")
+		want, _ := f.canonical("https://example.com")
 		got, diags := Parse(body)
 		if len(diags) > 0 || !reflect.DeepEqual(got, want) {
 			t.Fatalf("config %d: round trip\n%s\ndiags %v\ngot  %#v\nwant %#v", c, body, diags, got, want)

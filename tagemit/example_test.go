@@ -54,3 +54,23 @@ func ExampleParseRobotsTag() {
 	// *;noindex;nosnippet, examplebot;noindex;max-snippet=20
 	// tagemit: token "*": dropped rule: rule "max-snippet": value "lots" is not an integer from -1 to 999999999999999
 }
+
+// RulesFor answers what one crawler obeys: the union of the rules for "*" and for its token.
+func ExamplePolicy_RulesFor() {
+	p, _ := tagemit.ParseRobotsTag([]string{"*;nosnippet, GPTBot;noindex, bingbot;max-snippet=20"})
+	fmt.Println(p.RulesFor("GPTBot"))
+	fmt.Println(p.RulesFor("Googlebot"))
+	// Output:
+	// [noindex nosnippet]
+	// [nosnippet]
+}
+
+// Equal compares what two policies state, e.g. whether a backend's header already says
+// everything a route would add.
+func ExamplePolicy_Equal() {
+	route, _ := tagemit.NewPolicy(map[string][]string{"*": {"noindex"}})
+	backend, _ := tagemit.ParseRobotsTag([]string{"*;noindex;nosnippet"})
+	fmt.Println(backend.Union(route).Equal(backend))
+	// Output:
+	// true
+}

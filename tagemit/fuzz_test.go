@@ -76,3 +76,16 @@ func FuzzInjector(f *testing.F) {
 		checkDOM(t, doc, w.out.Bytes(), in, p)
 	})
 }
+
+// hasExtensions reports whether the policy carries unknown rules kept by a parser, which
+// NewPolicy (a configuration) does not accept.
+func (p Policy) hasExtensions() bool {
+	if p.d != nil {
+		for _, rs := range p.d.rules {
+			if len(rs.ext) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,7 +1,6 @@
 package tagemit
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
@@ -207,27 +206,6 @@ func (d *policyData) metaElements() []byte {
 	return []byte(b.String())
 }
 
-// MarshalJSON encodes the policy as a JSON object: product token -> canonical rule
-// strings, e.g. {"*":["noindex"],"examplebot":["max-snippet=50"]}.
-func (p Policy) MarshalJSON() ([]byte, error) {
-	return json.Marshal(p.Rules())
-}
-
-// UnmarshalJSON decodes the shape MarshalJSON writes and validates it with NewPolicy,
-// so a bad configuration fails when it is loaded.
-func (p *Policy) UnmarshalJSON(b []byte) error {
-	var m map[string][]string
-	if err := json.Unmarshal(b, &m); err != nil {
-		return err
-	}
-	q, err := NewPolicy(m)
-	if err != nil {
-		return err
-	}
-	*p = q
-	return nil
-}
-
 // Union returns the union of the restrictions of p and q, per product token. For a
 // valued rule the most restrictive value wins: the smallest max-snippet and
 // max-video-preview (-1, unlimited, being the least restrictive), the smallest
@@ -267,14 +245,6 @@ func (p Policy) Rules() map[string][]string {
 		}
 	}
 	return m
-}
-
-// Tokens returns the product tokens the policy names, in canonical order.
-func (p Policy) Tokens() []string {
-	if p.d == nil {
-		return nil
-	}
-	return slices.Clone(p.d.tokens)
 }
 
 // RobotsTag returns the Robots-Tag field value: a Structured Field List whose members
@@ -323,18 +293,6 @@ func (p Policy) String() string { return p.RobotsTag() }
 func (p Policy) RulesFor(token string) []string {
 	m := p.toMap()
 	return m[GlobalToken].union(m[strings.ToLower(token)]).strings("=")
-}
-
-// hasExtensions reports whether the policy carries unknown rules kept by a parser.
-func (p Policy) hasExtensions() bool {
-	if p.d != nil {
-		for _, rs := range p.d.rules {
-			if len(rs.ext) > 0 {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // FitFieldSize returns p, or when p's Robots-Tag value is longer than MaxFieldSize (a
