@@ -3,8 +3,8 @@ module github.com/sitepolicy/caddy-robots
 go 1.26.0
 
 require (
-	github.com/dunglas/httpsfv v1.1.2 // indirect
-	github.com/jimsmart/grobotstxt v1.0.3 // indirect
-	github.com/temoto/robotstxt v1.1.2 // indirect
-	golang.org/x/net v0.62.0 // indirect
+	github.com/dunglas/httpsfv v1.1.2
+	github.com/jimsmart/grobotstxt v1.0.3
+	github.com/temoto/robotstxt v1.1.2
+	golang.org/x/net v0.62.0
 )

@@ -47,6 +47,18 @@ for mod in $mods; do
 	fi
 	rm -f "$alog.out"
 done
+# Static checks: formatting, tidy modules, staticcheck (pinned, fetched by the go command).
+staticcheck=honnef.co/go/tools/cmd/staticcheck@v0.7.0
+for mod in $mods; do
+	echo "== gofmt, go mod tidy -diff and staticcheck in $mod"
+	unformatted=$(cd "$mod" && gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+	if [ -n "$unformatted" ]; then
+		echo "gofmt would change: $unformatted"
+		status=1
+	fi
+	(cd "$mod" && go mod tidy -diff) || { echo "go.mod/go.sum in $mod are not tidy"; status=1; }
+	(cd "$mod" && go run "$staticcheck" ./...) || { echo "staticcheck found problems in $mod"; status=1; }
+done
 passed=$(grep -c '^ok ' "$log")
 failed=$(grep -c '^FAIL	' "$log")
 apassed=$(grep -c '^ok ' "$alog")

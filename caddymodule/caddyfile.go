@@ -19,24 +19,8 @@ import (
 	"github.com/sitepolicy/caddy-robots/tagemit"
 )
 
-// init registers the Caddyfile directives and their place in Caddy's directive order, so that a
-// Caddyfile needs no "order" global option:
-//
-//   - robots_txt runs right after redir (and so before method, rewrite, uri, try_files,
-//     basic_auth, forward_auth, encode and every handler that writes a response). A redir
-//     the site configures (a canonical host, http to https) still applies to /robots.txt,
-//     and so do the response headers set by header, which runs earlier. But nothing that
-//     runs later can divert the request: rewrite, uri and try_files cannot send /robots.txt
-//     to another file or to the application, method cannot turn a GET into something else,
-//     and authentication cannot hide the file from crawlers, which never log in. Because it
-//     runs before encode, robots.txt is sent uncompressed; it is small, and crawlers
-//     support that best.
-//   - robots_tag runs right after encode (and so before push, intercept, templates, the
-//     handle/route blocks and every responder). encode then wraps it: the meta elements
-//     are inserted into the uncompressed HTML and encode compresses the result. Everything
-//     that produces a response, including templates, error pages from intercept,
-//     reverse_proxy, php_fastcgi, respond and file_server, runs inside it, so its
-//     responses carry the header.
+// init registers the Caddyfile directives and their place in Caddy's directive order
+// (robots_txt after redir, robots_tag after encode); README.md, "Directive order", says why.
 func init() {
 	httpcaddyfile.RegisterHandlerDirective("robots_txt", parseRobotsTxt)
 	httpcaddyfile.RegisterDirectiveOrder("robots_txt", httpcaddyfile.After, "redir")

@@ -10,11 +10,6 @@ import (
 	"testing"
 )
 
-func rulesOf(t *testing.T, p Policy) map[string][]string {
-	t.Helper()
-	return p.Rules()
-}
-
 // TestDraftExample is the example of the newest draft, section 3.1.1: a global nosnippet
 // and a noindex for ExampleBot; ExampleBot's effective rules are the union.
 func TestDraftExample(t *testing.T) {
@@ -467,11 +462,7 @@ func splitGenerated(m string) (string, []string) {
 	if tok == "" {
 		tok = "*"
 	}
-	var rules []string
-	for _, r := range strings.FieldsFunc(rest, func(c rune) bool { return c == ';' || c == ',' || c == ' ' }) {
-		rules = append(rules, r)
-	}
-	return tok, rules
+	return tok, strings.FieldsFunc(rest, func(c rune) bool { return c == ';' || c == ',' || c == ' ' })
 }
 
 // TestXRobotsTagParsingLimit: the historic syntax gets the same 8 KiB limit, over its lines
