@@ -1,0 +1,173 @@
+package nethttp_test
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+
+	"github.com/sitepolicy/caddy-robots/nethttp"
+)
+
+func htmlHandler(body string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		w.Header().Set("Etag", `"v1"`)
+		_, _ = io.WriteString(w, body)
+	}
+}
+
+// headMeta returns the name/content pairs of the meta elements html.Parse puts in <head>.
+func headMeta(t testing.TB, body []byte) map[string]string {
+	t.Helper()
+	doc, err := html.Parse(bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	var walk func(n *html.Node, inHead bool)
+	walk = func(n *html.Node, inHead bool) {
+		if n.Type == html.ElementNode && n.Data == "head" {
+			inHead = true
+		}
+		if inHead && n.Type == html.ElementNode && n.Data == "meta" {
+			var name, content string
+			for _, a := range n.Attr {
+				switch a.Key {
+				case "name":
+					name = a.Val
+				case "content":
+					content = a.Val
+				}
+			}
+			out[name] = content
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, inHead)
+		}
+	}
+	walk(doc, false)
+	return out
+}
+
+func TestMetaInjection(t *testing.T) {
+	m := mustNew(t, nethttp.Config{RobotsTag: []nethttp.Route{
+		{Paths: []string{"/drafts/*"}, TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex", "nosnippet"}, "examplebot": {"noarchive"}}, Meta: true}},
+	}})
+	srv := serve(t, m, htmlHandler(page))
+
+	resp, body := get(t, nil, "GET", srv.URL+"/drafts/post")
+	metas := headMeta(t, body)
+	if metas["robots"] != "noindex, nosnippet" || metas["examplebot"] != "noarchive" {
+		t.Fatalf("meta elements in head: %v\nbody: %s", metas, body)
+	}
+	if cl := resp.Header.Get("Content-Length"); cl != strconv.Itoa(len(body)) {
+		t.Errorf("Content-Length %q, body %d bytes", cl, len(body))
+	}
+	if resp.Header.Get("Etag") != `W/"v1"` {
+		t.Errorf("ETag %q, want the weakened W/\"v1\"", resp.Header.Get("Etag"))
+	}
+	if resp.Header.Get("Robots-Tag") == "" {
+		t.Error("meta route lost its header")
+	}
+
+	// HEAD: the header, and validators that describe what GET sends (RFC 9110 §9.3.2): no
+	// Content-Length of the unrewritten page, the same weakened ETag.
+	getLen := len(body)
+	resp, _ = get(t, nil, "HEAD", srv.URL+"/drafts/post")
+	if cl := resp.Header.Get("Content-Length"); resp.Header.Get("Robots-Tag") == "" || (cl != "" && cl != strconv.Itoa(getLen)) {
+		t.Errorf("HEAD: Robots-Tag %q, Content-Length %q, GET sends %d bytes", resp.Header.Get("Robots-Tag"), cl, getLen)
+	}
+	if resp.Header.Get("Etag") != `W/"v1"` {
+		t.Errorf("HEAD: ETag %q, GET sends W/\"v1\"", resp.Header.Get("Etag"))
+	}
+
+	// Outside the route: untouched.
+	_, body = get(t, nil, "GET", srv.URL+"/post")
+	if string(body) != page {
+		t.Errorf("unmatched route changed: %s", body)
+	}
+}
+
+// TestMetaBehindFileServer serves through http.FileServer, which copies bodies with
+// io.Copy into the ResponseWriter's ReadFrom: the injector must still see every byte.
+func TestMetaBehindFileServer(t *testing.T) {
+	dir := t.TempDir()
+	big := strings.Repeat("<p>paragraph</p>\n", 20000) // well past any single read
+	doc := "<!doctype html><html><head><title>t</title></head><body>" + big + "</body></html>"
+	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "doc.pdf"), []byte("%PDF-1.4 not html"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := mustNew(t, nethttp.Config{RobotsTag: []nethttp.Route{
+		{TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}, Meta: true}},
+	}})
+	// http.FileServer sets no ETag of its own but honours one set before it runs (as an app
+	// serving versioned files does): that makes the ETag checks below run.
+	fs := http.FileServer(http.Dir(dir))
+	srv := serve(t, m, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Etag", `"idx-v1"`)
+		fs.ServeHTTP(w, r)
+	}))
+
+	resp, body := get(t, nil, "GET", srv.URL+"/index.html")
+	full, lm := body, resp.Header.Get("Last-Modified")
+	if headMeta(t, body)["robots"] != "noindex" {
+		t.Fatalf("no meta element behind http.FileServer; first bytes: %.200s", body)
+	}
+	if want := len(doc) + len(`<meta name="robots" content="noindex">`); len(body) != want {
+		t.Errorf("body %d bytes, want %d (original + meta)", len(body), want)
+	}
+	if resp.Header.Get("Content-Length") != strconv.Itoa(len(body)) {
+		t.Errorf("Content-Length %q for %d bytes", resp.Header.Get("Content-Length"), len(body))
+	}
+	if resp.Header.Get("Accept-Ranges") != "" {
+		t.Error("Accept-Ranges kept on a rewritten body")
+	}
+
+	// Non-HTML: header, bytes untouched.
+	resp, body = get(t, nil, "GET", srv.URL+"/doc.pdf")
+	if string(body) != "%PDF-1.4 not html" || resp.Header.Get("Robots-Tag") != "*;noindex" {
+		t.Errorf("pdf: body %q Robots-Tag %q", body, resp.Header.Get("Robots-Tag"))
+	}
+
+	// Range on a meta route: the full rewritten page, never a part of the original file.
+	resp, body = get(t, nil, "GET", srv.URL+"/index.html", "Range", "bytes=0-99")
+	if resp.StatusCode != http.StatusOK || !bytes.Equal(body, full) {
+		t.Errorf("range: status %d, %d bytes (the rewritten page has %d)", resp.StatusCode, len(body), len(full))
+	}
+	if resp.Header.Get("Robots-Tag") == "" {
+		t.Error("range: Robots-Tag missing")
+	}
+
+	// 304: conditional request against the weakened ETag still validates.
+	resp, _ = get(t, nil, "GET", srv.URL+"/index.html")
+	etag := resp.Header.Get("Etag")
+	if etag != `W/"idx-v1"` {
+		t.Fatalf("ETag %q of the rewritten page, want W/\"idx-v1\"", etag)
+	}
+	resp, _ = get(t, nil, "GET", srv.URL+"/index.html", "If-None-Match", etag)
+	if resp.StatusCode != http.StatusNotModified {
+		t.Errorf("If-None-Match %s: status %d", etag, resp.StatusCode)
+	}
+	// A 304 carries the validator of the 200 it refreshes (RFC 9110 §15.4.5).
+	if got := resp.Header.Get("Etag"); got != etag {
+		t.Errorf("304 ETag %s, the 200 sent %s", got, etag)
+	}
+	if lm == "" {
+		t.Fatal("http.FileServer sent no Last-Modified")
+	}
+	resp, body = get(t, nil, "GET", srv.URL+"/index.html", "If-Modified-Since", lm)
+	if resp.StatusCode != http.StatusNotModified || len(body) != 0 || resp.Header.Get("Robots-Tag") == "" {
+		t.Errorf("If-Modified-Since: status %d, %d bytes, Robots-Tag %q", resp.StatusCode, len(body), resp.Header.Get("Robots-Tag"))
+	}
+}
