@@ -185,3 +185,54 @@ func TestXcaddyManifestResolves(t *testing.T) {
 		}
 	}
 }
+
+// TestReleaseScript runs release.sh in a clone of this repository: it must tag the root module,
+// make caddymodule require that version (keeping the replace for development), and tag
+// caddymodule, leaving a module that still builds.
+func TestReleaseScript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs git and the go command")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(repo, ".git")); err != nil {
+		t.Skip("not a git checkout")
+	}
+	dir := filepath.Join(t.TempDir(), "clone")
+	run := func(wd string, env []string, name string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(name, args...)
+		cmd.Dir = wd
+		cmd.Env = append(append(os.Environ(), "GOWORK=off", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com"), env...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+		}
+		return string(out)
+	}
+	run(repo, nil, "git", "clone", "-q", repo, dir)
+	run(dir, []string{"RELEASE_SKIP_TESTS=1"}, "./release.sh", "v0.9.1")
+	tags := run(dir, nil, "git", "tag", "-l")
+	for _, want := range []string{"v0.9.1", "caddymodule/v0.9.1"} {
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(want) + `$`).MatchString(tags) {
+			t.Errorf("tag %s missing: %q", want, tags)
+		}
+	}
+	gomod, err := os.ReadFile(filepath.Join(dir, "caddymodule", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^\s*github\.com/sitepolicy/caddy-robots v0\.9\.1$`).Match(gomod) || !regexp.MustCompile(`(?m)^replace github\.com/sitepolicy/caddy-robots => \.\./?$`).Match(gomod) {
+		t.Errorf("caddymodule/go.mod after the release:\n%s", gomod)
+	}
+	// The tag of the caddymodule release holds that go.mod.
+	if got := run(dir, nil, "git", "show", "caddymodule/v0.9.1:caddymodule/go.mod"); got != string(gomod) {
+		t.Error("caddymodule/v0.9.1 does not hold the bumped go.mod")
+	}
+	run(filepath.Join(dir, "caddymodule"), nil, "go", "build", ".")
+}
