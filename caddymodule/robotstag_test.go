@@ -106,6 +106,10 @@ func TestRobotsTagMergesBackendHeader(t *testing.T) {
 			w.Header().Add("Robots-Tag", "examplebot;nosnippet")
 		case "/legacy":
 			w.Header().Set("X-Robots-Tag", "examplebot: noarchive")
+		case "/per-member":
+			// Each member in its own syntax, one with a stray trailing ";" (issue 9): the
+			// crawlers' rules stay theirs, none becomes a rule for every crawler.
+			w.Header().Set("Robots-Tag", "googlebot;noindex, bingbot;nosnippet;, examplebot=noarchive;, {junk}")
 		}
 		w.Header().Set("Content-Type", "text/plain")
 		_, _ = w.Write([]byte("from the backend"))
@@ -129,6 +133,7 @@ http://localhost:@PORT@ {
 		{"/both", ours.Union(policy(t, map[string][]string{"*": {"nofollow", "noimageindex"}, "otherbot": {"noarchive"}}))},
 		{"/two-lines", ours.Union(policy(t, map[string][]string{"*": {"max-snippet=5"}, "examplebot": {"nosnippet"}}))},
 		{"/legacy", ours.Union(policy(t, map[string][]string{"examplebot": {"noarchive"}}))},
+		{"/per-member", ours.Union(policy(t, map[string][]string{"googlebot": {"noindex"}, "bingbot": {"nosnippet"}, "examplebot": {"noarchive"}}))},
 		{"/none", ours},
 	}
 	for _, c := range cases {
