@@ -235,16 +235,8 @@ func (fr *fieldReader) list(v string) bool {
 		if !ok {
 			return false
 		}
-		var tok string
-		switch v := item.Value.(type) {
-		case httpsfv.Token:
-			tok = string(v)
-		case string:
-			tok = v
-		default:
-			return false
-		}
-		if strings.ContainsAny(tok, ":/") || isRuleName(tok) {
+		tok, ok := itemToken(item)
+		if !ok || strings.ContainsAny(tok, ":/") || isRuleName(tok) {
 			return false // historic forms, a version, a bare rule: read member by member
 		}
 	}
@@ -414,18 +406,25 @@ func cutVersion(tok string) string {
 	return tok[:i]
 }
 
+// itemToken returns the text of an Item whose value can name a product token: a Token or a
+// String (RFC 9309 tokens starting with "-" or "_" are not SF Tokens).
+func itemToken(item httpsfv.Item) (string, bool) {
+	switch v := item.Value.(type) {
+	case httpsfv.Token:
+		return string(v), true
+	case string:
+		return v, true
+	}
+	return "", false
+}
+
 // readItem interprets an SF Item: its value names a product token (Token or String, a
 // "/version" cut off) whose rules are its Parameters. An Item whose value is itself a rule
 // name (the historic `Robots-Tag: noindex` form) states rules for every accessor.
 func readItem(item httpsfv.Item) reading {
 	var r reading
-	var tok string
-	switch v := item.Value.(type) {
-	case httpsfv.Token:
-		tok = string(v)
-	case string:
-		tok = v
-	default:
+	tok, ok := itemToken(item)
+	if !ok {
 		r.fail("dropped a member whose value %v is not a product token", item.Value)
 		return r
 	}
