@@ -318,7 +318,13 @@ func (fr *fieldReader) member(text string, rest []segment) int {
 			return r.extra
 		}
 	}
-	if try(readSFItem(low)) || try(readTolerantItem(low)) || try(readDraft00(low, "")) {
+	if try(readSFItem(low)) {
+		return 0
+	}
+	if r, ok := readTolerantItem(low, rest); try(r, ok) {
+		return r.extra
+	}
+	if try(readDraft00(low, "")) {
 		return 0
 	}
 	if r, ok := readHistoric(low, rest); try(r, ok) {
@@ -351,11 +357,12 @@ func readSFItem(low string) (reading, bool) {
 // around ";" and "=", one trailing ";", a "token/version" product token, and parameter
 // values that are not SF bare items (read as the text of a String, e.g. an unquoted
 // date). Empty parameters between two ";" are not tolerated.
-func readTolerantItem(low string) (reading, bool) {
+func readTolerantItem(low string, rest []segment) (reading, bool) {
 	segs := splitTopLevel(low, ';')
 	if last := segs[len(segs)-1]; len(segs) > 1 && trimOWS(last.text) == "" {
 		segs = segs[:len(segs)-1]
 	}
+	extra := 0
 	tok := cutVersion(trimOWS(segs[0].text))
 	if !validToken(tok) && !isRuleName(tok) && !(len(tok) > 1 && tok[0] == '"') {
 		return reading{}, false
@@ -372,6 +379,11 @@ func readTolerantItem(low string) (reading, bool) {
 		b.WriteString(key)
 		if hasVal {
 			val = trimOWS(val)
+			if key == "unavailable_after" && len(segs) > 1 && s == segs[len(segs)-1] {
+				// An unquoted RFC 850 / RFC 822 date holds a comma ("Friday, 25-Jun-10 ..."),
+				// which split it from the rest of itself.
+				val, extra = joinDate(val, rest)
+			}
 			if _, err := httpsfv.UnmarshalItem([]string{val}); err != nil {
 				q, err := httpsfv.Marshal(httpsfv.NewItem(val))
 				if err != nil {
@@ -387,7 +399,9 @@ func readTolerantItem(low string) (reading, bool) {
 	if err != nil {
 		return reading{}, false
 	}
-	return readItem(item), true
+	r := readItem(item)
+	r.extra = extra
+	return r, true
 }
 
 // cutVersion cuts a "token/version" product token to the token, as robots.txt parsers
@@ -603,16 +617,7 @@ func readHistoricRules(text, tok string, rest []segment) (reading, bool) {
 		name, value, hasValue = trimOWS(text[:i]), text[i+1:], true
 	}
 	if name == "unavailable_after" && hasValue {
-		acc := value
-		for k := 1; k <= 3 && k <= len(rest); k++ {
-			if looksLikeRule(trimOWS(rest[k-1].text)) {
-				break
-			}
-			acc += "," + rest[k-1].text
-			if _, err := parseDate(acc); err == nil {
-				value, r.extra = acc, k
-			}
-		}
+		value, r.extra = joinDate(value, rest)
 	}
 	var rs ruleSet
 	if err := rs.addParsed(name, value, hasValue); err != nil {
@@ -620,6 +625,23 @@ func readHistoricRules(text, tok string, rest []segment) (reading, bool) {
 	}
 	r.add(tok, rs)
 	return r, true
+}
+
+// joinDate extends a date cut at a comma with the following comma pieces: it takes the
+// longest run of up to three of them (none of them a rule) that still parses as a date, and
+// returns the date and how many pieces it took.
+func joinDate(value string, rest []segment) (string, int) {
+	best, n, acc := value, 0, value
+	for k := 1; k <= 3 && k <= len(rest); k++ {
+		if looksLikeRule(trimOWS(rest[k-1].text)) {
+			break
+		}
+		acc += "," + rest[k-1].text
+		if _, err := parseDate(acc); err == nil {
+			best, n = acc, k
+		}
+	}
+	return best, n
 }
 
 // addParsedText adds a rule written as "name", "name=value" or "name: value".
