@@ -1,0 +1,145 @@
+// Command robots checks a caddy-robots config for the net/http middleware (the JSON that
+// nethttp.NewFromJSON reads) before it is deployed, without Caddy:
+//
+//	robots check --config site.json --url https://example.com/drafts/x [--agent "Googlebot"]
+//	             [--purpose TOKEN] [--backend-header 'Robots-Tag: noindex']... [--robots-file FILE]
+//	             [--format text|json]
+//	robots lint  --config site.json [--host example.com]... [--format text|json]
+//
+// check explains what a crawler sees at a URL: the robots.txt decision (group, deciding rule
+// and its line) and the Robots-Tag, X-Robots-Tag and <meta> elements of the response; it
+// exits 0 when robots.txt allows the URL, 1 when it disallows it. lint reports policies that
+// defeat themselves and exits 1 when a finding is a warning or an error. Both exit 2 on a
+// usage or config error. Install with
+//
+//	go install github.com/sitepolicy/caddy-robots/cmd/robots@latest
+//
+// The Caddy module has the same commands as "caddy robots check" and "caddy robots lint".
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/sitepolicy/caddy-robots/nethttp"
+	"github.com/sitepolicy/caddy-robots/policycheck"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ", ") }
+func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
+
+const usage = `usage:
+  robots check --config site.json --url URL [--agent AGENT] [--purpose TOKEN]
+               [--backend-header 'Robots-Tag: ...']... [--robots-file FILE] [--host HOST]...
+               [--format text|json]
+  robots lint  --config site.json [--host HOST]... [--format text|json]
+
+site.json is the net/http middleware's config (nethttp.NewFromJSON).
+check exits 0 when robots.txt allows the URL, 1 when it disallows it;
+lint exits 0 without findings at warning level or above, 1 otherwise;
+both exit 2 on a usage or config error.
+`
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || (args[0] != "check" && args[0] != "lint") {
+		fmt.Fprint(stderr, usage)
+		return policycheck.ExitUsage
+	}
+	cmd := args[0]
+	fs := flag.NewFlagSet("robots "+cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	config := fs.String("config", "", "the middleware's JSON config (required)")
+	format := fs.String("format", "text", "output format: text or json")
+	var hosts, backend multi
+	fs.Var(&hosts, "host", "a host name the site answers to (repeatable); lets lint check sitemap hosts")
+	var url, agent, purpose, robotsFile *string
+	if cmd == "check" {
+		url = fs.String("url", "", "the absolute URL to check (required)")
+		agent = fs.String("agent", "*", "the crawler: a product token or a whole User-Agent header")
+		purpose = fs.String("purpose", "", "the crawler's User-Agent-Purpose token")
+		fs.Var(&backend, "backend-header", "a header line the backend sends itself, e.g. 'Robots-Tag: noindex' (repeatable)")
+		robotsFile = fs.String("robots-file", "", "decide with this robots.txt file instead of the config's")
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		return policycheck.ExitUsage
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "robots %s: %v\n", cmd, err)
+		return policycheck.ExitUsage
+	}
+	if fs.NArg() > 0 {
+		return fail(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	if err := policycheck.CheckFormat(*format); err != nil {
+		return fail(err)
+	}
+	if *config == "" && (cmd == "lint" || *robotsFile == "") {
+		return fail(errors.New("--config is required"))
+	}
+	site := &policycheck.Site{}
+	if *config != "" {
+		cfg, err := readConfig(*config)
+		if err != nil {
+			return fail(err)
+		}
+		site = policycheck.FromNetHTTP(cfg, hosts...)
+		site.Name = *config
+	}
+	var status int
+	var err error
+	if cmd == "lint" {
+		status, err = policycheck.RunLint(stdout, []*policycheck.Site{site}, *format)
+	} else {
+		if *url == "" {
+			return fail(errors.New("--url is required"))
+		}
+		req := policycheck.Request{URL: *url, Agent: *agent, Purpose: *purpose, BackendHeaders: backend}
+		if *robotsFile != "" {
+			b, err := os.ReadFile(*robotsFile)
+			if err != nil {
+				return fail(err)
+			}
+			req.RobotsFile, req.RobotsFileName = b, *robotsFile
+		}
+		var rep *policycheck.Report
+		rep, err = policycheck.Check(site, req)
+		if err == nil {
+			status, err = policycheck.RunCheck(stdout, rep, *format)
+		}
+	}
+	if err != nil {
+		return fail(err)
+	}
+	return status
+}
+
+// readConfig reads the JSON as nethttp.NewFromJSON does: unknown fields are errors.
+func readConfig(path string) (nethttp.Config, error) {
+	var cfg nethttp.Config
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return cfg, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cfg); err != nil {
+		return cfg, fmt.Errorf("%s: %w", path, err)
+	}
+	if dec.More() {
+		return cfg, fmt.Errorf("%s: unexpected data after the JSON object", path)
+	}
+	return cfg, nil
+}

@@ -1,0 +1,312 @@
+package policycheck
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/textproto"
+	"net/url"
+	"strings"
+
+	"github.com/sitepolicy/caddy-robots/crawlers"
+	"github.com/sitepolicy/caddy-robots/internal/serve"
+	"github.com/sitepolicy/caddy-robots/internal/syntax"
+	"github.com/sitepolicy/caddy-robots/nethttp"
+	"github.com/sitepolicy/caddy-robots/tagemit"
+)
+
+// Request is what Check explains: one crawler fetching one URL.
+type Request struct {
+	// URL is the absolute http or https URL fetched.
+	URL string
+	// Agent is the crawler: a product token ("Googlebot") or a whole User-Agent header
+	// ("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"), from
+	// which the product token is taken. Empty or "*" means any crawler.
+	Agent string
+	// Purpose is the crawler's User-Agent-Purpose token (draft-illyes-rep-purpose), if any.
+	Purpose string
+	// BackendHeaders are "Name: value" header lines the backend sends itself (e.g. a
+	// "Robots-Tag: ..." of an app), which the response merges with the config's tags.
+	BackendHeaders []string
+	// RobotsFile, when not nil, is the robots.txt to decide with instead of the site's.
+	RobotsFile []byte
+	// RobotsFileName names RobotsFile in the report.
+	RobotsFileName string
+}
+
+// Report is Check's answer. Its JSON form is the output of "check --format json"; the
+// package documentation of the fields is the schema (testdata/check-*.json are examples).
+type Report struct {
+	// URL is the URL checked.
+	URL string `json:"url"`
+	// Agent is the agent as given.
+	Agent string `json:"agent"`
+	// ProductToken is the product token robots.txt groups are matched against ("*" for any
+	// crawler).
+	ProductToken string `json:"product_token"`
+	// AgentNote says how the token was taken from a User-Agent header, if it was.
+	AgentNote string `json:"agent_note,omitempty"`
+	// Purpose is the crawler's purpose token, if given.
+	Purpose string `json:"purpose,omitempty"`
+	// Allowed is robots.txt's answer: may the crawler fetch the URL? It is the exit status
+	// of check (0 allowed, 1 disallowed).
+	Allowed bool `json:"allowed"`
+	// RobotsTxt is the robots.txt decision.
+	RobotsTxt RobotsDecision `json:"robots_txt"`
+	// Response is what the config adds to the response for the URL.
+	Response ResponseTags `json:"response"`
+	// Notes are remarks on the combination, e.g. tags the crawler never sees.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// RobotsDecision is the robots.txt decision for one crawler and path.
+type RobotsDecision struct {
+	// Source is "config" for the site's robots.txt, or the name of the file given.
+	Source string `json:"source"`
+	// Location is where the config's robots_txt handler is; absent for a file.
+	Location *Location `json:"location,omitempty"`
+	// Origin is the scheme and host the config's file was rendered for.
+	Origin string `json:"origin,omitempty"`
+	// Served is false when the config serves no robots.txt for the URL: everything is
+	// allowed.
+	Served bool `json:"served"`
+	// Path is the URL path and query that the rules were matched against.
+	Path string `json:"path"`
+	// Allowed says whether the crawler may fetch the path.
+	Allowed bool `json:"allowed"`
+	// Group is the group the crawler obeys; null when none applies.
+	Group *GroupInfo `json:"group"`
+	// Rule is the rule that decided; null when no rule matches (the path is allowed).
+	Rule *RuleInfo `json:"rule"`
+	// Reason explains the decision in one sentence.
+	Reason string `json:"reason"`
+	// Diagnostics are the lines of the file that crawlers skip or read differently than
+	// written ("line N: reason: text"); our own files have none.
+	Diagnostics []string `json:"diagnostics,omitempty"`
+}
+
+// GroupInfo is the robots.txt group a crawler obeys.
+type GroupInfo struct {
+	// Index is the group's index among the file's groups, in file order, from 0.
+	Index int `json:"index"`
+	// Line is the line (from 1) of the user-agent or purpose line that starts the group.
+	Line int `json:"line"`
+	// MergedLines are the lines of further groups naming the same token, whose rules are
+	// merged with this group's.
+	MergedLines []int    `json:"merged_lines,omitempty"`
+	UserAgents  []string `json:"user_agents"`
+	Purposes    []string `json:"purposes,omitempty"`
+	// MatchedBy is "product_token", "purpose" or "star".
+	MatchedBy string `json:"matched_by"`
+	// Matched is the token or purpose that matched, or "*".
+	Matched string `json:"matched"`
+}
+
+// RuleInfo is the allow or disallow line that decided.
+type RuleInfo struct {
+	// Type is "allow" or "disallow".
+	Type string `json:"type"`
+	// Path is the rule's pattern.
+	Path string `json:"path"`
+	// Line is the line of the rule in the file, from 1.
+	Line int `json:"line"`
+	// Text is that line as written.
+	Text string `json:"text"`
+}
+
+// ResponseTags is what the config adds to a response for the URL (a 200 HTML page for the
+// meta elements), merged with the backend headers given.
+type ResponseTags struct {
+	// Routes are the robots_tag routes that apply, in order.
+	Routes []Location `json:"routes"`
+	// BackendHeaders are the backend's header lines given to the check.
+	BackendHeaders []string `json:"backend_headers,omitempty"`
+	// RobotsTag is the Robots-Tag field value sent; "" for none.
+	RobotsTag string `json:"robots_tag"`
+	// XRobotsTag are the X-Robots-Tag field lines sent; empty for none.
+	XRobotsTag []string `json:"x_robots_tag"`
+	// Meta are the <meta> elements inserted into the <head> of HTML pages; "" for none.
+	Meta string `json:"meta"`
+	// RulesForAgent are the Robots-Tag rules that apply to the crawler's product token (its
+	// own and those for "*").
+	RulesForAgent []string `json:"rules_for_agent"`
+}
+
+// Check explains what the crawler of req sees at req.URL on site: the robots.txt decision
+// and the tags of the response. An error is a problem with the request or the config.
+func Check(site *Site, req Request) (*Report, error) {
+	u, err := url.Parse(req.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("--url %q: give an absolute http or https URL, e.g. https://example.com/page.html", req.URL)
+	}
+	rep := &Report{URL: req.URL, Agent: req.Agent, Purpose: req.Purpose}
+	path := u.EscapedPath()
+	if path == "" {
+		path = "/"
+	}
+	if u.RawQuery != "" {
+		path += "?" + u.RawQuery
+	}
+
+	var robots *robotsText
+	rd := RobotsDecision{Path: path, Allowed: true}
+	switch {
+	case req.RobotsFile != nil:
+		robots = readRobots(req.RobotsFile)
+		rd.Source = req.RobotsFileName
+		if rd.Source == "" {
+			rd.Source = "file"
+		}
+	case site.RobotsTxt != nil:
+		origin := u.Scheme + "://" + u.Host
+		body, err := robotsBody(site.RobotsTxt, origin)
+		if err != nil {
+			return nil, err
+		}
+		robots = readRobots(body)
+		loc := site.RobotsTxt.Source.At("")
+		rd.Source, rd.Location, rd.Origin = "config", &loc, origin
+	default:
+		rd.Source = "config"
+		rd.Reason = "this config serves no robots.txt for " + u.Scheme + "://" + u.Host + ": everything is allowed"
+	}
+	var fileTokens []string
+	if robots != nil {
+		for _, g := range robots.file.Groups {
+			fileTokens = append(fileTokens, g.UserAgents...)
+		}
+	}
+	rep.ProductToken, rep.AgentNote = ProductToken(req.Agent, fileTokens)
+	if robots != nil {
+		src, loc, origin := rd.Source, rd.Location, rd.Origin
+		rd = robots.decide(rep.ProductToken, req.Purpose, path)
+		rd.Source, rd.Location, rd.Origin = src, loc, origin
+		for _, d := range robots.diags {
+			rd.Diagnostics = append(rd.Diagnostics, d.Error())
+		}
+	}
+	rep.RobotsTxt = rd
+	rep.Allowed = rd.Allowed
+
+	resp, err := responseTags(site, u, req)
+	if err != nil {
+		return nil, err
+	}
+	rep.Response = *resp
+	if p, _ := tagemit.ParseRobotsTag([]string{resp.RobotsTag}); resp.RobotsTag != "" {
+		rep.Response.RulesForAgent = p.RulesFor(rep.ProductToken)
+	}
+	if rep.Response.RulesForAgent == nil {
+		rep.Response.RulesForAgent = []string{}
+	}
+	if !rep.Allowed && len(rep.Response.RulesForAgent) > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("robots.txt keeps %s from fetching this URL, so it never sees the rules of the response (%s); a disallowed URL can still be indexed from links: allow it in robots.txt if the rules must apply", rep.ProductToken, strings.Join(rep.Response.RulesForAgent, ", ")))
+	}
+	return rep, nil
+}
+
+// htmlPage is the page the check's backend answers, to see the meta elements inserted.
+const htmlPage = "<!DOCTYPE html><html><head><title>check</title></head><body></body></html>"
+
+// responseTags runs the serving core on the routes of site that apply to u, with a backend
+// sending req.BackendHeaders and an HTML page, and reads what the response carries.
+func responseTags(site *Site, u *url.URL, req Request) (*ResponseTags, error) {
+	out := &ResponseTags{Routes: []Location{}, XRobotsTag: []string{}, BackendHeaders: req.BackendHeaders}
+	backend := http.Header{}
+	for _, line := range req.BackendHeaders {
+		name, value, ok := strings.Cut(line, ":")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || strings.ContainsAny(name, " \t") {
+			return nil, fmt.Errorf("--backend-header %q: give a header line, e.g. 'Robots-Tag: noindex'", line)
+		}
+		backend.Add(textproto.CanonicalMIMEHeaderKey(name), strings.TrimSpace(value))
+	}
+	r := httptest.NewRequest(http.MethodGet, u.String(), nil)
+	reqPath := serve.RequestPath(r)
+	var routes []nethttp.Route
+	var errs []error
+	for i := range site.Routes {
+		rt := &site.Routes[i]
+		if err := validRoute(rt); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		match := len(rt.Paths) == 0
+		for _, p := range rt.Paths {
+			pp, err := serve.CompilePathPattern(p)
+			match = match || (err == nil && pp.Match(r, reqPath))
+		}
+		if !match || (rt.Match != nil && !rt.Match(r)) {
+			continue
+		}
+		routes = append(routes, nethttp.Route{TagConfig: rt.Tags})
+		out.Routes = append(out.Routes, rt.Source.At(""))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	backendHandler := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		for k, v := range backend {
+			w.Header()[k] = v
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(htmlPage))
+	})
+	var h http.Handler = backendHandler
+	if len(routes) > 0 {
+		mw, err := nethttp.New(nethttp.Config{RobotsTag: routes}, nethttp.Options{Logger: discard})
+		if err != nil {
+			return nil, err
+		}
+		h = mw.Handler(backendHandler)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, r)
+	hdr := rec.Result().Header
+	out.RobotsTag = strings.Join(hdr.Values("Robots-Tag"), ", ")
+	if v := hdr.Values("X-Robots-Tag"); len(v) > 0 {
+		out.XRobotsTag = v
+	}
+	body := rec.Body.Bytes()
+	if i, j := bytes.Index(body, []byte("<head>")), bytes.Index(body, []byte("<title>")); i >= 0 && j > i {
+		out.Meta = string(body[i+len("<head>") : j])
+	}
+	return out, nil
+}
+
+// ProductToken returns the product token robots.txt groups are matched against for agent,
+// and, when agent is a User-Agent header, a note on how the token was found. A bare token
+// is used as it is; "" and "*" mean any crawler. In a header, the first (leftmost) name of
+// a group of the file (fileTokens) or of a well-known crawler that occurs as a whole word is
+// the token, as crawlers look for their own names; without one, the header's first product.
+func ProductToken(agent string, fileTokens []string) (token, note string) {
+	agent = strings.TrimSpace(agent)
+	switch {
+	case agent == "" || agent == "*":
+		return "*", ""
+	case syntax.CrawlerToken(agent):
+		return agent, ""
+	}
+	var names []string
+	for _, t := range fileTokens {
+		if t != "*" && syntax.CrawlerToken(t) {
+			names = append(names, t)
+		}
+	}
+	names = append(names, knownNames()...)
+	if m, err := crawlers.NewUAMatcher(names); err == nil {
+		if tok, ok := m.Match(agent); ok {
+			return tok, fmt.Sprintf("found the crawler name %q in the User-Agent header", tok)
+		}
+	}
+	i := 0
+	for i < len(agent) && (syntax.IsTokenByte(agent[i]) || agent[i] >= '0' && agent[i] <= '9') {
+		i++
+	}
+	if i > 0 {
+		return agent[:i], fmt.Sprintf("no known crawler name in the User-Agent header: using its first product %q", agent[:i])
+	}
+	return "*", "no product token in the User-Agent header: read as any crawler (*)"
+}

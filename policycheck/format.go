@@ -1,0 +1,232 @@
+package policycheck
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteText writes the report for people: the robots.txt decision, then the response's tags.
+func (rep *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	agent := rep.ProductToken
+	if agent == "*" {
+		agent = "any crawler (*)"
+	}
+	p("URL:      %s", rep.URL)
+	if rep.AgentNote != "" {
+		p("Crawler:  %s (%s)", agent, rep.AgentNote)
+	} else {
+		p("Crawler:  %s", agent)
+	}
+	if rep.Purpose != "" {
+		p("Purpose:  %s", rep.Purpose)
+	}
+	p("")
+	rd := &rep.RobotsTxt
+	verdict := "ALLOWED"
+	if !rd.Allowed {
+		verdict = "DISALLOWED"
+	}
+	switch {
+	case !rd.Served:
+		p("robots.txt: %s (%s)", verdict, rd.Reason)
+	case rd.Source == "config":
+		p("robots.txt: %s for %s (file from %s, as served at %s/robots.txt)", verdict, rd.Path, rd.Location, rd.Origin)
+	default:
+		p("robots.txt: %s for %s (file %s)", verdict, rd.Path, rd.Source)
+	}
+	if g := rd.Group; g != nil {
+		who := append(prefixAll("User-agent: ", g.UserAgents), prefixAll("User-Agent-Purpose: ", g.Purposes)...)
+		p("  group:  line %d (%s)", g.Line, strings.Join(who, ", "))
+		if len(g.MergedLines) > 0 {
+			p("          merged with the groups at lines %s", joinInts(g.MergedLines))
+		}
+	}
+	if r := rd.Rule; r != nil {
+		p("  rule:   line %d: %s", r.Line, r.Text)
+	} else if rd.Served {
+		p("  rule:   none matches")
+	}
+	if rd.Served {
+		p("  why:    %s", rd.Reason)
+	}
+	for _, d := range rd.Diagnostics {
+		p("  note:   %s", d)
+	}
+	p("")
+	rt := &rep.Response
+	var where []string
+	for _, l := range rt.Routes {
+		where = append(where, l.String())
+	}
+	switch {
+	case len(where) > 0:
+		p("Response tags (robots_tag at %s):", strings.Join(where, ", "))
+	case len(rt.BackendHeaders) > 0:
+		p("Response tags (no robots_tag applies; the backend's only):")
+	default:
+		p("Response tags: none (no robots_tag applies to this URL)")
+	}
+	for _, h := range rt.BackendHeaders {
+		p("  backend sends   %s", h)
+	}
+	if rt.RobotsTag != "" {
+		p("  Robots-Tag:     %s", rt.RobotsTag)
+	}
+	for _, x := range rt.XRobotsTag {
+		p("  X-Robots-Tag:   %s", x)
+	}
+	if rt.Meta != "" {
+		p("  HTML <head>:    %s", rt.Meta)
+	}
+	if rt.RobotsTag != "" {
+		rules := strings.Join(rt.RulesForAgent, ", ")
+		if rules == "" {
+			rules = "none"
+		}
+		p("  rules for %s: %s", rep.ProductToken, rules)
+	}
+	for _, n := range rep.Notes {
+		p("")
+		p("Note: %s", n)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteJSON writes the report as indented JSON (the schema is Report's).
+func (rep *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rep)
+}
+
+// LintResult is the JSON output of lint.
+type LintResult struct {
+	// Findings are the findings, sorted by place; [] when there are none.
+	Findings []Finding `json:"findings"`
+	// Failed is true when a finding is a warning or an error (lint exits 1).
+	Failed bool `json:"failed"`
+}
+
+// NewLintResult wraps findings.
+func NewLintResult(findings []Finding) LintResult {
+	r := LintResult{Findings: findings}
+	if r.Findings == nil {
+		r.Findings = []Finding{}
+	}
+	for _, f := range findings {
+		r.Failed = r.Failed || f.Severity.AtLeastWarning()
+	}
+	return r
+}
+
+// WriteText writes one finding per paragraph, then a count.
+func (r LintResult) WriteText(w io.Writer) error {
+	var b strings.Builder
+	counts := map[Severity]int{}
+	for _, f := range r.Findings {
+		b.WriteString(f.String())
+		b.WriteString("\n")
+		counts[f.Severity]++
+	}
+	if len(r.Findings) == 0 {
+		b.WriteString("no findings\n")
+	} else {
+		fmt.Fprintf(&b, "%s, %s, %s\n", plural(counts[SeverityError], "error"), plural(counts[SeverityWarning], "warning"), plural(counts[SeverityInfo], "info"))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteJSON writes the result as indented JSON.
+func (r LintResult) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+func prefixAll(prefix string, list []string) []string {
+	out := make([]string, 0, len(list))
+	for _, s := range list {
+		out = append(out, prefix+s)
+	}
+	return out
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = fmt.Sprint(n)
+	}
+	return strings.Join(s, ", ")
+}
+
+// Exit statuses of the check and lint commands.
+const (
+	ExitOK    = 0 // check: allowed; lint: no finding at warning level or above
+	ExitFail  = 1 // check: disallowed; lint: a warning or an error
+	ExitUsage = 2 // a usage or config error
+)
+
+// RunCheck writes rep in format ("text" or "json") and returns the exit status.
+func RunCheck(w io.Writer, rep *Report, format string) (int, error) {
+	var err error
+	if format == "json" {
+		err = rep.WriteJSON(w)
+	} else {
+		err = rep.WriteText(w)
+	}
+	if err != nil {
+		return ExitUsage, err
+	}
+	if !rep.Allowed {
+		return ExitFail, nil
+	}
+	return ExitOK, nil
+}
+
+// RunLint lints the sites, writes the findings in format ("text" or "json") and returns the
+// exit status.
+func RunLint(w io.Writer, sites []*Site, format string) (int, error) {
+	var all []Finding
+	for _, s := range sites {
+		f, err := Lint(s)
+		if err != nil {
+			return ExitUsage, err
+		}
+		all = append(all, f...)
+	}
+	r := NewLintResult(all)
+	var err error
+	if format == "json" {
+		err = r.WriteJSON(w)
+	} else {
+		err = r.WriteText(w)
+	}
+	if err != nil {
+		return ExitUsage, err
+	}
+	if r.Failed {
+		return ExitFail, nil
+	}
+	return ExitOK, nil
+}
+
+// CheckFormat returns an error unless format is "text" or "json".
+func CheckFormat(format string) error {
+	if format != "text" && format != "json" {
+		return fmt.Errorf("--format %q: want text or json", format)
+	}
+	return nil
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}

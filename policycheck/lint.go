@@ -1,0 +1,478 @@
+package policycheck
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/nethttp"
+	"github.com/sitepolicy/caddy-robots/robotsgen"
+	"github.com/sitepolicy/caddy-robots/tagemit"
+)
+
+// Severity ranks findings. Lint's command exits 1 when a finding is a warning or an error.
+type Severity string
+
+// The severities, most severe first.
+const (
+	// SeverityError: the config does not do what it says at all.
+	SeverityError Severity = "error"
+	// SeverityWarning: part of the policy defeats itself or has no effect.
+	SeverityWarning Severity = "warning"
+	// SeverityInfo: worth a look, often intended.
+	SeverityInfo Severity = "info"
+)
+
+// AtLeastWarning reports whether s is a warning or an error.
+func (s Severity) AtLeastWarning() bool { return s == SeverityError || s == SeverityWarning }
+
+// The lints, by the name a Finding carries.
+const (
+	LintUnseenTags       = "unseen-tags"            // noindex (or meta) on pages robots.txt keeps the crawler from
+	LintShadowedRule     = "shadowed-rule"          // an Allow/Disallow that a longer rule of the other kind always overrides
+	LintDuplicateRule    = "duplicate-rule"         // an Allow/Disallow repeated in its group
+	LintMisspeltCrawler  = "misspelt-crawler"       // a token one or two edits from a well-known crawler name
+	LintCrawlDelayGoogle = "crawl-delay-google"     // Crawl-delay in a group only Google's crawlers read
+	LintSitemapHost      = "sitemap-other-host"     // an absolute sitemap on a host the site does not serve
+	LintRelativeSitemap  = "relative-sitemap-hosts" // a sitemap path on a site with several hosts
+	LintXRobotsTagAlone  = "x-robots-tag-without-robots-tag"
+	LintRedundantRoute   = "redundant-route" // a route whose tags a broader route already gives
+	LintRobotsTxtSize    = "robots-txt-size" // robots.txt over 80 % of 500 KiB
+)
+
+// Finding is one problem Lint found. Its JSON form is the output of "lint --format json".
+type Finding struct {
+	// Lint names the check that found it (the Lint* constants).
+	Lint string `json:"lint"`
+	// Severity is "error", "warning" or "info".
+	Severity Severity `json:"severity"`
+	// Site names the site, when the config has several.
+	Site string `json:"site,omitempty"`
+	// Location is the Caddyfile line (or the JSON path) of the config part at fault.
+	Location Location `json:"location"`
+	// Message says what is wrong.
+	Message string `json:"message"`
+	// Fix says, in one line, how to fix it.
+	Fix string `json:"fix"`
+}
+
+// String formats f as "place: severity: message [lint]" and an indented "fix:" line.
+func (f Finding) String() string {
+	return fmt.Sprintf("%s: %s: %s [%s]\n\tfix: %s", f.Location, f.Severity, f.Message, f.Lint, f.Fix)
+}
+
+// sizeWarning is the robots.txt size from which LintRobotsTxtSize warns.
+const sizeWarning = robotsgen.MaxSize * 8 / 10
+
+// Lint returns the findings on site, sorted by place. An error means the config is invalid
+// (every front end refuses it); findings are only for valid configs.
+func Lint(site *Site) ([]Finding, error) {
+	if err := validate(site); err != nil {
+		return nil, err
+	}
+	l := &linter{site: site}
+	if site.RobotsTxt != nil {
+		f := site.RobotsTxt.File()
+		l.file = &f
+		l.m = robotsgen.NewMatcher(&f)
+		l.robotsRules()
+		l.sitemaps()
+		l.size()
+	}
+	for i := range site.Routes {
+		l.unseenTags(&site.Routes[i])
+		l.routeTokens(&site.Routes[i])
+		l.xRobotsTagAlone(&site.Routes[i])
+	}
+	l.redundantRoutes()
+	sort.SliceStable(l.out, func(i, j int) bool {
+		a, b := l.out[i].Location, l.out[j].Location
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.JSONPath < b.JSONPath
+	})
+	return l.out, nil
+}
+
+// validate runs the checks every front end runs on the site's config.
+func validate(site *Site) error {
+	var errs []error
+	if r := site.RobotsTxt; r != nil {
+		cfg := r.Config
+		_, err := nethttp.New(nethttp.Config{RobotsTxt: &cfg}, nethttp.Options{Logger: discard})
+		errs = append(errs, reroot(err, "robots_txt", r.Source.JSONPath))
+	}
+	for i := range site.Routes {
+		errs = append(errs, validRoute(&site.Routes[i]))
+	}
+	return errors.Join(errs...)
+}
+
+type linter struct {
+	site *Site
+	file *robotsgen.File
+	m    *robotsgen.Matcher
+	out  []Finding
+}
+
+func (l *linter) add(lint string, sev Severity, loc Location, fix, format string, args ...any) {
+	l.out = append(l.out, Finding{Lint: lint, Severity: sev, Site: l.site.Name, Location: loc, Message: fmt.Sprintf(format, args...), Fix: fix})
+}
+
+func (l *linter) robotsAt(field string) Location { return l.site.RobotsTxt.Source.At(field) }
+
+// robotsRules runs the lints on robots.txt groups: dead rules, misspelt tokens, Crawl-delay
+// for Google.
+func (l *linter) robotsRules() {
+	for gi, g := range l.file.Groups {
+		gpath := fmt.Sprintf("groups[%d]", gi)
+		for k, ua := range g.UserAgents {
+			if n := misspelling(ua); n != "" {
+				l.add(LintMisspeltCrawler, SeverityWarning, l.robotsAt(fmt.Sprintf("%s.user_agents[%d]", gpath, k)),
+					fmt.Sprintf("write %s if you mean that crawler (matching ignores case, not spelling)", n),
+					"robots.txt group for %q: no crawler is known by that name; it looks like a misspelling of %s, which this group then does not address", ua, n)
+			}
+		}
+		if g.CrawlDelay != 0 && len(g.Purposes) == 0 && len(g.UserAgents) > 0 && allGoogle(g.UserAgents) {
+			l.add(LintCrawlDelayGoogle, SeverityWarning, l.robotsAt(gpath+".crawl_delay"),
+				"remove crawl_delay: Google's crawlers ignore it and adapt their rate to how fast and how successfully the server answers",
+				"crawl_delay %s in a group only for %s: Google does not read Crawl-delay, so it has no effect", formatFloat(g.CrawlDelay), strings.Join(g.UserAgents, ", "))
+		}
+		l.deadRules(gi, &g)
+	}
+}
+
+func allGoogle(tokens []string) bool {
+	for _, t := range tokens {
+		if !googleOnly(t) {
+			return false
+		}
+	}
+	return true
+}
+
+func formatFloat(f float64) string { return strings.TrimSuffix(fmt.Sprintf("%g", f), ".0") }
+
+// deadRules finds rules of a group that can never decide: repeated, or always overridden by
+// a rule of the other kind that is at least as specific and matches every path they match.
+func (l *linter) deadRules(gi int, g *robotsgen.Group) {
+	rulePath := func(i int) string { return fmt.Sprintf("groups[%d].rules[%d]", gi, i) }
+	desc := func(r robotsgen.Rule) string {
+		if r.Type == robotsgen.Allow {
+			return "Allow: " + r.Path
+		}
+		return "Disallow: " + r.Path
+	}
+rules:
+	for i, r := range g.Rules {
+		for j := 0; j < i; j++ {
+			if g.Rules[j] == r {
+				l.add(LintDuplicateRule, SeverityInfo, l.robotsAt(rulePath(i)), "remove the repeated rule",
+					"%s is repeated in its group (first at %s): the repetition never decides anything", desc(r), l.robotsAt(rulePath(j)))
+				continue rules
+			}
+		}
+		rg, ok := robotsGlob(r.Path)
+		if !ok {
+			continue
+		}
+		for j, s := range g.Rules {
+			if j == i || s.Type == r.Type {
+				continue
+			}
+			sg, ok := robotsGlob(s.Path)
+			if !ok {
+				continue
+			}
+			// s wins over r where both match: it is longer, or as long and an Allow.
+			wins := len(s.Path) > len(r.Path) || (len(s.Path) == len(r.Path) && s.Type == robotsgen.Allow)
+			if wins && covers(sg, rg) {
+				verb := "longer"
+				if len(s.Path) == len(r.Path) {
+					verb = "equally long (and Allow wins ties)"
+				}
+				l.add(LintShadowedRule, SeverityWarning, l.robotsAt(rulePath(i)),
+					fmt.Sprintf("remove one of the two rules, or make %q more specific than %q", r.Path, s.Path),
+					"%s never decides: %s (%s) matches every path it matches and wins, so the group behaves as if it were not there", desc(r), desc(s), verb)
+				continue rules
+			}
+		}
+	}
+}
+
+// sitemaps checks sitemap URLs against the site's hosts.
+func (l *linter) sitemaps() {
+	hosts := l.site.Hosts
+	if len(hosts) == 0 {
+		return
+	}
+	wildcard := false
+	for _, h := range hosts {
+		wildcard = wildcard || strings.Contains(h, "*")
+	}
+	for i, s := range l.file.Sitemaps {
+		at := l.robotsAt(fmt.Sprintf("sitemaps[%d]", i))
+		if strings.HasPrefix(s, "/") {
+			if len(hosts) > 1 || wildcard {
+				l.add(LintRelativeSitemap, SeverityInfo, at,
+					"give the absolute URL of the one sitemap (e.g. https://"+strings.TrimPrefix(hosts[0], "*.")+s+"), or make sure every host serves its own",
+					"sitemap %q is resolved against each host the site answers to (%s): every host's robots.txt lists a different sitemap URL", s, strings.Join(hosts, ", "))
+			}
+			continue
+		}
+		u, err := url.Parse(s)
+		if err != nil || u.Hostname() == "" {
+			continue
+		}
+		if !hostServed(u.Hostname(), hosts) {
+			l.add(LintSitemapHost, SeverityInfo, at,
+				"list the sitemap in the robots.txt of its own host, or keep it if you mean to cross-submit it (you must control both hosts)",
+				"sitemap %q is on host %s, which this site (%s) does not serve: crawlers accept it only as a cross-site submission", s, u.Hostname(), strings.Join(hosts, ", "))
+		}
+	}
+}
+
+func hostServed(h string, hosts []string) bool {
+	for _, s := range hosts {
+		if strings.EqualFold(s, h) {
+			return true
+		}
+		if rest, ok := strings.CutPrefix(s, "*."); ok {
+			if i := strings.IndexByte(h, '.'); i > 0 && strings.EqualFold(h[i+1:], rest) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// size warns when robots.txt nears the 500 KiB that crawlers must read at least.
+func (l *linter) size() {
+	origin := "https://example.com"
+	if len(l.site.Hosts) > 0 && !strings.Contains(l.site.Hosts[0], "*") {
+		origin = "https://" + l.site.Hosts[0]
+	}
+	body, err := robotsBody(l.site.RobotsTxt, origin)
+	if err != nil || len(body) <= sizeWarning {
+		return
+	}
+	l.add(LintRobotsTxtSize, SeverityWarning, l.robotsAt(""),
+		"merge groups and rules (a pattern with * can replace many paths) before the file outgrows the limit",
+		"robots.txt is %d bytes, %d%% of the %d bytes crawlers must read (RFC 9309 §2.5); what lies past it may be ignored", len(body), len(body)*100/robotsgen.MaxSize, robotsgen.MaxSize)
+}
+
+// routeTokens checks a route's product tokens for misspellings.
+func (l *linter) routeTokens(rt *Route) {
+	for _, tok := range sortedKeys(rt.Tags.Rules) {
+		if n := misspelling(tok); n != "" {
+			l.add(LintMisspeltCrawler, SeverityWarning, rt.Source.At(configerr.Key("rules", tok)),
+				fmt.Sprintf("write %s if you mean that crawler", n),
+				"robots_tag rules for %q: no crawler is known by that name; it looks like a misspelling of %s", tok, n)
+		}
+	}
+}
+
+// xRobotsTagAlone: a route with x_robots_tag always sends Robots-Tag too. The serving core
+// guarantees it (a route needs at least one rule, and the structured field is always sent);
+// the lint keeps the guarantee checked on every config.
+func (l *linter) xRobotsTagAlone(rt *Route) {
+	if !rt.Tags.XRobotsTag {
+		return
+	}
+	p, err := tagemit.NewPolicy(rt.Tags.Rules)
+	if err == nil && p.RobotsTag() != "" {
+		return
+	}
+	l.add(LintXRobotsTagAlone, SeverityError, rt.Source.At("x_robots_tag"),
+		"give the route at least one rule",
+		"x_robots_tag without a Robots-Tag field: the route has no rule to send in the structured field")
+}
+
+// unseenTags finds noindex (or meta elements) on pages that robots.txt keeps the same crawler
+// from fetching: the crawler never sees them, and a disallowed URL can stay indexed from
+// links. Each path pattern of the route is asked about through a sample path it matches
+// ("/drafts/*" through "/drafts/x"). Rules for "*" are asked for the crawlers without a group
+// of their own (*) and for those robots.txt names, except crawlers it keeps out of the whole
+// site: rules for everyone are not meant for them.
+func (l *linter) unseenTags(rt *Route) {
+	if l.m == nil {
+		return
+	}
+	pol, err := tagemit.NewPolicy(rt.Tags.Rules)
+	if err != nil {
+		return
+	}
+	paths := rt.Paths
+	if len(paths) == 0 {
+		paths = []string{"*"}
+	}
+	named := map[string]bool{}
+	var others []string
+	for _, g := range l.file.Groups {
+		for _, ua := range g.UserAgents {
+			if k := strings.ToLower(ua); ua != "*" && !named[k] {
+				named[k] = true
+				others = append(others, ua)
+			}
+		}
+	}
+	for _, tok := range sortedKeys(rt.Tags.Rules) {
+		rules := pol.RulesFor(tok)
+		noindex := contains(rules, "noindex")
+		if !noindex && !rt.Tags.Meta {
+			continue
+		}
+		crawlers := []string{tok}
+		if tok == "*" {
+			crawlers = []string{"*"}
+			for _, o := range others {
+				if _, specific := rt.Tags.Rules[o]; !specific && l.m.Decide(o, "", "/").Allowed {
+					crawlers = append(crawlers, o)
+				}
+			}
+		}
+		var blocked []string
+		var example string
+		for _, c := range crawlers {
+			for _, p := range paths {
+				sp, ok := samplePath(p)
+				if !ok {
+					continue
+				}
+				if d := l.m.Decide(c, "", sp); !d.Allowed {
+					blocked = append(blocked, c)
+					if example == "" {
+						example = fmt.Sprintf("%s (%s: %s)", sp, d.Rule.Type, d.Rule.Path)
+					}
+					break
+				}
+			}
+		}
+		if len(blocked) == 0 {
+			continue
+		}
+		what := "noindex"
+		if !noindex {
+			what = "meta elements (" + strings.Join(rules, ", ") + ")"
+		}
+		who := strings.Join(blocked, ", ")
+		if blocked[0] == "*" {
+			who = "every crawler without a group of its own (*)" + strings.TrimPrefix(who, "*")
+		}
+		on := "every path"
+		if len(rt.Paths) > 0 {
+			on = strings.Join(rt.Paths, " ")
+		}
+		whom := tok
+		if tok == "*" {
+			whom = "every crawler (*)"
+		}
+		l.add(LintUnseenTags, SeverityWarning, rt.Source.At(configerr.Key("rules", tok)),
+			fmt.Sprintf("to drop these pages from the index, allow them in robots.txt until they are recrawled; otherwise remove the %s", what),
+			"robots_tag gives %s %s on %s, but robots.txt disallows these paths for %s, e.g. %s: the crawler never fetches the pages, never sees the %s, and can keep their URLs indexed from links",
+			whom, what, on, who, example, what)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// redundantRoutes finds routes whose tags a broader route already adds to every response
+// they apply to. Routes with conditions besides paths are left out.
+func (l *linter) redundantRoutes() {
+	rs := l.site.Routes
+	for i := range rs {
+		a := &rs[i]
+		if a.Condition != "" {
+			continue
+		}
+		for j := range rs {
+			b := &rs[j]
+			if i == j || b.Condition != "" || !pathsCover(b.Paths, a.Paths) || !tagsImply(b.Tags, a.Tags) {
+				continue
+			}
+			// Two routes that imply each other: report the later one only.
+			if j > i && pathsCover(a.Paths, b.Paths) && tagsImply(a.Tags, b.Tags) {
+				continue
+			}
+			bp := "every path"
+			if len(b.Paths) > 0 {
+				bp = strings.Join(b.Paths, " ")
+			}
+			l.add(LintRedundantRoute, SeverityInfo, a.Source.At(""),
+				"remove this robots_tag, or give it a rule the broader one does not",
+				"every rule of this robots_tag is already given by the one at %s, which applies to %s", b.Source.At(""), bp)
+			break
+		}
+	}
+}
+
+// pathsCover reports whether every path matched by one of a is matched by one of b.
+func pathsCover(b, a []string) bool {
+	if len(b) == 0 {
+		return true
+	}
+	for _, p := range b {
+		if p == "*" {
+			return true
+		}
+	}
+	if len(a) == 0 {
+		return false
+	}
+	for _, p := range a {
+		ag, ok := pathGlob(p)
+		if !ok {
+			return false
+		}
+		found := false
+		for _, q := range b {
+			if bg, ok := pathGlob(q); ok && covers(bg, ag) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// tagsImply reports whether b's tags give every accessor at least a's restrictions, and b
+// sends meta elements and X-Robots-Tag wherever a does.
+func tagsImply(b, a nethttp.TagConfig) bool {
+	if (a.Meta && !b.Meta) || (a.XRobotsTag && !b.XRobotsTag) {
+		return false
+	}
+	pa, err := tagemit.NewPolicy(a.Rules)
+	if err != nil {
+		return false
+	}
+	pb, err := tagemit.NewPolicy(b.Rules)
+	if err != nil {
+		return false
+	}
+	tokens := append(sortedKeys(a.Rules), "*")
+	for _, t := range tokens {
+		qa, err1 := tagemit.NewPolicy(map[string][]string{"*": pa.RulesFor(t)})
+		qb, err2 := tagemit.NewPolicy(map[string][]string{"*": pb.RulesFor(t)})
+		if err1 != nil || err2 != nil || !qb.Union(qa).Equal(qb) {
+			return false
+		}
+	}
+	return true
+}
