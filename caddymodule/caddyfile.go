@@ -12,6 +12,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/internal/serve"
 	"github.com/sitepolicy/caddy-robots/internal/syntax"
 	"github.com/sitepolicy/caddy-robots/nethttp"
@@ -48,14 +49,23 @@ func parseRobotsTag(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		                              # /sitemap.xml resolved against the request's scheme and host
 //		group [<user-agent>...] {     # one group; the arguments are product tokens (* = all)
 //			user_agent <token>...     # more User-agent lines (same as the arguments)
+//			preset <category>...      # the catalogue's crawlers of these categories too
 //			purpose    <token>...     # User-Agent-Purpose lines
 //			allow      <pattern>...   # Allow lines, in order
 //			disallow   <pattern>...   # Disallow lines, in order
 //			crawl_delay <seconds>     # Crawl-delay (a number >= 0)
 //			record <key> <value>      # any other record inside this group
+//			content_usage  [<path>] <key>=<value>...  # Content-Usage: [path ]train-ai=n, search=y
+//			content_signal [<path>] <key>=<value>...  # Content-Signal: [path ]search=yes, ai-train=no
 //		}
+//		preset <category>... { ... }  # a group for the catalogue's crawlers of these categories
+//		                              # (ai-training, ai-search, ai-assistants, ai-all); the block
+//		                              # is a group's
 //		record <key> <value>          # a file-level other record, e.g. Host
 //		max_age <duration>            # Cache-Control max-age of robots.txt (default 1h)
+//		enforce [<status>]            # answer crawlers the file disallows with 403 (or <status>)
+//		merge_file <file>             # merge a robots.txt file, read at load (merge.go)
+//		merge_upstream [<timeout>]    # merge the next handler's /robots.txt at serve time
 //	}
 //
 // Without a block the file is empty, which allows everything. The adapter only maps tokens to
@@ -72,6 +82,24 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	for d.NextBlock(0) {
 		sub := d.Val()
 		switch sub {
+		case "enforce":
+			if h.Enforce != nil {
+				return d.Errf("robots_txt: enforce given twice")
+			}
+			h.Enforce = &nethttp.Enforce{}
+			at.mark("enforce")
+			args := d.RemainingArgs()
+			if len(args) > 1 || d.NextBlock(d.Nesting()) {
+				return d.Errf("robots_txt: enforce takes at most one status code (default 403) and no block")
+			}
+			if len(args) == 1 {
+				v, err := strconv.Atoi(args[0])
+				if err != nil {
+					return d.Errf("robots_txt: enforce %q: the status is a number, e.g. 403 or 451", args[0])
+				}
+				at.mark("enforce.status")
+				h.Enforce.Status = v
+			}
 		case "comment":
 			args := d.RemainingArgs()
 			if len(args) == 0 {
@@ -112,24 +140,36 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			at.mark("max_age")
 			h.MaxAge = nethttp.Duration(v)
-		case "group":
-			g, err := parseGroup(d, at, configerr.Index("groups", len(h.Groups)))
+		case "group", "preset":
+			if sub == "preset" && d.CountRemainingArgs() == 0 {
+				return d.Errf("robots_txt: preset needs at least one category of the crawler catalogue: %s", strings.Join(crawlers.Categories(), ", "))
+			}
+			g, err := parseGroup(d, at, configerr.Index("groups", len(h.Groups)), sub == "preset")
 			if err != nil {
 				return err
 			}
 			h.Groups = append(h.Groups, g)
+		case "merge_file", "merge_upstream":
+			if err := h.unmarshalMerge(d, at, sub); err != nil {
+				return err
+			}
 		default:
-			return d.Errf("robots_txt: unknown sub-directive %q (want comment, sitemap, group, record or max_age)", sub)
+			return d.Errf("robots_txt: unknown sub-directive %q (want comment, sitemap, group, preset, record, max_age, enforce, merge_file or merge_upstream)", sub)
 		}
 	}
 	file := robotsgen.File{Comments: h.Comments, Groups: h.Groups, Sitemaps: h.Sitemaps, Records: h.Records}
 	_, err := serve.NewRobotsTxt(file, time.Duration(h.MaxAge))
+	if err == nil && h.Enforce != nil {
+		_, err = serve.NewEnforcer(file, h.Enforce.Status)
+	}
+	err = errors.Join(err, h.mergeOptions().Check())
 	return at.report(err, fileHasPlaceholder(&file))
 }
 
-// parseGroup reads "group [<user-agent>...] { ... }"; the cursor is on "group", and path is
-// the group's field path.
-func parseGroup(d *caddyfile.Dispenser, at *positions, path string) (robotsgen.Group, error) {
+// parseGroup reads "group [<user-agent>...] { ... }", or with presets "preset
+// [<category>...] { ... }"; the cursor is on "group" or "preset", and path is the group's
+// field path.
+func parseGroup(d *caddyfile.Dispenser, at *positions, path string, presets bool) (robotsgen.Group, error) {
 	var g robotsgen.Group
 	at.mark(path)
 	addAgents := func(tokens []string) {
@@ -138,7 +178,17 @@ func parseGroup(d *caddyfile.Dispenser, at *positions, path string) (robotsgen.G
 			g.UserAgents = append(g.UserAgents, ua)
 		}
 	}
-	addAgents(d.RemainingArgs())
+	addPresets := func(names []string) {
+		for _, p := range names {
+			at.mark(configerr.Index(path+".presets", len(g.Presets)))
+			g.Presets = append(g.Presets, p)
+		}
+	}
+	if presets {
+		addPresets(d.RemainingArgs())
+	} else {
+		addAgents(d.RemainingArgs())
+	}
 	var haveDelay bool
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		sub := d.Val()
@@ -149,6 +199,12 @@ func parseGroup(d *caddyfile.Dispenser, at *positions, path string) (robotsgen.G
 				return g, d.Errf("robots_txt: group: user_agent needs at least one product token, e.g. GPTBot or *")
 			}
 			addAgents(args)
+		case "preset":
+			args := d.RemainingArgs()
+			if len(args) == 0 {
+				return g, d.Errf("robots_txt: group: preset needs at least one category of the crawler catalogue: %s", strings.Join(crawlers.Categories(), ", "))
+			}
+			addPresets(args)
 		case "purpose":
 			args := d.RemainingArgs()
 			if len(args) == 0 {
@@ -193,8 +249,12 @@ func parseGroup(d *caddyfile.Dispenser, at *positions, path string) (robotsgen.G
 			}
 			at.mark(configerr.Index(path+".records", len(g.Records)))
 			g.Records = append(g.Records, r)
+		case "content_usage", "content_signal":
+			if err := parseGroupUsage(d, at, path, &g); err != nil {
+				return g, err
+			}
 		default:
-			return g, d.Errf("robots_txt: group: unknown sub-directive %q (want user_agent, purpose, allow, disallow, crawl_delay or record)", sub)
+			return g, d.Errf("robots_txt: group: unknown sub-directive %q (want user_agent, preset, purpose, allow, disallow, crawl_delay, record, content_usage or content_signal)", sub)
 		}
 	}
 	return g, nil
@@ -204,8 +264,10 @@ func parseGroup(d *caddyfile.Dispenser, at *positions, path string) (robotsgen.G
 //
 //	robots_tag [<matcher>] [<rule>...] {   # inline rules apply to every accessor (*)
 //		agent <token> <rule>...            # rules for one product token, or *; repeatable
+//		preset <category> <rule>...        # rules for each crawler of a catalogue category
 //		meta                               # also add <meta> elements to HTML responses
 //		x_robots_tag                       # also send the legacy X-Robots-Tag header
+//		content_usage <key>=<value>...     # Content-Usage response header, e.g. train-ai=n
 //	}
 //
 // A rule is a name such as noindex, nosnippet, nofollow, none, noarchive, noimageindex, or
@@ -247,6 +309,18 @@ func (h *RobotsTag) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if err := add(args[0], args[1:]); err != nil {
 				return err
 			}
+		case "preset":
+			args := d.RemainingArgs()
+			if len(args) < 2 {
+				return d.Errf("robots_tag: preset takes a category of the crawler catalogue (%s) and at least one rule, e.g. preset ai-training noindex", strings.Join(crawlers.Categories(), ", "))
+			}
+			if err := add(tagemit.PresetPrefix+args[0], args[1:]); err != nil {
+				return err
+			}
+		case "content_usage":
+			if err := parseTagUsage(d, at, h); err != nil {
+				return err
+			}
 		case "meta", "x_robots_tag":
 			if d.NextArg() {
 				return d.Errf("robots_tag: %s takes no arguments, got %q", sub, d.Val())
@@ -266,11 +340,11 @@ func (h *RobotsTag) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				haveXRT, h.XRobotsTag = true, true
 			}
 		default:
-			return d.Errf("robots_tag: unknown sub-directive %q (want agent, meta or x_robots_tag); rules for every accessor go on the directive's line", sub)
+			return d.Errf("robots_tag: unknown sub-directive %q (want agent, preset, meta, x_robots_tag or content_usage); rules for every accessor go on the directive's line", sub)
 		}
 	}
-	_, err := serve.NewTagger(h.Rules, h.Meta, h.XRobotsTag, serve.Log{})
-	return at.report(err, rulesHavePlaceholder(h.Rules))
+	_, err := serve.NewTagger(h.Rules, h.ContentUsage, h.Meta, h.XRobotsTag, serve.Log{})
+	return at.report(err, rulesHavePlaceholder(h.Rules) || mapHasPlaceholder(h.ContentUsage))
 }
 
 // oneArg reads exactly one argument on the current line and no block.
@@ -385,7 +459,7 @@ func fileHasPlaceholder(f *robotsgen.File) bool {
 		}
 	}
 	for _, g := range f.Groups {
-		if has(g.UserAgents...) || has(g.Purposes...) {
+		if has(g.UserAgents...) || has(g.Purposes...) || has(g.Presets...) {
 			return true
 		}
 		for _, r := range g.Rules {
@@ -397,6 +471,9 @@ func fileHasPlaceholder(f *robotsgen.File) bool {
 			if has(r.Key, r.Value) {
 				return true
 			}
+		}
+		if usageHasPlaceholder(g.ContentUsage, g.ContentSignal) {
+			return true
 		}
 	}
 	return false

@@ -4,7 +4,9 @@ go 1.26.0
 
 require (
 	github.com/caddyserver/caddy/v2 v2.11.9
+	github.com/jimsmart/grobotstxt v1.0.3
 	github.com/sitepolicy/caddy-robots v0.0.0-00010101000000-000000000000
+	github.com/temoto/robotstxt v1.1.2
 	go.uber.org/zap v1.28.0
 	golang.org/x/net v0.62.0
 )

@@ -78,10 +78,13 @@ func (p *placeholders) file(f robotsgen.File) robotsgen.File {
 		gp := fmt.Sprintf("groups[%d]", i)
 		ng := robotsgen.Group{
 			UserAgents: p.strs(gp+".user_agents", g.UserAgents),
+			Presets:    p.strs(gp+".presets", g.Presets),
 			Purposes:   p.strs(gp+".purposes", g.Purposes),
 			CrawlDelay: g.CrawlDelay,
 			Records:    p.records(gp+".records", g.Records),
 		}
+		ng.ContentUsage = p.usageRules(gp+".content_usage", g.ContentUsage)
+		ng.ContentSignal = p.usageRules(gp+".content_signal", g.ContentSignal)
 		if g.Rules != nil {
 			ng.Rules = make([]robotsgen.Rule, len(g.Rules))
 		}

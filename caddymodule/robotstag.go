@@ -9,8 +9,10 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/internal/serve"
 	"github.com/sitepolicy/caddy-robots/nethttp"
+	"github.com/sitepolicy/caddy-robots/tagemit"
 )
 
 // RobotsTag is the http.handlers.robots_tag handler. It sets one Robots-Tag field line on
@@ -50,6 +52,7 @@ func (h *RobotsTag) Provision(ctx caddy.Context) error {
 	logger := ctx.Logger()
 	ph := newPlaceholders()
 	rules := ph.rules(h.Rules)
+	contentUsage := ph.usageMap("content_usage", h.ContentUsage)
 	if err := ph.err(); err != nil {
 		return err
 	}
@@ -60,11 +63,12 @@ func (h *RobotsTag) Provision(ctx caddy.Context) error {
 			}
 		}
 	}
-	t, err := serve.NewTagger(rules, h.Meta, h.XRobotsTag, serve.Log{Debug: logAt(zap.DebugLevel), Warn: logAt(zap.WarnLevel)})
+	t, err := serve.NewTagger(rules, contentUsage, h.Meta, h.XRobotsTag, serve.Log{Debug: logAt(zap.DebugLevel), Warn: logAt(zap.WarnLevel)})
 	if err != nil {
 		return err
 	}
 	h.tagger = t
+	logWarnings(logger, configerr.PrefixAll("rules", tagemit.Warnings(rules)))
 	return nil
 }
 

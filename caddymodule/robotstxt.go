@@ -12,6 +12,7 @@
 package caddymodule
 
 import (
+	"errors"
 	"net/http"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/internal/serve"
 	"github.com/sitepolicy/caddy-robots/nethttp"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
@@ -44,10 +46,14 @@ func init() {
 // file is rendered ahead of any request. A literal brace is written \{.
 type RobotsTxt struct {
 	// The robots.txt file and its max-age. The handler's JSON is the JSON of
-	// nethttp.RobotsTxtConfig: "comments", "groups", "sitemaps", "records", "max_age".
+	// nethttp.RobotsTxtConfig: "comments", "groups", "sitemaps", "records", "max_age",
+	// "enforce".
 	nethttp.RobotsTxtConfig
 
-	rt *serve.RobotsTxt
+	rt      *serve.RobotsTxt
+	merge   *serve.Upstream
+	enforce *serve.Enforcer
+	logger  *zap.Logger
 }
 
 // CaddyModule returns the Caddy module information.
@@ -66,11 +72,18 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 	if err := ph.err(); err != nil {
 		return err
 	}
-	rt, err := serve.NewRobotsTxt(file, time.Duration(h.MaxAge))
+	rt, err := h.newRobotsTxt(ctx, ph, file, time.Duration(h.MaxAge)) // merged as merge_file and merge_upstream say (merge.go)
 	if err != nil {
 		return err
 	}
 	h.rt = rt
+	h.logger = ctx.Logger()
+	if h.Enforce != nil {
+		if h.enforce, err = serve.NewEnforcer(file, h.Enforce.Status); err != nil {
+			return err
+		}
+	}
+	logWarnings(h.logger, file.Warnings())
 	ctx.Logger().Debug("robots.txt ready", zap.Int("groups", len(file.Groups)), zap.Int("sitemaps", len(file.Sitemaps)))
 	return nil
 }
@@ -78,9 +91,23 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 // ServeHTTP serves /robots.txt and passes every other request to next. A method other than
 // GET or HEAD is answered 405 through Caddy's error handling (handle_errors applies), with
 // the Allow header set.
+//
+// With enforce, a request from a crawler that the file disallows for the path is answered
+// with the configured status through Caddy's error handling, and logged at info level.
 func (h *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	if !h.rt.Matches(r) {
+		if h.enforce != nil {
+			if b, blocked := h.enforce.Check(r); blocked {
+				msg := b.Message()
+				h.logger.Info(msg, zap.String("token", b.Token), zap.String("rule", string(b.Rule.Type)+": "+b.Rule.Path),
+					zap.Int("status", h.enforce.Status()), zap.String("method", r.Method), zap.String("uri", r.RequestURI))
+				return caddyhttp.Error(h.enforce.Status(), errors.New(msg))
+			}
+		}
 		return next.ServeHTTP(w, r)
+	}
+	if h.merge != nil {
+		return h.serveMerged(w, r, next)
 	}
 	if err := h.rt.ServeHTTP(w, r); err != nil {
 		se := err.(*serve.StatusError)
@@ -95,3 +122,11 @@ var (
 	_ caddyhttp.MiddlewareHandler = (*RobotsTxt)(nil)
 	_ caddyfile.Unmarshaler       = (*RobotsTxt)(nil)
 )
+
+// logWarnings logs what the core finds valid but likely not meant, at warn level, with the
+// field path.
+func logWarnings(l *zap.Logger, ws []*configerr.Error) {
+	for _, w := range ws {
+		l.Warn("config: "+w.Error(), zap.String("path", w.Path))
+	}
+}

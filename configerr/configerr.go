@@ -135,3 +135,15 @@ func All(err error) []*Error {
 	walk(err)
 	return out
 }
+
+// PrefixAll returns copies of es re-rooted under prefix, as Prefix does: for lists of
+// warnings, which are not joined into an error.
+func PrefixAll(prefix string, es []*Error) []*Error {
+	out := make([]*Error, len(es))
+	for i, e := range es {
+		c := *e
+		c.Path = JoinPath(prefix, e.Path)
+		out[i] = &c
+	}
+	return out
+}

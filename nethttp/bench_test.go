@@ -45,6 +45,45 @@ func benchMiddleware(b testing.TB) *nethttp.Middleware {
 	return m
 }
 
+// usageMiddleware is benchMiddleware's routes with Content-Usage preferences added (and an
+// overlapping route with preferences only).
+func usageMiddleware(b testing.TB) *nethttp.Middleware {
+	m, err := nethttp.New(nethttp.Config{
+		RobotsTag: []nethttp.Route{
+			{Paths: []string{"/drafts/*"}, TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex", "nosnippet"}}, ContentUsage: map[string]string{"train-ai": "n"}}},
+			{Paths: []string{"*.pdf"}, TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}, ContentUsage: map[string]string{"search": "y"}}},
+			{Paths: []string{"/open/*"}, TagConfig: nethttp.TagConfig{ContentUsage: map[string]string{"train-ai": "y"}}},
+		},
+	}, nethttp.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m
+}
+
+// backendUsageHandler sends its own Content-Usage.
+func backendUsageHandler(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Usage", "search=y")
+	_, _ = w.Write(okBody)
+}
+
+// BenchmarkMiddlewareContentUsage is BenchmarkMiddlewareHeaderRoute's request on a route that
+// also sends Content-Usage.
+func BenchmarkMiddlewareContentUsage(b *testing.B) {
+	benchServe(b, usageMiddleware(b).Handler(http.HandlerFunc(okHandler)), "/drafts/post")
+}
+
+// BenchmarkMiddlewareContentUsageTwoRoutes: two routes with preferences, combined once.
+func BenchmarkMiddlewareContentUsageTwoRoutes(b *testing.B) {
+	benchServe(b, usageMiddleware(b).Handler(http.HandlerFunc(okHandler)), "/drafts/x.pdf")
+}
+
+// BenchmarkMiddlewareContentUsageBackend: the handler sends its own Content-Usage, merged
+// with the route's once per distinct value.
+func BenchmarkMiddlewareContentUsageBackend(b *testing.B) {
+	benchServe(b, usageMiddleware(b).Handler(http.HandlerFunc(backendUsageHandler)), "/drafts/post")
+}
+
 // BenchmarkBareHandler is the baseline: the handler alone.
 func BenchmarkBareHandler(b *testing.B) {
 	benchServe(b, http.HandlerFunc(okHandler), "/articles/post")
@@ -139,5 +178,21 @@ func TestAllocationBudget(t *testing.T) {
 	}
 	if got := measure(h, "/robots.txt"); got > bare {
 		t.Errorf("robots.txt: %v allocs/op, bare handler %v", got, bare)
+	}
+	// Content-Usage (issue 11): a route with content_usage adds no allocation to the same
+	// route without it, alone, in a cached union, or with preferences only; a backend's own
+	// Content-Usage is merged once per distinct value and adds none either.
+	hu := usageMiddleware(t).Handler(http.HandlerFunc(okHandler))
+	for _, path := range []string{"/drafts/post", "/drafts/x.pdf"} {
+		if got, without := measure(hu, path), measure(h, path); got > without {
+			t.Errorf("%s with content_usage: %v allocs/op, without %v", path, got, without)
+		}
+	}
+	if got := measure(hu, "/open/post"); got > bareHeader {
+		t.Errorf("content_usage-only route: %v allocs/op, bare handler setting a header %v", got, bareHeader)
+	}
+	withUsageBackend := usageMiddleware(t).Handler(http.HandlerFunc(backendUsageHandler))
+	if got, without := measure(withUsageBackend, "/drafts/post"), measure(m.Handler(http.HandlerFunc(backendUsageHandler)), "/drafts/post"); got > without {
+		t.Errorf("backend Content-Usage merged: %v allocs/op, the same route without content_usage %v", got, without)
 	}
 }

@@ -33,6 +33,22 @@ type RobotsTxtConfig struct {
 	Records []robotsgen.Record `json:"records,omitempty"`
 	// MaxAge is the Cache-Control max-age of the response, from 1s to 24h; 0 means 1h.
 	MaxAge Duration `json:"max_age,omitempty"`
+	// Enforce, if set, answers requests from crawlers that the file disallows (see Enforce).
+	Enforce *Enforce `json:"enforce,omitempty"`
+	// MergeConfig merges the file with the site's own robots.txt: "merge_file",
+	// "merge_upstream", "merge_upstream_timeout".
+	MergeConfig
+}
+
+// Enforce makes the file binding on the crawlers it names: a request whose User-Agent
+// header names a crawler of a group that names crawlers (product tokens or presets, never
+// the "*" group), for a path the file disallows for that crawler, is answered with Status
+// and a short text body, and logged at info level. /robots.txt itself is always served.
+// User-Agent headers can lie: this stops crawlers that say who they are, and is no
+// authentication.
+type Enforce struct {
+	// Status is the response status, 400 to 599; 0 means 403.
+	Status int `json:"status,omitempty"`
 }
 
 // file is the robots.txt file the config describes.
@@ -67,4 +83,11 @@ type TagConfig struct {
 	// XRobotsTag also sends the legacy X-Robots-Tag header, which the draft deprecates but
 	// crawlers read today.
 	XRobotsTag bool `json:"x_robots_tag,omitempty"`
+
+	// ContentUsage is the route's AI usage preferences (draft-ietf-aipref-vocab), sent as one
+	// Content-Usage response field (draft-ietf-aipref-attach), e.g. {"train-ai": "n",
+	// "search": "y"}: keys train-ai and search, or an extension written "+key"; values y or
+	// n. The preferences of every matching route and a Content-Usage the handler sent are
+	// combined (any n wins, else any y). A route needs Rules, ContentUsage or both.
+	ContentUsage map[string]string `json:"content_usage,omitempty"`
 }

@@ -12,22 +12,29 @@ import (
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/internal/serve"
+	"github.com/sitepolicy/caddy-robots/tagemit"
 )
 
 // Options are the optional parts of the middleware that are not config.
 type Options struct {
 	// Logger receives why a response was left unchanged or a backend header was not read in
-	// full (debug level), and what an operator must fix (warn level, once per route and kind).
-	// Nil means slog.Default().
+	// full (debug level), what an operator must fix (warn level, once per route and kind),
+	// config warnings when New accepts a config (warn level), and requests blocked by
+	// enforcement (info level, with the crawler's token and the rule). Nil means
+	// slog.Default().
 	Logger *slog.Logger
+}
+
+func (o Options) logger() *slog.Logger {
+	if o.Logger == nil {
+		return slog.Default()
+	}
+	return o.Logger
 }
 
 // log adapts a Logger to the core's per-request log hooks.
 func (o Options) log() serve.Log {
-	l := o.Logger
-	if l == nil {
-		l = slog.Default()
-	}
+	l := o.logger()
 	logAt := func(level slog.Level) func(*http.Request, string) {
 		return func(r *http.Request, msg string) {
 			if l.Enabled(r.Context(), level) {
@@ -41,9 +48,12 @@ func (o Options) log() serve.Log {
 // Middleware serves robots.txt and applies robots tags per route. Build it with New or
 // NewFromJSON; it is safe for concurrent use.
 type Middleware struct {
-	robots *serve.RobotsTxt
-	routes []compiledRoute
-	paths  bool // some route has path patterns
+	robots  *serve.RobotsTxt
+	merge   *serve.Upstream
+	enforce *serve.Enforcer
+	logger  *slog.Logger
+	routes  []compiledRoute
+	paths   bool // some route has path patterns
 }
 
 type compiledRoute struct {
@@ -53,17 +63,24 @@ type compiledRoute struct {
 }
 
 // New checks cfg and precomputes everything the middleware sends. The error names every
-// problem found.
+// problem found; what is valid but may not work as meant is logged at warn level.
 func New(cfg Config, opts Options) (*Middleware, error) {
-	m := &Middleware{}
+	m := &Middleware{logger: opts.logger()}
 	var errs []error
+	var warnings []*configerr.Error
 	log := opts.log()
 	if cfg.RobotsTxt != nil {
-		rt, err := serve.NewRobotsTxt(cfg.RobotsTxt.file(), time.Duration(cfg.RobotsTxt.MaxAge))
+		file := cfg.RobotsTxt.file()
+		rt, up, err := cfg.RobotsTxt.newRobotsTxt(file, time.Duration(cfg.RobotsTxt.MaxAge), log, m.logger)
+		m.merge = up
 		if err != nil {
+			errs = append(errs, configerr.Prefix("robots_txt", err))
+		} else if e := cfg.RobotsTxt.Enforce; e != nil {
+			m.enforce, err = serve.NewEnforcer(file, e.Status)
 			errs = append(errs, configerr.Prefix("robots_txt", err))
 		}
 		m.robots = rt
+		warnings = append(warnings, configerr.PrefixAll("robots_txt", file.Warnings())...)
 	}
 	for i, route := range cfg.RobotsTag {
 		at := configerr.Index("robots_tag", i)
@@ -77,18 +94,22 @@ func New(cfg Config, opts Options) (*Middleware, error) {
 			cr.patterns = append(cr.patterns, pp)
 		}
 		m.paths = m.paths || len(cr.patterns) > 0
-		t, err := serve.NewTagger(route.Rules, route.Meta, route.XRobotsTag, log)
+		t, err := serve.NewTagger(route.Rules, route.ContentUsage, route.Meta, route.XRobotsTag, log)
 		if err != nil {
 			errs = append(errs, configerr.Prefix(at, err))
 		}
+		warnings = append(warnings, configerr.PrefixAll(at+".rules", tagemit.Warnings(route.Rules))...)
 		cr.tagger = t
 		m.routes = append(m.routes, cr)
 	}
 	if cfg.RobotsTxt == nil && len(cfg.RobotsTag) == 0 {
 		errs = append(errs, configerr.New("", "", "nothing to do: configure robots_txt, robots_tag, or both"))
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	for _, w := range warnings {
+		m.logger.Warn("config: "+w.Error(), "path", w.Path)
 	}
 	return m, nil
 }
@@ -130,11 +151,20 @@ func (n nextHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) error {
 func (h *middlewareHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m := h.m
 	if m.robots != nil && m.robots.Matches(r) {
-		if err := m.robots.ServeHTTP(w, r); err != nil {
+		if err := h.serveRobotsTxt(w, r); err != nil {
 			se := err.(*serve.StatusError)
 			http.Error(w, strconv.Itoa(se.Code)+" "+http.StatusText(se.Code)+": "+se.Msg, se.Code)
 		}
 		return
+	}
+	if m.enforce != nil {
+		if b, blocked := m.enforce.Check(r); blocked {
+			code := m.enforce.Status()
+			msg := b.Message()
+			m.logger.InfoContext(r.Context(), msg, "token", b.Token, "rule", string(b.Rule.Type)+": "+b.Rule.Path, "status", code, "method", r.Method, "uri", r.RequestURI)
+			http.Error(w, strconv.Itoa(code)+" "+http.StatusText(code)+": "+msg, code)
+			return
+		}
 	}
 	var buf [4]*serve.Tagger
 	matched := buf[:0]

@@ -1,6 +1,8 @@
 // Package robotsgen models, validates, renders, parses and matches robots.txt
 // files (RFC 9309) including the User-Agent-Purpose extension
-// (draft-illyes-rep-purpose-00). It imports only the standard library.
+// (draft-illyes-rep-purpose-00), and the AI usage preference lines Content-Usage
+// (draft-ietf-aipref-attach-05) and Content-Signal (draft-romm-aipref-contentsignals-00),
+// whose values package usage reads and writes.
 //
 // Parsing (Parse), rendering (File.Render) and matching (Matcher) are
 // separate, as in Google's robotstxt library: the Matcher reads the model,
@@ -68,6 +70,17 @@
 // Round trip: for every valid f, Parse(f.Render(origin)) returns f with its
 // sitemap paths resolved against origin, non-ASCII octets in patterns
 // percent-encoded and purpose-only groups moved first, and no diagnostics.
+//
+// # AI usage preferences
+//
+// Group.ContentUsage and Group.ContentSignal are rendered "Content-Usage: [path ]dictionary"
+// and "Content-Signal: [path ]dictionary" after the group's Allow/Disallow lines and before
+// its Crawl-delay and records; a path is checked and percent-encoded as an Allow/Disallow
+// pattern and must start with "/". RFC 9309 parsers read the lines as other records: the
+// witness test renders files with and without them and checks that both witnesses decide
+// the same. Parse reads them into the group they are in, in canonical form (see Parse);
+// Matcher.Preferences answers what they
+// say for a crawler and path; Warnings reports a rule whose path its group disallows.
 //
 // # Purpose matching (our reading of draft-illyes-rep-purpose-00)
 //

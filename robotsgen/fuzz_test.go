@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/sitepolicy/caddy-robots/usage"
 )
 
 // FuzzRoundTrip: any File (decoded from JSON) that renders must parse back to
@@ -98,6 +100,11 @@ func FuzzParse(f *testing.F) {
 				for _, p := range []string{"/", "/a", "/robots.txt", string(data[:min(len(data), 20)])} {
 					if d1, d2 := m1.Decide(a, "", p), m2.Decide(a, "", p); d1.Allowed != d2.Allowed {
 						t.Fatalf("decision changed after render: %s %q", a, p)
+					}
+					for _, v := range []usage.Vocab{usage.ContentUsage, usage.ContentSignal} {
+						if u1, u2 := m1.Preferences(v, a, "", p), m2.Preferences(v, a, "", p); u1.String() != u2.String() {
+							t.Fatalf("%v changed after render: %s %q: %q, %q", v, a, p, u1, u2)
+						}
 					}
 				}
 			}

@@ -199,7 +199,7 @@ func portSafe(body string) string {
 			if i := strings.IndexByte(s, '#'); i >= 0 {
 				s = s[:i]
 			}
-			if k, v, ok := splitLine([]byte(strings.TrimSpace(s))); ok {
+			if k, v, _, ok := splitLine([]byte(strings.TrimSpace(s))); ok {
 				if kind, _ := keyKind(string(k)); kind == kAllow || kind == kDisallow {
 					if l := string(k) + ":" + googlePattern(string(v)); len(l) <= maxLineLen {
 						line = l + "\n"

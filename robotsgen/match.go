@@ -16,6 +16,8 @@ type Matcher struct {
 	byAgent   map[string][]int // lower-case product token -> group indexes
 	byPurpose map[string][]int // lower-case purpose token -> group indexes
 	star      []int            // groups naming "*"
+
+	usage [2][][]usageMatchRule // per vocabulary, per File group: its preference rules
 }
 
 type matchRule struct {
@@ -27,8 +29,10 @@ type matchRule struct {
 }
 
 // NewMatcher prepares f for Decide. f need not be valid: tokens are compared
-// as given and patterns are normalised the same way as paths.
+// as given and patterns are normalised the same way as paths. Presets count
+// as the user agents they render as (File.Expand).
 func NewMatcher(f *File) *Matcher {
+	f = f.Expand(false)
 	m := &Matcher{byAgent: map[string][]int{}, byPurpose: map[string][]int{}}
 	m.groups = make([][]matchRule, len(f.Groups))
 	for gi := range f.Groups {
@@ -75,6 +79,14 @@ func NewMatcher(f *File) *Matcher {
 			}
 			mr.pat = pat
 			m.groups[gi] = append(m.groups[gi], mr)
+		}
+		for vi, u := range usageVocabs {
+			if rs := g.usageRules(vi); len(rs) > 0 {
+				if m.usage[u.v] == nil {
+					m.usage[u.v] = make([][]usageMatchRule, len(f.Groups))
+				}
+				m.usage[u.v][gi] = prepareUsage(u.v, rs)
+			}
 		}
 		// Most specific first, allow before disallow, then file order: the
 		// first match in a group is that group's winner.

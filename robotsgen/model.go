@@ -1,6 +1,10 @@
 package robotsgen
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/sitepolicy/caddy-robots/usage"
+)
 
 // MaxSize is the largest robots.txt, in bytes, that Render produces and Parse
 // reads. RFC 9309 section 2.5 makes 500 KiB the minimum parsing limit of
@@ -31,6 +35,10 @@ type File struct {
 type Group struct {
 	// UserAgents are product tokens; "*" means all crawlers.
 	UserAgents []string `json:"user_agents,omitempty"`
+	// Presets are crawler catalogue categories (package crawlers: "ai-training",
+	// "ai-search", "ai-assistants", "ai-all") whose crawlers the group addresses too: see
+	// Expand.
+	Presets []string `json:"presets,omitempty"`
 	// Purposes are User-Agent-Purpose tokens.
 	Purposes []string `json:"purposes,omitempty"`
 	// Rules are the allow and disallow rules, in order.
@@ -39,6 +47,12 @@ type Group struct {
 	CrawlDelay float64 `json:"crawl_delay,omitempty"`
 	// Records are group-level other records.
 	Records []Record `json:"records,omitempty"`
+	// ContentUsage are Content-Usage rules (draft-ietf-aipref-attach), rendered
+	// "Content-Usage: [path ]preferences" after the group's rules, in order.
+	ContentUsage []usage.Rule `json:"content_usage,omitempty"`
+	// ContentSignal are Content-Signal lines (draft-romm-aipref-contentsignals), in the
+	// same form, rendered after the Content-Usage rules.
+	ContentSignal []usage.Rule `json:"content_signal,omitempty"`
 }
 
 // RuleType says whether a rule allows or disallows.

@@ -29,7 +29,8 @@ import (
 // as "Key: value"; a user-agent value is cut to the product token Google
 // reads ("Googlebot/2.1" is Googlebot). Where Google's reading has no
 // representation in a File the line is skipped with a diagnostic saying so:
-// a product token with characters RFC 9309 forbids ("Foo2Bot"), a pattern
+// a product token with characters RFC 9309 forbids ("Foo.Bot"; a name with
+// digits such as "Foo2Bot" is kept whole, as Validate accepts it), a pattern
 // ending in a truncated "%" escape. Rules that can match no requested path
 // there (not starting with "/" or "*", holding white space, a stray "%") are
 // dropped, which keeps every decision. Patterns are otherwise kept as
@@ -40,6 +41,17 @@ import (
 // wherever they appear; other unknown records are file-level before the
 // first group and belong to the current group after it. "crawldelay" is read
 // as crawl-delay.
+//
+// Content-Usage and Content-Signal lines (keys case-insensitive) inside a group go to its
+// ContentUsage and ContentSignal, never to another group, read as the vocabulary reads
+// them (usage.Vocab.ParseLine) and kept in canonical form: members whose value is not one
+// of the vocabulary's Tokens, and parameters, mean nothing there and are left out, with a
+// diagnostic; keys outside the vocabulary with a y/n (yes/no) Token are kept as "+key"
+// extensions. A value that is not a Structured Field Dictionary makes every preference
+// unknown: with a path the rule is kept without preferences (it still overrides shorter
+// paths), without one it changes nothing and is skipped, reported either way. A line whose
+// path no pattern can express (a stray "%") is skipped with a diagnostic. Before the first
+// group such a line is a file-level record, as any other record there.
 func Parse(data []byte) (*File, []Diagnostic) {
 	p := parser{f: &File{}}
 	if len(data) > MaxSize {
@@ -129,6 +141,8 @@ const (
 	kSitemap
 	kCrawlDelay
 	kHost
+	kContentUsage // the order of usageVocabs
+	kContentSignal
 )
 
 // googleKeys are the keys Google's parser recognises, matched by prefix in
@@ -155,6 +169,10 @@ func keyKind(k string) (kind int, exact bool) {
 		return kCrawlDelay, true
 	case "host":
 		return kHost, true
+	case "content-usage":
+		return kContentUsage, true
+	case "content-signal":
+		return kContentSignal, true
 	}
 	for _, g := range googleKeys {
 		if strings.HasPrefix(l, g.prefix) {
@@ -167,16 +185,17 @@ func keyKind(k string) (kind int, exact bool) {
 // splitLine splits a line (comment and surrounding space removed) into key
 // and value as Google's parser does: at the first ":", or, without one, at
 // the first space or tab when a single word follows ("Disallow /x").
-func splitLine(s []byte) (key, val []byte, ok bool) {
+func splitLine(s []byte) (key, val []byte, colon, ok bool) {
 	sep := bytes.IndexByte(s, ':')
-	if sep < 0 {
+	colon = sep >= 0
+	if !colon {
 		sep = bytes.IndexAny(s, " \t")
 		if sep < 0 || bytes.ContainsAny(bytes.TrimSpace(s[sep:]), " \t") {
-			return nil, nil, false
+			return nil, nil, false, false
 		}
 	}
 	key = bytes.TrimSpace(s[:sep])
-	return key, bytes.TrimSpace(s[sep+1:]), len(key) > 0
+	return key, bytes.TrimSpace(s[sep+1:]), colon, len(key) > 0
 }
 
 func (p *parser) line(n int, raw []byte) {
@@ -188,13 +207,17 @@ func (p *parser) line(n int, raw []byte) {
 	if len(s) == 0 {
 		return
 	}
-	keyb, valb, ok := splitLine(s)
+	keyb, valb, colon, ok := splitLine(s)
 	if !ok {
 		p.diag(n, raw, `no ":" after a key, nor a single word after a space`)
 		return
 	}
 	key := string(keyb)
 	kind, exact := keyKind(key)
+	if !colon {
+		// Google reads it; an RFC 9309 parser skips it, so the two disagree on this line.
+		p.diag(n, raw, `no ":" after the key; read as "`+key+`: `+string(valb)+`", as Google's parser does (RFC 9309 parsers skip the line)`)
+	}
 	if !exact {
 		p.diag(n, raw, "key "+strconv.Quote(key)+" read as "+googleKeyName[kind]+", as Google's parser does (RFC 9309 parsers ignore it)")
 	}
@@ -240,6 +263,14 @@ func (p *parser) line(n int, raw []byte) {
 		p.curDelay = true
 	case kHost:
 		p.record(n, raw, Record{Key: key, Value: val}, true)
+	case kContentUsage, kContentSignal:
+		if p.cur == nil {
+			// It applies to no crawler; kept where it is, as any record there (Warnings
+			// reports it).
+			p.record(n, raw, Record{Key: key, Value: val}, true)
+			return
+		}
+		p.usageLine(n, raw, kind-kContentUsage, val)
 	default:
 		if rp := reservedPrefix(key); rp != "" {
 			p.diag(n, raw, "key skipped: parsers disagree on it (Google's parser reads it as "+rp+")")
@@ -292,8 +323,8 @@ func (p *parser) header(n int, raw []byte, kind int, val []byte) {
 	case tok == "":
 		p.diag(n, raw, "user-agent has no product token; the line still starts a group")
 	case !validProductToken(tok):
-		// Cutting "Foo2Bot" to "Foo" would address another crawler.
-		p.diag(n, raw, "user-agent skipped: Google's parser reads the product token "+strconv.Quote(tok)+", which RFC 9309 does not allow (A-Z, a-z, \"_\", \"-\" only); the line still starts a group")
+		// Cutting "Foo.Bot" to "Foo" would address another crawler.
+		p.diag(n, raw, "user-agent skipped: Google's parser reads the product token "+strconv.Quote(tok)+", which RFC 9309 does not allow (A-Z, a-z, \"_\", \"-\" only; digits are kept); the line still starts a group")
 	case checkLineLen(len(uaKey), tok) != "":
 		p.diag(n, raw, "user-agent skipped: "+checkLineLen(len(uaKey), tok)+"; the line still starts a group")
 	default:

@@ -28,7 +28,7 @@ func TestParseLenient(t *testing.T) {
 		"User-agent: *\n" +
 		"Disallow: /a b\n" +
 		"Crawl-delay: soon\n" +
-		"User-agent: 9bad\n" +
+		"User-agent: bad.bot\n" +
 		"Disallow: /dropped\n" +
 		"Disallow: \xff/latin\n"
 	f, diags := Parse([]byte(in))
@@ -54,7 +54,7 @@ func TestParseLenient(t *testing.T) {
 		17: "sitemap skipped",
 		19: "rule skipped: a pattern holding white space",
 		20: "crawl-delay is not",
-		21: `product token "9bad", which RFC 9309 does not allow|group without a valid user-agent or purpose skipped`,
+		21: `product token "bad.bot", which RFC 9309 does not allow|group without a valid user-agent or purpose skipped`,
 		23: `rule skipped: a pattern that does not start with "/" or "*" matches no path`,
 	}
 	got := map[int]string{}

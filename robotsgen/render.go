@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/usage"
 )
 
 // PurposeSentinel is the product token of the user-agent line that Render
@@ -42,9 +43,10 @@ func (f *File) Render(origin string) ([]byte, error) {
 	if err := f.checkWithOrigin(origin); err != nil {
 		return nil, err
 	}
+	ef := f.Expand(false) // presets written out as user agents
 	var buf bytes.Buffer
-	buf.Grow(f.sizeHint(len(origin)))
-	f.renderTo(&buf, strings.TrimSuffix(origin, "/"))
+	buf.Grow(ef.sizeHint(len(origin)))
+	ef.renderTo(&buf, strings.TrimSuffix(origin, "/"))
 	out := buf.Bytes()
 	if len(out) > MaxSize {
 		return nil, sizeError(len(out))
@@ -160,6 +162,7 @@ func (f *File) sizeHint(origin int) int {
 		for _, r := range g.Records {
 			n += len(r.Key) + len(r.Value) + 3
 		}
+		n += usageSizeHint(g)
 	}
 	return n
 }
@@ -195,6 +198,7 @@ func writeGroup(b writer, g *Group) {
 		writePattern(b, r.Path)
 		b.WriteByte('\n')
 	}
+	writeUsage(b, g)
 	if g.CrawlDelay != 0 {
 		b.WriteString("Crawl-delay: ")
 		b.WriteString(formatDelay(g.CrawlDelay))
@@ -253,7 +257,7 @@ func encodePattern(p string) string {
 
 // canonical returns the file that Parse(Render(origin)) yields for a valid f:
 // sitemap paths resolved against origin, non-ASCII octets in patterns
-// percent-encoded with upper-case hex, purpose-only groups moved (in order)
+// percent-encoded with upper-case hex, presets expanded (Expand), purpose-only groups moved (in order)
 // before all other groups (in order), and empty slices made nil. It returns Validate's error for an
 // invalid f.
 func (f *File) canonical(origin string) (*File, error) {
@@ -264,6 +268,7 @@ func (f *File) canonical(origin string) (*File, error) {
 		return nil, err
 	}
 	origin = strings.TrimSuffix(origin, "/")
+	f = f.Expand(false)
 	c := &File{}
 	c.Comments = cloneStrings(f.Comments)
 	for _, s := range f.Sitemaps {
@@ -280,6 +285,8 @@ func (f *File) canonical(origin string) (*File, error) {
 			CrawlDelay: g.CrawlDelay,
 			Records:    cloneRecords(g.Records),
 		}
+		ng.ContentUsage = canonicalUsage(usage.ContentUsage, g.ContentUsage)
+		ng.ContentSignal = canonicalUsage(usage.ContentSignal, g.ContentSignal)
 		for _, r := range g.Rules {
 			ng.Rules = append(ng.Rules, Rule{Type: r.Type, Path: encodePattern(r.Path)})
 		}

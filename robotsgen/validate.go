@@ -43,12 +43,15 @@ func (f *File) Validate() error {
 	}
 	for gi := range f.Groups {
 		g := &f.Groups[gi]
-		if len(g.UserAgents) == 0 && len(g.Purposes) == 0 {
-			errs = append(errs, configerr.New(fmt.Sprintf("groups[%d]", gi), "", "a group needs at least one user agent or purpose, or crawlers cannot tell whom it addresses"))
+		if len(g.UserAgents) == 0 && len(g.Purposes) == 0 && len(g.Presets) == 0 {
+			errs = append(errs, configerr.New(fmt.Sprintf("groups[%d]", gi), "", "a group needs at least one user agent or purpose (or a preset), or crawlers cannot tell whom it addresses"))
 		}
+		checkPresets(f, gi, func(e *configerr.Error) { errs = append(errs, e) })
 		for i, ua := range g.UserAgents {
 			if !validProductToken(ua) {
-				add(ua, syntax.ProductTokenProblem, "groups[%d].user_agents[%d]", gi, i)
+				add(ua, syntax.CrawlerTokenProblem, "groups[%d].user_agents[%d]", gi, i)
+			} else if msg := checkAgentNotCategory(ua); msg != "" {
+				add(ua, msg, "groups[%d].user_agents[%d]", gi, i)
 			} else if strings.EqualFold(ua, PurposeSentinel) {
 				add(ua, "this product token is reserved: Render uses it to guard the purpose-only groups", "groups[%d].user_agents[%d]", gi, i)
 			} else if msg := checkLineLen(len(uaKey), ua); msg != "" {
@@ -58,6 +61,8 @@ func (f *File) Validate() error {
 		for i, p := range g.Purposes {
 			if !validPurposeToken(p) {
 				add(p, `a purpose token may contain only A-Z, a-z, 0-9, "_" and "-"`, "groups[%d].purposes[%d]", gi, i)
+			} else if msg := checkPurposeNotCrawler(p); msg != "" {
+				add(p, msg, "groups[%d].purposes[%d]", gi, i)
 			} else if msg := checkLineLen(len(purposeKey), p); msg != "" {
 				add(p, "a purpose token "+msg, "groups[%d].purposes[%d]", gi, i)
 			}
@@ -70,6 +75,7 @@ func (f *File) Validate() error {
 				add(r.Path, msg, "groups[%d].rules[%d].path", gi, i)
 			}
 		}
+		errs = validateUsage(g, gi, errs)
 		if d := g.CrawlDelay; math.IsNaN(d) || math.IsInf(d, 0) || d < 0 {
 			add(strconv.FormatFloat(d, 'g', -1, 64), CrawlDelayProblem, "groups[%d].crawl_delay", gi)
 		}
@@ -80,10 +86,18 @@ func (f *File) Validate() error {
 		}
 	}
 	if len(errs) == 0 {
+		ef := f.Expand(false)
+		for gi := range ef.Groups {
+			if g := &ef.Groups[gi]; len(f.Groups[gi].Presets) > 0 && len(g.UserAgents) == 0 && len(g.Purposes) == 0 {
+				errs = append(errs, configerr.New(fmt.Sprintf("groups[%d].presets", gi), "", "the presets add no crawler: each one is named in another group, which overrides the preset for it"))
+			}
+		}
+	}
+	if len(errs) == 0 {
 		// Only a valid file can be sized; path sitemaps count without origin
 		// here and Render checks the real size again.
 		var c counter
-		f.renderTo(&c, "")
+		f.Expand(false).renderTo(&c, "")
 		if c > MaxSize {
 			errs = append(errs, sizeError(int(c)))
 		}
@@ -116,8 +130,9 @@ func (f *File) NeedsOrigin() bool {
 	return false
 }
 
-// validProductToken implements RFC 9309 section 2.2.1, with "*" for every crawler.
-func validProductToken(s string) bool { return s == "*" || syntax.ProductToken(s) }
+// validProductToken implements RFC 9309 section 2.2.1, with "*" for every crawler, and
+// accepts digits too (syntax.CrawlerToken: AI2Bot), which Warnings flags.
+func validProductToken(s string) bool { return s == "*" || syntax.CrawlerToken(s) }
 
 // validPurposeToken accepts the product-token charset plus digits, because
 // the draft's own registered-value examples ("EXAMPLE-PURPOSE-1") use them.
@@ -209,6 +224,8 @@ func checkRecord(r Record, fileLevel bool, add func(field, value, msg string)) {
 		add("key", r.Key, fmt.Sprintf("a record key must not be (or start with) the core key %q; use the dedicated field", p))
 	} else if !fileLevel && strings.EqualFold(r.Key, "host") {
 		add("key", r.Key, "Host is a file-level record; put it in File.Records")
+	} else if vi := usageKind(r.Key); !fileLevel && vi >= 0 {
+		add("key", r.Key, "a group's "+usageVocabs[vi].v.String()+" rules go in its "+usageVocabs[vi].field+" field, which checks them")
 	}
 	if msg := checkValue(r.Value); msg != "" {
 		add("value", r.Value, "a record value "+msg)

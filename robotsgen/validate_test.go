@@ -2,6 +2,7 @@ package robotsgen
 
 import (
 	"errors"
+	"github.com/sitepolicy/caddy-robots/crawlers"
 	"math"
 	"strings"
 	"testing"
@@ -37,8 +38,18 @@ func TestValidateRejects(t *testing.T) {
 		{"reserved guard token", func(f *File) { f.Groups[0].UserAgents[0] = "RobotsGen-Purpose-Groups" },
 			[]string{`groups[0].user_agents[0] "RobotsGen-Purpose-Groups": this product token is reserved`}},
 		{"space in product token", func(f *File) { f.Groups[0].UserAgents[0] = "Google Bot" },
-			[]string{`groups[0].user_agents[0] "Google Bot": a product token may contain only A-Z, a-z, "_" and "-" (RFC 9309), or be "*"`}},
-		{"digit in product token", func(f *File) { f.Groups[1].UserAgents[0] = "Bot2" }, []string{`groups[1].user_agents[0] "Bot2"`, "product token"}},
+			[]string{`groups[0].user_agents[0] "Google Bot": a product token may contain only A-Z, a-z, 0-9, "_" and "-"`}},
+		{"dot in product token", func(f *File) { f.Groups[1].UserAgents[0] = "Bot2.0" }, []string{`groups[1].user_agents[0] "Bot2.0"`, "product token"}},
+		{"category as user agent", func(f *File) { f.Groups[1].UserAgents[0] = "AI-Training" }, []string{`groups[1].user_agents[0] "AI-Training"`, "name it as a preset"}},
+		{"unknown preset", func(f *File) { f.Groups[1].Presets = []string{"ai-search", "ai-trainnig"} },
+			[]string{`groups[1].presets[1] "ai-trainnig": a preset is a category of the crawler catalogue: ai-all, ai-assistants, ai-search, ai-training (did you mean "ai-training"?)`}},
+		{"purpose is a crawler", func(f *File) { f.Groups[0].Purposes[0] = "gptbot" }, []string{`groups[0].purposes[0] "gptbot": a purpose token must not be the name of a crawler (GPTBot)`}},
+		{"preset adds no crawler", func(f *File) {
+			f.Groups = append(f.Groups, Group{UserAgents: []string{"GPTBot", "ChatGPT-User", "OAI-SearchBot"}}, Group{Presets: []string{"ai-assistants"}})
+			cs, _ := crawlers.Category("ai-assistants")
+			w, _ := crawlers.RobotsTxtNames(cs)
+			f.Groups[len(f.Groups)-2].UserAgents = w
+		}, []string{"presets: the presets add no crawler"}},
 		{"empty product token", func(f *File) { f.Groups[0].UserAgents[0] = "" }, []string{`groups[0].user_agents[0]: a product token`}},
 		{"slash in product token", func(f *File) { f.Groups[0].UserAgents[0] = "Googlebot/2.1" }, []string{"user_agents[0]", "product token"}},
 		{"bad purpose", func(f *File) { f.Groups[0].Purposes[0] = "ai training" },

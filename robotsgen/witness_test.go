@@ -8,6 +8,8 @@ import (
 
 	"github.com/jimsmart/grobotstxt"
 	"github.com/temoto/robotstxt"
+
+	"github.com/sitepolicy/caddy-robots/usage"
 )
 
 // Pools for generated files. Agents include case variants (matching is
@@ -103,6 +105,12 @@ func genFile(r *rand.Rand) *File {
 		if r.IntN(6) == 0 {
 			g.Records = append(g.Records, Record{Key: "Clean-param", Value: "ref /a"})
 		}
+		if r.IntN(3) == 0 {
+			g.ContentUsage = genUsage(r, usage.ContentUsage)
+		}
+		if r.IntN(4) == 0 {
+			g.ContentSignal = genUsage(r, usage.ContentSignal)
+		}
 		f.Groups = append(f.Groups, g)
 	}
 	if r.IntN(3) == 0 {
@@ -118,6 +126,86 @@ func genFile(r *rand.Rand) *File {
 		f.Comments = append(f.Comments, "generated")
 	}
 	return f
+}
+
+// genUsage returns 1 to 3 preference rules of v, with or without a path, sometimes with
+// an extension key.
+func genUsage(r *rand.Rand, v usage.Vocab) []usage.Rule {
+	var out []usage.Rule
+	for range 1 + r.IntN(3) {
+		var rule usage.Rule
+		if r.IntN(3) != 0 {
+			rule.Path = genPattern(r)
+			if rule.Path[0] != '/' {
+				rule.Path = "/" + rule.Path
+			}
+		}
+		rule.Preferences = map[string]string{}
+		words := [2]string{"y", "n"}
+		if v == usage.ContentSignal {
+			words = [2]string{"yes", "no"}
+		}
+		for _, k := range v.Keys() {
+			if c := r.IntN(3); c < 2 {
+				rule.Preferences[k] = words[c]
+			}
+		}
+		if r.IntN(8) == 0 {
+			rule.Preferences["+x-ext"] = words[r.IntN(2)]
+		}
+		if rule.Path == "" && len(rule.Preferences) == 0 {
+			rule.Preferences[v.Keys()[0]] = words[1]
+		}
+		out = append(out, rule)
+	}
+	return out
+}
+
+// oraclePrefs is the test's own reading of attach-05 for an allowed path: the longest
+// matching rule of the obeyed groups (a rule without a path is a rule for "/"), rules of
+// the same length combined.
+func oraclePrefs(f *File, groups []int, v usage.Vocab, path string) usage.Prefs {
+	np := []byte(normalise(path, false))
+	var out usage.Prefs
+	best := -1
+	for _, gi := range groups {
+		rules := f.Groups[gi].ContentUsage
+		if v == usage.ContentSignal {
+			rules = f.Groups[gi].ContentSignal
+		}
+		for _, rl := range rules {
+			p := rl.Path
+			if p == "" {
+				p = "/"
+			}
+			pat := normalise(p, true)
+			end := strings.HasSuffix(pat, "$")
+			if !matchPattern(strings.TrimSuffix(pat, "$"), end, np) {
+				continue
+			}
+			prefs, err := v.FromConfig(rl.Preferences)
+			if err != nil {
+				panic(err)
+			}
+			switch {
+			case len(pat) > best:
+				out, best = prefs, len(pat)
+			case len(pat) == best:
+				out = usage.Combine(out, prefs)
+			}
+		}
+	}
+	return out
+}
+
+// withoutUsage returns f without its preference rules.
+func withoutUsage(f *File) *File {
+	c := *f
+	c.Groups = append([]Group(nil), f.Groups...)
+	for i := range c.Groups {
+		c.Groups[i].ContentUsage, c.Groups[i].ContentSignal = nil, nil
+	}
+	return &c
 }
 
 // oracle is the test's own statement of which groups a crawler obeys,
@@ -224,6 +312,16 @@ func TestWitnesses(t *testing.T) {
 			t.Fatalf("config %d: temoto rejects our file: %v\n%s", c, err, body)
 		}
 		sbody := string(body)
+		// The same file without its Content-Usage and Content-Signal lines: every legacy
+		// parser must decide the same on both.
+		plain := ""
+		if hasUsage(f) {
+			pb, err := withoutUsage(f).Render("https://example.com")
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain = string(pb)
+		}
 		// lineRules maps rendered line numbers to the rule written there.
 		lineRules := map[int]*Rule{}
 		for i, l := range strings.Split(sbody, "\n") {
@@ -254,6 +352,25 @@ func TestWitnesses(t *testing.T) {
 				}
 				if d.Group != wantGroup {
 					t.Fatalf("config %d %s/%s %s: group %d, oracle %d\n%s", c, agent, purpose, path, d.Group, wantGroup, body)
+				}
+				for _, v := range []usage.Vocab{usage.ContentUsage, usage.ContentSignal} {
+					want := usage.Prefs{}
+					if d.Allowed {
+						want = oraclePrefs(f, groups, v, path)
+					}
+					if got := m.Preferences(v, agent, purpose, path); got.String() != want.String() {
+						t.Fatalf("config %d %s/%s %s: %v %q, oracle %q\n%s", c, agent, purpose, path, v, got, want, body)
+					}
+					compared["preferences"]++
+				}
+				if plain != "" {
+					for _, w := range allWitnesses {
+						if w.allowed(sbody, agent, path) != w.allowed(plain, agent, path) ||
+							w.allowed(sbody, purpose, path) != w.allowed(plain, purpose, path) {
+							t.Fatalf("config %d %s/%s %s: %s decides differently without the preference lines\n%s", c, agent, purpose, path, w.name, body)
+						}
+						compared[w.name+" unchanged by preference lines"]++
+					}
 				}
 				if path == "/robots.txt" {
 					if !d.Allowed {
@@ -359,9 +476,18 @@ func TestWitnesses(t *testing.T) {
 	for k, v := range ex {
 		t.Logf("exception %6d × %s", v, k)
 	}
-	if compared["google"] < configs || compared["temoto"] < configs/2 {
+	if compared["google"] < configs || compared["temoto"] < configs/2 || compared["grobotstxt unchanged by preference lines"] < configs/2 {
 		t.Fatalf("too few comparisons: %v", compared)
 	}
+}
+
+func hasUsage(f *File) bool {
+	for _, g := range f.Groups {
+		if len(g.ContentUsage)+len(g.ContentSignal) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // productNamed reports whether some group names token as product token.

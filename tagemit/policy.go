@@ -12,6 +12,7 @@ import (
 	"github.com/dunglas/httpsfv"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/internal/syntax"
 )
 
@@ -54,16 +55,20 @@ func (d *policyData) computeLazy() {
 	})
 }
 
-// validToken reports whether tok is an RFC 9309 product token (A-Z a-z _ -) or "*".
-func validToken(tok string) bool { return tok == GlobalToken || syntax.ProductToken(tok) }
+// validToken reports whether tok is an RFC 9309 product token (A-Z a-z _ -), a word with
+// digits as well (AI2Bot, syntax.CrawlerToken), or "*".
+func validToken(tok string) bool { return tok == GlobalToken || syntax.CrawlerToken(tok) }
 
 // checkToken validates and canonicalises a configured product token; the problem is "" for a
 // valid one.
 func checkToken(tok string) (string, string) {
 	if !validToken(tok) {
-		return "", syntax.ProductTokenProblem
+		return "", syntax.CrawlerTokenProblem
 	}
 	low := strings.ToLower(tok)
+	if crawlers.IsCategory(low) {
+		return "", fmt.Sprintf("%q is a category of the crawler catalogue, not a crawler: write %s%s for its crawlers", low, PresetPrefix, low)
+	}
 	if low == "robots" {
 		return "", fmt.Sprintf("this product token is reserved: in HTML it names every accessor; use %q", GlobalToken)
 	}
@@ -80,28 +85,39 @@ func checkToken(tok string) (string, string) {
 // rule is an error naming it and suggesting the closest known rule; so is "all" (it
 // restricts nothing), an invalid product token or value, and a policy whose Robots-Tag
 // serialisation exceeds MaxFieldSize. A token listed with no rules is left out.
+//
+// A key "preset:<category>" (PresetPrefix) names a category of the crawler catalogue
+// (package crawlers): its rules go to every catalogue name of the category that may be
+// written as a token (crawlers.TokenProduct and TokenDigits), one member each, added to the
+// rules those tokens have otherwise. An unknown category is an error listing the known ones.
 func NewPolicy(rules map[string][]string) (Policy, error) {
 	m := map[string]ruleSet{}
 	var errs []error
 	// Map order is random: report in token order so the same config gives the same error.
+	presets := 0
 	for _, tok := range slices.Sorted(maps.Keys(rules)) {
 		at := configerr.Key("", tok)
+		if names, problem, ok := presetTokens(tok); ok {
+			if problem != nil {
+				problem.Path = at
+				errs = append(errs, problem)
+				continue
+			}
+			rs, rerrs := ruleSetOf(at, rules[tok])
+			errs = append(errs, rerrs...)
+			for _, n := range names {
+				m[n] = m[n].union(rs)
+			}
+			presets += len(names)
+			continue
+		}
 		ctok, problem := checkToken(tok)
 		if problem != "" {
 			errs = append(errs, &configerr.Error{Path: at, Value: tok, Problem: problem})
 			continue
 		}
-		var rs ruleSet
-		for i, text := range rules[tok] {
-			if err := rs.addRuleText(text); err != nil {
-				e := &configerr.Error{Path: configerr.Index(at, i), Value: text, Problem: err.Error()}
-				var ce *configerr.Error
-				if errors.As(err, &ce) {
-					e.Problem, e.Suggestion = ce.Problem, ce.Suggestion
-				}
-				errs = append(errs, e)
-			}
-		}
+		rs, rerrs := ruleSetOf(at, rules[tok])
+		errs = append(errs, rerrs...)
 		m[ctok] = m[ctok].union(rs)
 	}
 	if len(errs) > 0 {
@@ -109,9 +125,30 @@ func NewPolicy(rules map[string][]string) (Policy, error) {
 	}
 	p := build(m)
 	if n := len(p.RobotsTag()); n > MaxFieldSize {
-		return Policy{}, &configerr.Error{Problem: fmt.Sprintf("the Robots-Tag value would be %d bytes, over the %d-byte limit parsers must honour", n, MaxFieldSize)}
+		msg := fmt.Sprintf("the Robots-Tag value would be %d bytes, over the %d-byte limit parsers must honour", n, MaxFieldSize)
+		if presets > 0 {
+			msg += fmt.Sprintf(": the presets add %d tokens, each with its rules; give a preset fewer rules, use a narrower category, or give the rules to %q", presets, GlobalToken)
+		}
+		return Policy{}, &configerr.Error{Problem: msg}
 	}
 	return p, nil
+}
+
+// ruleSetOf reads the rule strings of the token at path at.
+func ruleSetOf(at string, rules []string) (ruleSet, []error) {
+	var rs ruleSet
+	var errs []error
+	for i, text := range rules {
+		if err := rs.addRuleText(text); err != nil {
+			e := &configerr.Error{Path: configerr.Index(at, i), Value: text, Problem: err.Error()}
+			var ce *configerr.Error
+			if errors.As(err, &ce) {
+				e.Problem, e.Suggestion = ce.Problem, ce.Suggestion
+			}
+			errs = append(errs, e)
+		}
+	}
+	return rs, errs
 }
 
 // build canonicalises m and precomputes the serialisations.

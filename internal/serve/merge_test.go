@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sitepolicy/caddy-robots/tagemit"
+	"github.com/sitepolicy/caddy-robots/usage"
 )
 
 // TestMergeCacheBounded: however many distinct values a backend sends, the merge cache holds
@@ -16,7 +17,7 @@ func TestMergeCacheBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := newTagOutput(p)
+	o := newTagOutput(p, usage.Prefs{})
 	for i := range 10_000 {
 		got := o.withBackend([]string{fmt.Sprintf("bot-%s;noindex", strings.Repeat("x", i%50)+string(rune('a'+i%26))+string(rune('a'+i/26%26))+string(rune('a'+i/676%26)))}, nil)
 		if !strings.Contains(got.robotsTag[0], "noindex") {

@@ -182,10 +182,17 @@ func (rt *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request) error {
 		// Only an unusable Host header gets here: the config itself was checked at load.
 		return &StatusError{http.StatusBadRequest, err.Error()}
 	}
+	return rt.serveBody(w, r, b, rt.modTime, rt.lastModified)
+}
+
+// serveBody writes b, or 304 Not Modified, with the robots.txt headers; modTime and
+// lastModified are b's (the merging responder, upstream.go, keeps them per body).
+func (rt *RobotsTxt) serveBody(w http.ResponseWriter, r *http.Request, b *robotsBody, modTime time.Time, lastModified []string) error {
+	h := w.Header()
 	h["Cache-Control"] = rt.cacheControl
 	h["Etag"] = b.etagValue
-	h["Last-Modified"] = rt.lastModified
-	if notModified(r, b.etag, rt.modTime) {
+	h["Last-Modified"] = lastModified
+	if notModified(r, b.etag, modTime) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"errors"
 	"mime"
 	"net/http"
 	"path"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/tagemit"
+	"github.com/sitepolicy/caddy-robots/usage"
 )
 
 // Log receives what the serving core has to say about requests. Either func may be nil.
@@ -28,6 +30,7 @@ type Log struct {
 // serialised once, when it is built. It is safe for concurrent use.
 type Tagger struct {
 	policy tagemit.Policy
+	usage  usage.Prefs // Content-Usage preferences; empty if none
 	meta   bool
 	xrt    bool
 	log    Log
@@ -58,6 +61,13 @@ type tagOutput struct {
 	xRobotsTag []string
 	meta       []byte
 
+	// usage is the Content-Usage preferences, contentUsage their field value (nil when
+	// there are none, so that a backend's own field is left alone); usageMerged caches
+	// them merged with what backends sent, per distinct value.
+	usage        usage.Prefs
+	contentUsage []string
+	usageMerged  usageCache
+
 	// dropped names the members left out to keep the Robots-Tag value within
 	// tagemit.MaxFieldSize; errs are what could not be read of a backend's header.
 	dropped []string
@@ -67,9 +77,12 @@ type tagOutput struct {
 	merged mergeCache
 }
 
-func newTagOutput(p tagemit.Policy) *tagOutput {
+func newTagOutput(p tagemit.Policy, u usage.Prefs) *tagOutput {
 	p, dropped := p.FitFieldSize()
-	o := &tagOutput{policy: p, meta: p.MetaElements(), dropped: dropped}
+	o := &tagOutput{policy: p, meta: p.MetaElements(), dropped: dropped, usage: u}
+	if v := u.String(); v != "" {
+		o.contentUsage = []string{v}
+	}
 	if v := p.RobotsTag(); v != "" {
 		o.robotsTag = []string{v}
 	}
@@ -116,7 +129,7 @@ func (o *tagOutput) withBackend(rt, xrt []string) *tagOutput {
 		q, e := tagemit.ParseXRobotsTag(xrt)
 		p, errs = p.Union(q), append(errs, e...)
 	}
-	m = newTagOutput(p)
+	m = newTagOutput(p, o.usage)
 	m.meta, m.errs = o.meta, errs
 	if len(key.rt)+len(key.xrt) <= tagemit.MaxFieldSize {
 		c.mu.Lock()
@@ -127,6 +140,47 @@ func (o *tagOutput) withBackend(rt, xrt []string) *tagOutput {
 		c.mu.Unlock()
 	}
 	return m
+}
+
+// usageCache caches a route's Content-Usage merged with the values backends send, bounded
+// as mergeCache is.
+type usageCache struct {
+	mu sync.RWMutex
+	m  map[string]usageMerge
+}
+
+type usageMerge struct {
+	value []string // the field to send
+	err   error    // why the backend's value was dropped, for the debug log
+}
+
+// withBackendUsage returns the Content-Usage field to send when the handler sent its own:
+// the combination of o's preferences and the backend's (usage.MergeHeader). A value that
+// does not parse says nothing (every preference unknown, vocab §6): it is replaced by o's
+// own, and err says why, for the debug log.
+func (o *tagOutput) withBackendUsage(lines []string) ([]string, error) {
+	key := joinKey(lines)
+	c := &o.usageMerged
+	c.mu.RLock()
+	m, ok := c.m[key]
+	c.mu.RUnlock()
+	if ok {
+		return m.value, m.err
+	}
+	v, err := usage.MergeHeader(o.usage, lines)
+	m = usageMerge{value: o.contentUsage, err: err}
+	if v != o.usage.String() {
+		m.value = []string{v}
+	}
+	if len(key) <= tagemit.MaxFieldSize {
+		c.mu.Lock()
+		if c.m == nil || len(c.m) >= maxMerged {
+			c.m = make(map[string]usageMerge)
+		}
+		c.m[key] = m
+		c.mu.Unlock()
+	}
+	return m.value, m.err
 }
 
 func joinKey(lines []string) string {
@@ -140,18 +194,37 @@ func joinKey(lines []string) string {
 }
 
 // NewTagger checks a route's rules (product token -> rules, as tagemit.NewPolicy reads them)
-// and precomputes everything it sends: the Robots-Tag field, the X-Robots-Tag lines when
-// xRobotsTag is set, the meta elements when meta is set. Errors name the field under "rules".
-func NewTagger(rules map[string][]string, meta, xRobotsTag bool, log Log) (*Tagger, error) {
+// and Content-Usage preferences (usage.ContentUsage.FromConfig: {"train-ai": "n"}), and
+// precomputes everything it sends: the Robots-Tag field, the X-Robots-Tag lines when
+// xRobotsTag is set, the meta elements when meta is set, the Content-Usage field. A route
+// needs rules, preferences or both; meta and xRobotsTag need rules. Errors name the field:
+// "rules", `content_usage["key"]`, "meta", "x_robots_tag".
+func NewTagger(rules map[string][]string, contentUsage map[string]string, meta, xRobotsTag bool, log Log) (*Tagger, error) {
 	p, err := tagemit.NewPolicy(rules)
 	if err != nil {
-		return nil, configerr.Prefix("rules", err)
+		err = configerr.Prefix("rules", err)
+	}
+	u, uerr := usage.ContentUsage.FromConfig(contentUsage)
+	if err = errors.Join(err, configerr.Prefix("content_usage", uerr)); err != nil {
+		return nil, err
 	}
 	if p.IsEmpty() {
-		return nil, configerr.New("rules", "", "no rules: give at least one rule, e.g. noindex")
+		if u.IsEmpty() {
+			return nil, configerr.New("rules", "", "no rules: give at least one rule, e.g. noindex, or Content-Usage preferences (content_usage)")
+		}
+		var errs []error
+		if meta {
+			errs = append(errs, configerr.New("meta", "", "meta writes the route's robots rules as <meta> elements, and the route has none (Content-Usage preferences have no meta element)"))
+		}
+		if xRobotsTag {
+			errs = append(errs, configerr.New("x_robots_tag", "", "x_robots_tag sends the route's robots rules as X-Robots-Tag, and the route has none"))
+		}
+		if len(errs) > 0 {
+			return nil, errors.Join(errs...)
+		}
 	}
-	t := &Tagger{policy: p, meta: meta, xrt: xRobotsTag, log: log}
-	t.out = *newTagOutput(p)
+	t := &Tagger{policy: p, usage: u, meta: meta, xrt: xRobotsTag, log: log}
+	t.out = *newTagOutput(p, u)
 	return t, nil
 }
 
@@ -257,11 +330,11 @@ func combined(taggers []*Tagger) *tagOutput {
 			return o.(*tagOutput)
 		}
 	}
-	p := taggers[0].policy
+	p, u := taggers[0].policy, taggers[0].usage
 	for _, t := range taggers[1:] {
-		p = p.Union(t.policy)
+		p, u = p.Union(t.policy), usage.Combine(u, t.usage)
 	}
-	o := newTagOutput(p)
+	o := newTagOutput(p, u)
 	if cacheable {
 		if prev, loaded := taggers[0].unions.LoadOrStore(key, o); loaded {
 			return prev.(*tagOutput)

@@ -144,6 +144,22 @@ func (tw *TagWriter) setHeaders() {
 		}
 	}
 	out := combined(tw.all)
+	if out.contentUsage != nil {
+		if own := h["Content-Usage"]; len(own) > 0 {
+			// The handler sent its own: the response carries the combination.
+			v, err := out.withBackendUsage(own)
+			if err != nil {
+				tw.debug("Content-Usage from the handler dropped: " + err.Error())
+			}
+			h["Content-Usage"] = v
+		} else {
+			h["Content-Usage"] = out.contentUsage
+		}
+	}
+	if out.policy.IsEmpty() {
+		// Only Content-Usage routes: the robots headers are the handler's business.
+		return
+	}
 	if ownRT, ownXRT := h["Robots-Tag"], h["X-Robots-Tag"]; len(ownRT) > 0 || len(ownXRT) > 0 {
 		// The handler (a backend, an app) sent its own: the response carries the union.
 		out = out.withBackend(ownRT, ownXRT)

@@ -1,0 +1,141 @@
+package caddymodule
+
+import (
+	"strings"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/robotsgen"
+	"github.com/sitepolicy/caddy-robots/usage"
+)
+
+// AI usage preferences (issue 11) in the Caddyfile:
+//
+//	group ... {
+//		content_usage [<path>] <key>=<value>...    # Content-Usage: [path ]train-ai=n, search=y
+//		content_signal [<path>] <key>=<value>...   # Content-Signal: [path ]search=yes, ai-train=no
+//	}
+//	robots_tag ... {
+//		content_usage <key>=<value>...             # response header Content-Usage
+//	}
+//
+// A first argument starting with "/" is the rule's path. The adapter only splits key=value
+// arguments into the JSON object; the core checks keys and values.
+
+// parseUsageArgs reads "key=value..." arguments into their JSON object, refusing what the
+// object cannot hold (an argument without "=", a key given twice). what names the
+// sub-directive for errors.
+func parseUsageArgs(d *caddyfile.Dispenser, what string, v usage.Vocab, args []string, into map[string]string) error {
+	k := v.Keys()[0]
+	allow, disallow := "y", "n"
+	if v == usage.ContentSignal {
+		allow, disallow = "yes", "no"
+	}
+	for _, arg := range args {
+		key, value, ok := strings.Cut(arg, "=")
+		if !ok {
+			return d.Errf("%s: %q: a preference is written key=value, e.g. %s=%s (allow) or %s=%s (disallow); a path goes first and starts with /", what, arg, k, allow, k, disallow)
+		}
+		if _, dup := into[key]; dup {
+			return d.Errf("%s: key %q given more than once; keep one", what, key)
+		}
+		into[key] = value
+	}
+	return nil
+}
+
+// parseGroupUsage reads "content_usage [<path>] key=value..." or "content_signal ..." in a
+// group; the cursor is on the sub-directive, path is the group's field path.
+func parseGroupUsage(d *caddyfile.Dispenser, at *positions, path string, g *robotsgen.Group) error {
+	sub := d.Val()
+	v, list := usage.ContentUsage, &g.ContentUsage
+	if sub == "content_signal" {
+		v, list = usage.ContentSignal, &g.ContentSignal
+	}
+	what := "robots_txt: group: " + sub
+	args := d.RemainingArgs()
+	if d.NextBlock(d.Nesting()) {
+		return d.Errf("%s takes no block", what)
+	}
+	r := usage.Rule{Preferences: map[string]string{}}
+	if len(args) > 0 && strings.HasPrefix(args[0], "/") {
+		r.Path, args = args[0], args[1:]
+	}
+	if len(args) == 0 && r.Path == "" {
+		return d.Errf("%s needs preferences, e.g. %s %s", what, sub, map[usage.Vocab]string{usage.ContentUsage: "train-ai=n search=y", usage.ContentSignal: "search=yes ai-train=no"}[v])
+	}
+	if err := parseUsageArgs(d, what, v, args, r.Preferences); err != nil {
+		return err
+	}
+	at.mark(configerr.Index(path+"."+sub, len(*list)))
+	*list = append(*list, r)
+	return nil
+}
+
+// parseTagUsage reads "content_usage key=value..." in a robots_tag block.
+func parseTagUsage(d *caddyfile.Dispenser, at *positions, h *RobotsTag) error {
+	args := d.RemainingArgs()
+	if len(args) == 0 {
+		return d.Errf("robots_tag: content_usage needs preferences, e.g. content_usage train-ai=n")
+	}
+	if d.NextBlock(d.Nesting()) {
+		return d.Errf("robots_tag: content_usage takes no block")
+	}
+	if h.ContentUsage == nil {
+		h.ContentUsage = map[string]string{}
+	}
+	at.mark("content_usage")
+	for _, arg := range args {
+		key, _, _ := strings.Cut(arg, "=")
+		at.mark(configerr.Key("content_usage", key))
+	}
+	return parseUsageArgs(d, "robots_tag: content_usage", usage.ContentUsage, args, h.ContentUsage)
+}
+
+func usageHasPlaceholder(rs ...[]usage.Rule) bool {
+	for _, list := range rs {
+		for _, r := range list {
+			if strings.Contains(r.Path, "{") || mapHasPlaceholder(r.Preferences) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func mapHasPlaceholder(m map[string]string) bool {
+	for k, v := range m {
+		if strings.Contains(k, "{") || strings.Contains(v, "{") {
+			return true
+		}
+	}
+	return false
+}
+
+// usageMap returns a copy of a preferences object with the placeholders replaced in the
+// values; place names the object.
+func (p *placeholders) usageMap(place string, in map[string]string) map[string]string {
+	if in == nil {
+		return nil
+	}
+	out := make(map[string]string, len(in))
+	for k, v := range in {
+		out[k] = p.str(configerr.Key(place, k), v)
+	}
+	return out
+}
+
+// usageRules returns a copy of preference rules with the placeholders replaced in paths and
+// values.
+func (p *placeholders) usageRules(place string, in []usage.Rule) []usage.Rule {
+	if in == nil {
+		return nil
+	}
+	out := make([]usage.Rule, len(in))
+	for i, r := range in {
+		rp := configerr.Index(place, i)
+		out[i] = usage.Rule{Path: p.str(rp+".path", r.Path), Preferences: p.usageMap(rp+".preferences", r.Preferences)}
+	}
+	return out
+}

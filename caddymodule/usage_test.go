@@ -1,0 +1,168 @@
+package caddymodule
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+	"github.com/caddyserver/caddy/v2/caddytest"
+
+	"github.com/sitepolicy/caddy-robots/robotsgen"
+	"github.com/sitepolicy/caddy-robots/usage"
+)
+
+// usageSite is the issue's publisher policy: search yes, AI training no, an open-data path
+// that may be trained on, in robots.txt (both vocabularies) and in response headers.
+const usageSite = `
+http://localhost:@PORT@ {
+	robots_txt {
+		group * {
+			disallow /private/
+			content_usage train-ai=n search=y
+			content_usage /open-data/ train-ai=y search=y
+			content_signal search=yes ai-input=yes ai-train=no
+			content_signal /open-data/ search=yes ai-train=yes
+		}
+		group GPTBot {
+			disallow /
+		}
+	}
+	robots_tag /articles/* noindex {
+		content_usage train-ai=n
+	}
+	@notOpen not path /open-data/*
+	robots_tag @notOpen {
+		content_usage search=y train-ai={env.CADDY_ROBOTS_TEST_TRAIN}
+	}
+	robots_tag /open-data/* {
+		content_usage train-ai=y
+	}
+	header /backend/* Content-Usage "search=n, foo=y"
+	header /broken/* Content-Usage "Train-AI=y"
+	respond "ok"
+}
+`
+
+const usageRobotsTxt = `User-agent: *
+Disallow: /private/
+Content-Usage: train-ai=n, search=y
+Content-Usage: /open-data/ train-ai=y, search=y
+Content-Signal: search=yes, ai-input=yes, ai-train=no
+Content-Signal: /open-data/ search=yes, ai-train=yes
+
+User-agent: GPTBot
+Disallow: /
+`
+
+// usageResponses checks robots.txt and the Content-Usage field of the site's responses.
+func usageResponses(t *testing.T) map[string]string {
+	t.Helper()
+	resp, body := do(t, "GET", siteURL("/robots.txt"))
+	wantStatus(t, resp, 200)
+	if string(body) != usageRobotsTxt {
+		t.Errorf("robots.txt:\n%s\nwant\n%s", body, usageRobotsTxt)
+	}
+	f, diags := robotsgen.Parse(body)
+	if len(diags) > 0 {
+		t.Errorf("diagnostics %v", diags)
+	}
+	m := robotsgen.NewMatcher(f)
+	for _, c := range []struct{ agent, path, cu, cs string }{
+		{"Googlebot", "/article", "train-ai=n, search=y", "search=yes, ai-input=yes, ai-train=no"},
+		{"Googlebot", "/open-data/a.csv", "train-ai=y, search=y", "search=yes, ai-train=yes"},
+		{"Googlebot", "/private/x", "", ""},
+		{"GPTBot", "/open-data/a.csv", "", ""},
+	} {
+		if got := m.Preferences(usage.ContentUsage, c.agent, "", c.path).String(); got != c.cu {
+			t.Errorf("%s %s: Content-Usage %q, want %q", c.agent, c.path, got, c.cu)
+		}
+		if got := m.Preferences(usage.ContentSignal, c.agent, "", c.path).String(); got != c.cs {
+			t.Errorf("%s %s: Content-Signal %q, want %q", c.agent, c.path, got, c.cs)
+		}
+	}
+	got := map[string]string{}
+	for path, want := range map[string]string{
+		"/":                   "train-ai=n, search=y",
+		"/articles/a":         "train-ai=n, search=y",
+		"/open-data/a.csv":    "train-ai=y",
+		"/backend/x":          "train-ai=n, search=n",  // the backend's own, combined; foo ignored
+		"/broken/x":           "train-ai=n, search=y", // unparsable: dropped
+		"/open-data/../x.csv": "train-ai=n, search=y",
+	} {
+		resp, _ := do(t, "GET", siteURL(path))
+		lines := resp.Header.Values("Content-Usage")
+		if len(lines) != 1 || lines[0] != want {
+			t.Errorf("%s: Content-Usage %q, want %q", path, lines, want)
+		}
+		got[path] = strings.Join(lines, "|") + " / " + strings.Join(resp.Header.Values("Robots-Tag"), "|")
+	}
+	// Preferences only: no Robots-Tag.
+	if resp, _ := do(t, "GET", siteURL("/open-data/a.csv")); resp.Header.Get("Robots-Tag") != "" {
+		t.Errorf("a content_usage-only route sent Robots-Tag %q", resp.Header.Get("Robots-Tag"))
+	}
+	return got
+}
+
+// TestContentUsageCaddy: robots.txt lines and the response header from a Caddyfile, then
+// from the JSON that caddy adapt makes of it, with the same responses; the JSON has the
+// fields nethttp reads.
+func TestContentUsageCaddy(t *testing.T) {
+	t.Setenv("CADDY_ROBOTS_TEST_TRAIN", "n")
+	startCaddyfile(t, usageSite)
+	fromCaddyfile := usageResponses(t)
+
+	cfg := globals() + expand(usageSite)
+	adapted, warnings, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cfg), map[string]any{"filename": "Caddyfile"})
+	if err != nil || len(warnings) > 0 {
+		t.Fatal(err, warnings)
+	}
+	for _, want := range []string{
+		`"content_usage":[{"preferences":{"search":"y","train-ai":"n"}},{"path":"/open-data/","preferences":{"search":"y","train-ai":"y"}}]`,
+		`"content_signal":[{"preferences":{"ai-input":"yes","ai-train":"no","search":"yes"}}`,
+		`"content_usage":{"train-ai":"n"}`,
+	} {
+		if !bytes.Contains(adapted, []byte(want)) {
+			t.Errorf("adapted JSON lacks %s:\n%s", want, adapted)
+		}
+	}
+	tester := caddytest.NewTester(t)
+	tester.InitServer(string(adapted), "json")
+	if t.Failed() {
+		t.FailNow()
+	}
+	if fromJSON := usageResponses(t); fmt.Sprint(fromJSON) != fmt.Sprint(fromCaddyfile) {
+		t.Errorf("JSON config serves\n%v\nCaddyfile\n%v", fromJSON, fromCaddyfile)
+	}
+	// The handler JSON is nethttp's: it decodes with unknown fields refused.
+	var doc struct {
+		Apps struct {
+			HTTP struct {
+				Servers map[string]json.RawMessage
+			}
+		}
+	}
+	if err := json.Unmarshal(adapted, &doc); err != nil || !strings.Contains(string(adapted), `"handler":"robots_txt"`) {
+		t.Fatal(err)
+	}
+}
+
+// TestContentUsageCaddyfileErrors: mistakes are refused at their line.
+func TestContentUsageCaddyfileErrors(t *testing.T) {
+	adapter := caddyconfig.GetAdapter("caddyfile")
+	for _, c := range []struct{ name, block, want string }{
+		{"no preferences", "robots_txt {\n\tgroup * {\n\t\tcontent_usage\n\t}\n}", "content_usage needs preferences"},
+		{"no equals", "robots_txt {\n\tgroup * {\n\t\tcontent_usage *.pdf train-ai=n\n\t}\n}", `"*.pdf": a preference is written key=value`},
+		{"twice", "robots_txt {\n\tgroup * {\n\t\tcontent_signal ai-train=no ai-train=yes\n\t}\n}", `key "ai-train" given more than once`},
+		{"tag no preferences", "robots_tag {\n\tcontent_usage\n}", "content_usage needs preferences"},
+		{"tag bad value", "robots_tag {\n\tcontent_usage\ttrain-ai=yes\n}", `"yes": Content-Usage values are y (allow) and n (disallow) (did you mean "y"?), at Caddyfile:` + fmt.Sprint(strings.Count(globals(), "\n")+3)},
+	} {
+		site := globals() + "http://localhost:" + fmt.Sprint(sitePort) + " {\n" + c.block + "\n}\n"
+		_, _, err := adapter.Adapt([]byte(site), map[string]any{"filename": "Caddyfile"})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want ...%s", c.name, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,132 @@
+package nethttp_test
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/sitepolicy/caddy-robots/nethttp"
+)
+
+// usageConfig is the issue's publisher policy as nethttp JSON: robots.txt with both
+// vocabularies, and Content-Usage per route.
+const usageConfig = `{
+  "robots_txt": {"groups": [{"user_agents": ["*"],
+    "rules": [{"type": "disallow", "path": "/private/"}],
+    "content_usage": [{"preferences": {"train-ai": "n", "search": "y"}},
+                      {"path": "/open-data/", "preferences": {"train-ai": "y"}}],
+    "content_signal": [{"preferences": {"search": "yes", "ai-input": "yes", "ai-train": "no"}}]}]},
+  "robots_tag": [
+    {"paths": ["/articles/*"], "rules": {"*": ["noindex"]}, "content_usage": {"train-ai": "n"}},
+    {"paths": ["/articles/open/*", "/open-data/*"], "content_usage": {"train-ai": "y", "search": "y"}}
+  ]
+}`
+
+// TestContentUsageOverLoopback: robots.txt carries both vocabularies; responses carry one
+// Content-Usage field, the combination of every matching route's preferences and the
+// handler's own; a route with only preferences leaves the robots headers alone; an
+// unparsable handler value is dropped with a debug log.
+func TestContentUsageOverLoopback(t *testing.T) {
+	logs := &logRecorder{level: slog.LevelDebug}
+	m, err := nethttp.NewFromJSON([]byte(usageConfig), nethttp.Options{Logger: slog.New(logs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var backendCU, backendRT []string
+	srv := serve(t, m, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if backendCU != nil {
+			w.Header()["Content-Usage"] = backendCU
+		}
+		if backendRT != nil {
+			w.Header()["Robots-Tag"] = backendRT
+		}
+		_, _ = io.WriteString(w, "ok")
+	}))
+
+	resp, body := get(t, nil, "GET", srv.URL+"/robots.txt")
+	want := "User-agent: *\nDisallow: /private/\nContent-Usage: train-ai=n, search=y\nContent-Usage: /open-data/ train-ai=y\nContent-Signal: search=yes, ai-input=yes, ai-train=no\n"
+	if resp.StatusCode != 200 || string(body) != want {
+		t.Fatalf("robots.txt %d\n%s", resp.StatusCode, body)
+	}
+
+	for _, c := range []struct {
+		path       string
+		cu, rt     []string // what the handler sends
+		wantCU     []string
+		wantRT     []string
+		debugNoted string
+	}{
+		{path: "/", wantCU: nil},
+		{path: "/articles/a", wantCU: []string{"train-ai=n"}, wantRT: []string{"*;noindex"}},
+		// Two routes: any n wins, else any y.
+		{path: "/articles/open/a", wantCU: []string{"train-ai=n, search=y"}, wantRT: []string{"*;noindex"}},
+		// Only preferences: Robots-Tag is the handler's business.
+		{path: "/open-data/a.csv", wantCU: []string{"train-ai=y, search=y"}},
+		{path: "/open-data/a.csv", rt: []string{"googlebot: noarchive"}, wantCU: []string{"train-ai=y, search=y"}, wantRT: []string{"googlebot: noarchive"}},
+		// The handler's own value is combined, in one field line.
+		{path: "/open-data/a.csv", cu: []string{"train-ai=n", "search=n"}, wantCU: []string{"train-ai=n, search=n"}},
+		{path: "/articles/a", cu: []string{"search=y;why=1, foo=n"}, wantCU: []string{"train-ai=n, search=y"}, wantRT: []string{"*;noindex"}},
+		// Unparsable: every preference unknown, dropped, logged.
+		{path: "/articles/a", cu: []string{"Train-AI=y"}, wantCU: []string{"train-ai=n"}, wantRT: []string{"*;noindex"}, debugNoted: `Content-Usage from the handler dropped: Content-Usage value "Train-AI=y" is not a Structured Field Dictionary`},
+		// No route preferences: the handler's field is left as it is.
+		{path: "/", cu: []string{"Train-AI=y"}, wantCU: []string{"Train-AI=y"}},
+	} {
+		backendCU, backendRT = c.cu, c.rt
+		resp, _ := get(t, nil, "GET", srv.URL+c.path)
+		if got := resp.Header.Values("Content-Usage"); strings.Join(got, "|") != strings.Join(c.wantCU, "|") {
+			t.Errorf("%s with %q: Content-Usage %q, want %q", c.path, c.cu, got, c.wantCU)
+		}
+		if got := resp.Header.Values("Robots-Tag"); strings.Join(got, "|") != strings.Join(c.wantRT, "|") {
+			t.Errorf("%s with %q: Robots-Tag %q, want %q", c.path, c.rt, got, c.wantRT)
+		}
+		if c.debugNoted != "" {
+			found := false
+			for _, l := range logs.all() {
+				found = found || strings.HasPrefix(l, "DEBUG "+c.debugNoted)
+			}
+			if !found {
+				t.Errorf("%s: no debug log %q in %q", c.path, c.debugNoted, logs.all())
+			}
+		}
+	}
+}
+
+// TestContentUsageConfigErrors: preferences are checked at load with their field paths, and
+// a rule whose path its group disallows is logged as a warning.
+func TestContentUsageConfigErrors(t *testing.T) {
+	for _, c := range []struct{ json, want string }{
+		{`{"robots_tag": [{"content_usage": {"train-ia": "n"}}]}`, `robots_tag[0].content_usage["train-ia"] "train-ia": not a Content-Usage key`},
+		{`{"robots_tag": [{"content_usage": {"train-ai": "no"}}]}`, `robots_tag[0].content_usage["train-ai"] "no": Content-Usage values are y (allow) and n (disallow) (did you mean "n"?)`},
+		{`{"robots_tag": [{"content_usage": {}}]}`, "robots_tag[0].rules: no rules"},
+		{`{"robots_tag": [{"content_usage": {"train-ai": "n"}, "meta": true}]}`, "robots_tag[0].meta: meta writes"},
+		{`{"robots_txt": {"groups": [{"user_agents": ["*"], "content_usage": [{"path": "/x", "preferences": {"Search": "y"}}]}]}}`, `robots_txt.groups[0].content_usage[0].preferences["Search"] "Search": not a Content-Usage key`},
+		{`{"robots_txt": {"groups": [{"user_agents": ["*"], "content_signal": [{"path": "x/", "preferences": {"search": "yes"}}]}]}}`, `robots_txt.groups[0].content_signal[0].path "x/"`},
+	} {
+		_, err := nethttp.NewFromJSON([]byte(c.json), nethttp.Options{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want ...%s", c.json, err, c.want)
+		}
+	}
+	logs := &logRecorder{level: slog.LevelWarn}
+	_, err := nethttp.NewFromJSON([]byte(`{"robots_txt": {"groups": [{"user_agents": ["*"],
+		"rules": [{"type": "disallow", "path": "/private/"}],
+		"content_usage": [{"path": "/private/", "preferences": {"train-ai": "y"}}]}]}}`), nethttp.Options{Logger: slog.New(logs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all := logs.all(); len(all) != 1 || !strings.Contains(all[0], "robots_txt.groups[0].content_usage[0]") || !strings.Contains(all[0], "has no effect") {
+		t.Errorf("warnings logged: %q", all)
+	}
+}
+
+// TestContentUsageSameJSONAsGo: the JSON form is the Go form.
+func TestContentUsageSameJSONAsGo(t *testing.T) {
+	cfg := nethttp.Config{RobotsTag: []nethttp.Route{{Paths: []string{"/a/*"}, TagConfig: nethttp.TagConfig{ContentUsage: map[string]string{"train-ai": "n"}}}}}
+	m := mustNew(t, cfg)
+	resp, _ := get(t, nil, "GET", serve(t, m, http.HandlerFunc(okHandler)).URL+"/a/b")
+	if got := resp.Header.Get("Content-Usage"); got != "train-ai=n" {
+		t.Errorf("Content-Usage %q", got)
+	}
+}

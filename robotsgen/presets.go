@@ -1,0 +1,155 @@
+package robotsgen
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/crawlers"
+	"github.com/sitepolicy/caddy-robots/internal/syntax"
+)
+
+// Expand returns f with the presets of every group written out as user agents, in place of
+// Group.Presets: what Render writes and Parse reads back. A preset adds the catalogue's names
+// of its category that may be written to robots.txt (crawlers.TokenProduct and TokenDigits),
+// in catalogue order, after the group's own user agents, leaving out:
+//   - a name the group already lists (case-insensitively, as crawlers compare), and
+//   - a name another group lists among its user agents: a crawler named explicitly has its
+//     own group, which overrides the preset for it ("block ai-training except GPTBot on
+//     /blog/").
+//
+// Two preset groups that share a crawler both list it; a crawler merges its groups (RFC 9309
+// section 2.2.1), and the Matcher does the same.
+//
+// With uaOnly, the names of the presets that are never written to robots.txt
+// (crawlers.TokenUAOnly, such as "ChatGPT Agent") are added to their groups too, except those
+// whose leading word is a user agent of the file ("iaskspider/2.0" when iaskspider is
+// written): such a crawler reads the file as that token, so a User-Agent naming it must be
+// decided as that token, not by the preset. That file is not for rendering: NewMatcher on it
+// decides for those names as their group says, which is what enforcement by User-Agent
+// needs. Unknown categories are skipped (Validate reports them). f is not modified; without
+// presets, Expand returns f.
+func (f *File) Expand(uaOnly bool) *File {
+	has := false
+	for i := range f.Groups {
+		has = has || len(f.Groups[i].Presets) > 0
+	}
+	if !has {
+		return f
+	}
+	named := map[string]bool{}
+	for i := range f.Groups {
+		for _, ua := range f.Groups[i].UserAgents {
+			named[strings.ToLower(ua)] = true
+		}
+	}
+	c := *f
+	c.Groups = make([]Group, len(f.Groups))
+	written := map[string]bool{}
+	for i, g := range f.Groups {
+		if len(g.Presets) > 0 {
+			agents := append([]string(nil), g.UserAgents...)
+			seen := map[string]bool{}
+			for _, p := range g.Presets {
+				cs, err := crawlers.Category(p)
+				if err != nil {
+					continue
+				}
+				writable, _ := crawlers.RobotsTxtNames(cs)
+				for _, n := range writable {
+					k := strings.ToLower(n)
+					if !named[k] && !seen[k] {
+						seen[k] = true
+						agents = append(agents, n)
+					}
+				}
+			}
+			g.UserAgents = agents
+			g.Presets = nil
+		}
+		for _, ua := range g.UserAgents {
+			written[strings.ToLower(ua)] = true
+		}
+		c.Groups[i] = g
+	}
+	if !uaOnly {
+		return &c
+	}
+	for i := range f.Groups {
+		seen := map[string]bool{}
+		for _, p := range f.Groups[i].Presets {
+			cs, _ := crawlers.Category(p)
+			_, only := crawlers.RobotsTxtNames(cs)
+			for _, n := range only {
+				k := strings.ToLower(n)
+				if !written[leadingWord(k)] && !seen[k] {
+					seen[k] = true
+					c.Groups[i].UserAgents = append(c.Groups[i].UserAgents, n)
+				}
+			}
+		}
+	}
+	return &c
+}
+
+// leadingWord is the part of a name up to its first byte that is not a letter, digit, "-"
+// or "_": the token a robots.txt parser reads from a user-agent value.
+func leadingWord(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !syntax.IsTokenByte(c) && !(c >= '0' && c <= '9') {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+// PresetProblem says what a preset may be: one of the catalogue's categories.
+func PresetProblem() string {
+	return "a preset is a category of the crawler catalogue: " + strings.Join(crawlers.Categories(), ", ")
+}
+
+// checkPresets reports the presets of group gi that are not categories, and a group whose
+// presets expand to no crawler at all.
+func checkPresets(f *File, gi int, add func(e *configerr.Error)) {
+	g := &f.Groups[gi]
+	for i, p := range g.Presets {
+		if !crawlers.IsCategory(p) {
+			e := configerr.New(configerr.Index(fmt.Sprintf("groups[%d].presets", gi), i), p, PresetProblem())
+			e.Suggestion = syntax.Closest(strings.ToLower(p), crawlers.Categories())
+			add(e)
+		}
+	}
+}
+
+// checkAgentNotCategory refuses a user agent spelled like a category: it names no crawler,
+// and the author almost certainly meant the preset.
+func checkAgentNotCategory(ua string) string {
+	if crawlers.IsCategory(ua) {
+		return fmt.Sprintf("%q is a category of the crawler catalogue, not a crawler: name it as a preset (JSON \"presets\", Caddyfile preset)", strings.ToLower(ua))
+	}
+	return ""
+}
+
+// checkPurposeNotCrawler refuses a purpose token that is a catalogue crawler's name: Google's
+// parser reads any key starting with "user-agent" as a user-agent line, so it would read the
+// purpose group as a group for that crawler.
+func checkPurposeNotCrawler(p string) string {
+	if c, ok := crawlers.Lookup(p); ok {
+		return fmt.Sprintf("a purpose token must not be the name of a crawler (%s): Google's parser reads User-Agent-Purpose as a user-agent line, so the group would address that crawler", c.Name)
+	}
+	return ""
+}
+
+// agentWarnings is the part of Warnings about user agents: a name with digits (see
+// syntax.DigitTokenWarning).
+func (f *File) agentWarnings() []*configerr.Error {
+	var out []*configerr.Error
+	for gi := range f.Groups {
+		for i, ua := range f.Groups[gi].UserAgents {
+			if ua != "*" && !syntax.ProductToken(ua) && syntax.CrawlerToken(ua) {
+				out = append(out, configerr.New(configerr.Index(fmt.Sprintf("groups[%d].user_agents", gi), i), ua, syntax.DigitTokenWarning))
+			}
+		}
+	}
+	return out
+}

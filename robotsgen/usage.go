@@ -1,0 +1,412 @@
+package robotsgen
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/dunglas/httpsfv"
+
+	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/usage"
+)
+
+// AI usage preferences in robots.txt (issue 11): the Content-Usage rule of
+// draft-ietf-aipref-attach-05 (vocabulary draft-ietf-aipref-vocab-07) and Cloudflare's
+// Content-Signal line (draft-romm-aipref-contentsignals-00), both written
+// "Key: [path SP] dictionary" inside a group. RFC 9309 parsers read them as other
+// records, so they change no allow/disallow decision (the witness test checks this).
+
+// Line prefixes of the two rules.
+const (
+	contentUsageKey  = "Content-Usage: "
+	contentSignalKey = "Content-Signal: " // the longer of the two
+)
+
+// usageVocabs lists the vocabularies with the field of Group that holds each.
+var usageVocabs = [...]struct {
+	v     usage.Vocab
+	field string
+	key   string // the rendered line's prefix
+	lower string // the key as Parse compares it
+}{
+	{usage.ContentUsage, "content_usage", contentUsageKey, "content-usage"},
+	{usage.ContentSignal, "content_signal", contentSignalKey, "content-signal"},
+}
+
+// usageRules returns the group's rules of vocabulary index vi.
+func (g *Group) usageRules(vi int) []usage.Rule {
+	if vi == 0 {
+		return g.ContentUsage
+	}
+	return g.ContentSignal
+}
+
+func (g *Group) addUsageRule(vi int, r usage.Rule) {
+	if vi == 0 {
+		g.ContentUsage = append(g.ContentUsage, r)
+	} else {
+		g.ContentSignal = append(g.ContentSignal, r)
+	}
+}
+
+// checkUsagePath checks the optional path of a Content-Usage or Content-Signal rule: a
+// pattern as for Allow/Disallow, which must start with "/" (attach-05: a value that does
+// not start with "/" is all preference).
+func checkUsagePath(p string) string {
+	if p == "" {
+		return ""
+	}
+	if msg := checkPattern(p); msg != "" {
+		return msg
+	}
+	if p[0] != '/' {
+		return `the path of a preference rule starts with "/" (a value starting otherwise is read as preferences, not a path); leave the path out to apply the rule to every path`
+	}
+	return ""
+}
+
+// validateUsage checks the group's Content-Usage and Content-Signal rules; gi is the group's
+// index, for field paths.
+func validateUsage(g *Group, gi int, errs []error) []error {
+	for vi, u := range usageVocabs {
+		for i, r := range g.usageRules(vi) {
+			at := fmt.Sprintf("groups[%d].%s[%d]", gi, u.field, i)
+			if msg := checkUsagePath(r.Path); msg != "" {
+				errs = append(errs, configerr.New(at+".path", r.Path, msg))
+			}
+			p, err := u.v.FromConfig(r.Preferences)
+			if err != nil {
+				errs = append(errs, configerr.Prefix(at+".preferences", err))
+				continue
+			}
+			if r.Path == "" && p.IsEmpty() {
+				errs = append(errs, configerr.New(at+".preferences", "", "no preferences: give at least one, e.g. "+example(u.v)+" (a rule with a path and no preferences makes every preference unknown under that path)"))
+				continue
+			}
+			if line := len(u.key) + len(encodePattern(r.Path)) + 1 + len(p.String()); line > maxLineLen {
+				errs = append(errs, configerr.New(at, "", fmt.Sprintf("the %s line would be %d bytes long, over the %d bytes at which Google's parser truncates lines", u.v, line, maxLineLen)))
+			}
+		}
+	}
+	return errs
+}
+
+func example(v usage.Vocab) string {
+	if v == usage.ContentUsage {
+		return "train-ai=n"
+	}
+	return "ai-train=no"
+}
+
+// writeUsage writes the group's Content-Usage and Content-Signal lines. The group is valid.
+func writeUsage(b writer, g *Group) {
+	for vi, u := range usageVocabs {
+		for _, r := range g.usageRules(vi) {
+			p, _ := u.v.FromConfig(r.Preferences)
+			b.WriteString(u.key[:len(u.key)-1]) // without the space, for an empty value
+			if r.Path != "" || !p.IsEmpty() {
+				b.WriteByte(' ')
+			}
+			if r.Path != "" {
+				writePattern(b, r.Path)
+				if !p.IsEmpty() {
+					b.WriteByte(' ')
+				}
+			}
+			b.WriteString(p.String())
+			b.WriteByte('\n')
+		}
+	}
+}
+
+// usageSizeHint estimates the bytes of the group's preference lines.
+func usageSizeHint(g *Group) int {
+	n := 0
+	for vi := range usageVocabs {
+		for _, r := range g.usageRules(vi) {
+			n += len(contentSignalKey) + len(r.Path) + 2*nonASCII(r.Path) + 1 + 16*len(r.Preferences)
+		}
+	}
+	return n
+}
+
+// canonicalUsage returns the rules as Parse reads them back: paths encoded, preferences
+// in their canonical configuration form.
+func canonicalUsage(v usage.Vocab, rs []usage.Rule) []usage.Rule {
+	if len(rs) == 0 {
+		return nil
+	}
+	out := make([]usage.Rule, len(rs))
+	for i, r := range rs {
+		p, _ := v.FromConfig(r.Preferences)
+		out[i] = usage.Rule{Path: encodePattern(r.Path), Preferences: p.Map()}
+	}
+	return out
+}
+
+// usageKind returns the index into usageVocabs of a Content-Usage or Content-Signal key,
+// or -1.
+func usageKind(key string) int {
+	for vi, u := range usageVocabs {
+		if strings.EqualFold(key, u.lower) {
+			return vi
+		}
+	}
+	return -1
+}
+
+// usageLine reads a Content-Usage or Content-Signal line of a group into it, as Parse's
+// documentation says.
+func (p *parser) usageLine(n int, raw []byte, vi int, val string) {
+	u := usageVocabs[vi]
+	path, _, err := u.v.ParseLine(val)
+	if path != "" {
+		path = encodePattern(path)
+		msg := patternProblem(path)
+		if msg == "" {
+			msg = checkUsagePath(path)
+		}
+		if msg != "" {
+			p.diag(n, raw, u.v.String()+" skipped: its path is not a valid pattern: "+msg)
+			return
+		}
+	}
+	r := usage.Rule{Path: path, Preferences: map[string]string{}}
+	if err != nil {
+		if path == "" {
+			p.diag(n, raw, u.v.String()+" skipped: "+err.Error()+"; without a path the rule changes nothing")
+			return
+		}
+		p.diag(n, raw, err.Error()+"; kept as a rule with no preferences for "+strconv.Quote(path))
+		p.cur.addUsageRule(vi, r)
+		return
+	}
+	// The dictionary part, split off as ParseLine does.
+	dict := strings.Trim(cutComment(val), " \t")
+	if strings.HasPrefix(dict, "/") {
+		if i := strings.IndexAny(dict, " \t"); i >= 0 {
+			dict = strings.TrimLeft(dict[i:], " \t")
+		} else {
+			dict = ""
+		}
+	}
+	m, ignored := readPrefs(u.v, dict)
+	prefs, err := u.v.FromConfig(m)
+	if err != nil { // readPrefs keeps only what FromConfig accepts
+		prefs = usage.Prefs{}
+	}
+	r.Preferences = prefs.Map()
+	if len(ignored) > 0 {
+		p.diag(n, raw, u.v.String()+" rewritten without what the vocabulary reads as unknown or ignores: "+strings.Join(ignored, "; "))
+	}
+	if path == "" && prefs.IsEmpty() {
+		p.diag(n, raw, u.v.String()+" skipped: every preference in it is unknown, and without a path the rule changes nothing")
+		return
+	}
+	p.cur.addUsageRule(vi, r)
+}
+
+func cutComment(s string) string {
+	if i := strings.IndexAny(s, "#\r\n"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func tokens(v usage.Vocab) []string {
+	if v == usage.ContentUsage {
+		return []string{"y", "n"}
+	}
+	return []string{"yes", "no"}
+}
+
+// readPrefs reads a valid Dictionary into configuration form, extensions ("+key") included,
+// and names the members left out (dropped or with parameters dropped).
+func readPrefs(v usage.Vocab, dict string) (map[string]string, []string) {
+	m := map[string]string{}
+	d, err := httpsfv.UnmarshalDictionary([]string{dict})
+	if err != nil {
+		return m, nil
+	}
+	var ignored []string
+	vocabKeys := v.Keys()
+	toks := tokens(v)
+	for _, name := range d.Names() {
+		member, _ := d.Get(name)
+		item, ok := member.(httpsfv.Item)
+		tok, isTok := item.Value.(httpsfv.Token)
+		if !ok || !isTok || !slices.Contains(toks, string(tok)) {
+			ignored = append(ignored, name+" (its value is not "+strings.Join(toks, " or ")+")")
+			continue
+		}
+		key := name
+		if !slices.Contains(vocabKeys, name) {
+			key = "+" + name
+			if _, err := v.FromConfig(map[string]string{key: string(tok)}); err != nil {
+				ignored = append(ignored, name+" (not a valid extension key)")
+				continue
+			}
+		}
+		m[key] = string(tok)
+		if item.Params != nil && len(item.Params.Names()) > 0 {
+			ignored = append(ignored, "the parameters of "+name)
+		}
+	}
+	return m, ignored
+}
+
+// usageMatchRule is a preference rule prepared for matching.
+type usageMatchRule struct {
+	pat   string // normalised pattern without a final "$"
+	end   bool
+	size  int // octets as written, non-ASCII encoded; "" counts as "/"
+	prefs usage.Prefs
+}
+
+// prepareUsage prepares a group's rules of one vocabulary, most specific first.
+func prepareUsage(v usage.Vocab, rs []usage.Rule) []usageMatchRule {
+	var out []usageMatchRule
+	for _, r := range rs {
+		path := r.Path
+		if path == "" {
+			path = "/"
+		}
+		p, _ := v.FromConfig(r.Preferences)
+		mr := usageMatchRule{pat: normalise(path, true), size: len(path) + 2*nonASCII(path), prefs: p}
+		if strings.HasSuffix(mr.pat, "$") {
+			mr.pat, mr.end = mr.pat[:len(mr.pat)-1], true
+		}
+		out = append(out, mr)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].size > out[j].size })
+	return out
+}
+
+// Preferences returns the AI usage preferences of vocabulary v (Content-Usage or
+// Content-Signal) that the file states for the crawler with productToken (and purpose) and
+// path, as draft-ietf-aipref-attach-05 says:
+//
+//   - only a path the crawler may fetch has preferences: a path Decide disallows has none
+//     (the empty set);
+//   - the groups are those Decide obeys (merged when several name the token);
+//   - among their rules of v, the one with the longest matching path wins, measured as
+//     Allow/Disallow patterns are (octets as written, non-ASCII percent-encoded); a rule
+//     without a path applies to "/";
+//   - rules with identical paths are combined with usage.Combine (any disallow wins, else
+//     any allow); so are rules with distinct patterns of the same length that both match.
+//
+// A rule whose preferences are empty makes every preference unknown under its path.
+func (m *Matcher) Preferences(v usage.Vocab, productToken, purpose, path string) usage.Prefs {
+	if m.usage[v] == nil {
+		return usage.Prefs{}
+	}
+	d := m.Decide(productToken, purpose, path)
+	if !d.Allowed || d.Group < 0 {
+		return usage.Prefs{}
+	}
+	var sel []int
+	if productToken != "" && productToken != "*" {
+		sel = lookup(m.byAgent, productToken)
+	}
+	if len(sel) == 0 && purpose != "" {
+		sel = lookup(m.byPurpose, purpose)
+	}
+	if len(sel) == 0 {
+		sel = m.star
+	}
+	if i := strings.IndexByte(path, '#'); i >= 0 {
+		path = path[:i]
+	}
+	if path == "" {
+		path = "/"
+	}
+	var buf [512]byte
+	np := appendNormalised(buf[:0], path, false)
+	var out usage.Prefs
+	best := -1
+	for _, gi := range sel {
+		for _, r := range m.usage[v][gi] {
+			if r.size < best {
+				break
+			}
+			if matchPattern(r.pat, r.end, np) {
+				if r.size > best {
+					out, best = r.prefs, r.size
+				} else {
+					out = usage.Combine(out, r.prefs)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// usageWarnings is the part of Warnings about preference rules: a file-level
+// Content-Usage or Content-Signal record, and a Content-Usage or
+// Content-Signal rule whose path the same group disallows (preferences apply only to paths
+// that may be crawled, attach-05). The path of a rule stands for the paths it matches; a
+// rule is reported when the group disallows its path and no Allow rule of the group can
+// match a path the rule matches.
+func (f *File) usageWarnings() []*configerr.Error {
+	var out []*configerr.Error
+	for i, r := range f.Records {
+		if vi := usageKind(r.Key); vi >= 0 {
+			out = append(out, configerr.New(configerr.Index("records", i)+".key", r.Key,
+				fmt.Sprintf("a %s line outside any group applies to no crawler (draft-ietf-aipref-attach puts it inside a group): use a group's %s", usageVocabs[vi].v, usageVocabs[vi].field)))
+		}
+	}
+	for gi := range f.Groups {
+		g := &f.Groups[gi]
+		if len(g.ContentUsage)+len(g.ContentSignal) == 0 {
+			continue
+		}
+		m := NewMatcher(&File{Groups: []Group{{UserAgents: []string{"*"}, Rules: g.Rules}}})
+		for vi, u := range usageVocabs {
+			for i, r := range g.usageRules(vi) {
+				if checkUsagePath(r.Path) != "" {
+					continue
+				}
+				path := r.Path
+				if path == "" {
+					path = "/"
+				}
+				lit, _, _ := strings.Cut(normalise(path, true), "*")
+				lit = strings.TrimSuffix(lit, "$")
+				d := m.Decide("*", "", lit)
+				if d.Allowed || d.Rule == nil || strings.HasSuffix(d.Rule.Path, "$") {
+					// Allowed, or disallowed only at that one path.
+					continue
+				}
+				glob := strings.TrimSuffix(normalise(path, true), "$")
+				if !strings.HasSuffix(normalise(path, true), "$") {
+					glob += "*"
+				}
+				reopened := false
+				for _, ar := range g.Rules {
+					if ar.Type != Allow || ar.Path == "" {
+						continue
+					}
+					ag := normalise(ar.Path, true)
+					if strings.HasSuffix(ag, "$") {
+						ag = ag[:len(ag)-1]
+					} else {
+						ag += "*"
+					}
+					if coMatch(glob, ag) {
+						reopened = true
+						break
+					}
+				}
+				if reopened {
+					continue
+				}
+				out = append(out, configerr.New(fmt.Sprintf("groups[%d].%s[%d]", gi, u.field, i), r.Path,
+					fmt.Sprintf("the group disallows this path (%s %q), and preferences apply only to paths that may be crawled (draft-ietf-aipref-attach): this %s rule has no effect", d.Rule.Type, d.Rule.Path, u.v)))
+			}
+		}
+	}
+	return out
+}

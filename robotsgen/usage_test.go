@@ -1,0 +1,271 @@
+package robotsgen
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/usage"
+)
+
+func cu(path string, kv ...string) usage.Rule {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return usage.Rule{Path: path, Preferences: m}
+}
+
+// TestUsageRender: the issue's example renders inside its group, after the rules, with
+// paths encoded as Allow/Disallow patterns are, and parses back to itself.
+func TestUsageRender(t *testing.T) {
+	f := &File{Groups: []Group{{
+		UserAgents:    []string{"*"},
+		Rules:         []Rule{{Disallow, "/private/"}},
+		CrawlDelay:    2,
+		ContentUsage:  []usage.Rule{cu("", "train-ai", "n", "search", "y"), cu("/open-data/", "train-ai", "y"), cu("/données/", "+ai-use", "n")},
+		ContentSignal: []usage.Rule{cu("", "search", "yes", "ai-input", "yes", "ai-train", "no")},
+	}, {
+		Purposes:     []string{"training"},
+		Rules:        []Rule{{Allow, "/"}},
+		ContentUsage: []usage.Rule{cu("/blog/*.html$", "train-ai", "n")},
+	}}}
+	out, err := f.Render("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `User-agent: robotsgen-purpose-groups
+User-Agent-Purpose: training
+Allow: /
+Content-Usage: /blog/*.html$ train-ai=n
+
+User-agent: *
+Disallow: /private/
+Content-Usage: train-ai=n, search=y
+Content-Usage: /open-data/ train-ai=y
+Content-Usage: /donn%C3%A9es/ ai-use=n
+Content-Signal: search=yes, ai-input=yes, ai-train=no
+Crawl-delay: 2
+`
+	if string(out) != want {
+		t.Fatalf("got\n%s\nwant\n%s", out, want)
+	}
+	roundTripCheck(t, f, "")
+}
+
+// TestUsageValidate: every problem is named by its field path, with the preferences' own
+// paths re-rooted under the rule.
+func TestUsageValidate(t *testing.T) {
+	f := &File{Groups: []Group{{
+		UserAgents: []string{"*"},
+		ContentUsage: []usage.Rule{
+			cu("", "train-ai", "n"),
+			cu("", "train-ia", "n"),
+			cu("open-data/", "search", "y"),
+			cu("*.pdf", "search", "y"),
+			cu("/a#b", "search", "y"),
+			cu("/a b", "search", "y"),
+			cu("/100%zz", "search", "y"),
+			cu(""),
+			cu("/x", "train-ai", "yes"),
+			cu("/ok"), // a path without preferences: every preference unknown there
+		},
+		ContentSignal: []usage.Rule{cu("", "train-ai", "no"), cu("/x", "+ai-use", "no")},
+		Records:       []Record{{"Content-Usage", "train-ai=n"}},
+	}}}
+	got := map[string]string{}
+	for _, e := range configerr.All(f.Validate()) {
+		got[e.Path] = e.Error()
+	}
+	for path, part := range map[string]string{
+		`groups[0].content_usage[1].preferences["train-ia"]`:  `did you mean "train-ai"`,
+		`groups[0].content_usage[2].path`:                     `a pattern starts with "/" or "*"`,
+		`groups[0].content_usage[3].path`:                     `starts with "/"`,
+		`groups[0].content_usage[4].path`:                     `must not contain "#"`,
+		`groups[0].content_usage[5].path`:                     "whitespace",
+		`groups[0].content_usage[6].path`:                     `"%" must start a percent-escape`,
+		`groups[0].content_usage[7].preferences`:              "no preferences",
+		`groups[0].content_usage[8].preferences["train-ai"]`:  `did you mean "y"`,
+		`groups[0].content_signal[0].preferences["train-ai"]`: `did you mean "ai-train"`,
+		`groups[0].records[0].key`:                            "content_usage field",
+	} {
+		if !strings.Contains(got[path], part) {
+			t.Errorf("%s: got %q, want ...%s", path, got[path], part)
+		}
+		delete(got, path)
+	}
+	for path, e := range got {
+		t.Errorf("unexpected error at %s: %s", path, e)
+	}
+	// A file-level Content-Usage record is what Parse keeps of a line outside any group.
+	ok := &File{Records: []Record{{"Content-Usage", "train-ai=n"}}}
+	if err := ok.Validate(); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestUsageParse: Parse reads both lines into the group they are in, in canonical form,
+// and reports what it changes. The vocabulary's examples (duplicate keys, parameters,
+// upper-case keys, values that are not Tokens) are vectors.
+func TestUsageParse(t *testing.T) {
+	type want struct {
+		cu, cs []usage.Rule
+		diags  []string // parts of the diagnostics, in order
+	}
+	for _, c := range []struct {
+		name, lines string
+		want
+	}{
+		{"attach example", "Allow: /\nDisallow: /never/\nContent-Usage: train-ai=n\nContent-Usage: /ai-ok/ train-ai=y\n",
+			want{cu: []usage.Rule{cu("", "train-ai", "n"), cu("/ai-ok/", "train-ai", "y")}}},
+		{"between rules, any case", "content-usage: search=y\nDisallow: /x\nCONTENT-SIGNAL: ai-train=no, search=yes\n",
+			want{cu: []usage.Rule{cu("", "search", "y")}, cs: []usage.Rule{cu("", "search", "yes", "ai-train", "no")}}},
+		{"comment and spaces", "Content-Usage:   /a\tsearch=y   # why\n",
+			want{cu: []usage.Rule{cu("/a", "search", "y")}}},
+		{"path only", "Content-Usage: /a\n", want{cu: []usage.Rule{cu("/a")}}},
+		{"non-ASCII path encoded", "Content-Usage: /é train-ai=n\n", want{cu: []usage.Rule{cu("/%C3%A9", "train-ai", "n")}}},
+		{"duplicate keys: the last wins", "Content-Usage: train-ai=y, train-ai=n\n", want{cu: []usage.Rule{cu("", "train-ai", "n")}}},
+		{"duplicate keys: the last is a Boolean", "Content-Usage: /p train-ai=y, train-ai, search=n\n",
+			want{cu: []usage.Rule{cu("/p", "search", "n")}, diags: []string{"train-ai (its value is not y or n)"}}},
+		{"parameters ignored", "Content-Usage: train-ai;allow=n, train-ai=y;q=1\n",
+			want{cu: []usage.Rule{cu("", "train-ai", "y")}, diags: []string{"the parameters of train-ai"}}},
+		{"upper-case key: all unknown, path kept", "Content-Usage: /p Train-AI=n\n",
+			want{cu: []usage.Rule{cu("/p")}, diags: []string{"not a Structured Field Dictionary"}}},
+		{"upper-case key without path: changes nothing", "Content-Usage: TRAIN-AI=y\n",
+			want{diags: []string{"Content-Usage skipped: Content-Usage value \"TRAIN-AI=y\" is not a Structured Field Dictionary"}}},
+		{"values that are not Tokens", "Content-Usage: /p train-ai=\"n\", search=yes\n",
+			want{cu: []usage.Rule{cu("/p")}, diags: []string{"train-ai (its value is not y or n); search (its value is not y or n)"}}},
+		{"extensions kept", "Content-Usage: train-ai=n, ai-use=y\nContent-Signal: foo=no\n",
+			want{cu: []usage.Rule{cu("", "train-ai", "n", "+ai-use", "y")}, cs: []usage.Rule{cu("", "+foo", "no")}}},
+		{"Content-Signal values are yes/no", "Content-Signal: ai-train=n, search=yes\n",
+			want{cs: []usage.Rule{cu("", "search", "yes")}, diags: []string{"ai-train (its value is not yes or no)"}}},
+		{"path no pattern can say", "Content-Usage: /100%zz train-ai=n\n",
+			want{diags: []string{"Content-Usage skipped: its path"}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, diags := Parse([]byte("User-agent: a\n" + c.lines + "Disallow: /z\n\nUser-agent: b\nDisallow: /\n"))
+			if len(f.Groups) != 2 || !reflect.DeepEqual(f.Groups[1], Group{UserAgents: []string{"b"}, Rules: []Rule{{Disallow, "/"}}}) {
+				t.Fatalf("groups %+v", f.Groups)
+			}
+			g := f.Groups[0]
+			if !reflect.DeepEqual(g.ContentUsage, c.cu) || !reflect.DeepEqual(g.ContentSignal, c.cs) {
+				t.Errorf("got %+v / %+v, want %+v / %+v", g.ContentUsage, g.ContentSignal, c.cu, c.cs)
+			}
+			if len(diags) != len(c.diags) {
+				t.Fatalf("diagnostics %v, want %q", diags, c.diags)
+			}
+			for i, d := range diags {
+				if !strings.Contains(d.Reason, c.diags[i]) {
+					t.Errorf("diagnostic %q, want ...%s", d.Reason, c.diags[i])
+				}
+			}
+			if err := f.Validate(); err != nil {
+				t.Errorf("parsed file invalid: %v", err)
+			}
+			roundTripCheck(t, f, "")
+		})
+	}
+	// Outside any group: kept where it was, as a file-level record; Warnings reports it.
+	f, diags := Parse([]byte("Content-Usage: train-ai=n\nUser-agent: *\nDisallow: /x\n"))
+	if !reflect.DeepEqual(f.Records, []Record{{"Content-Usage", "train-ai=n"}}) || len(diags) != 0 || len(f.Groups[0].ContentUsage) != 0 {
+		t.Errorf("records %v, diags %v", f.Records, diags)
+	}
+	if w := f.Warnings(); len(w) != 1 || w[0].Path != "records[0].key" || !strings.Contains(w[0].Problem, "applies to no crawler") {
+		t.Errorf("warnings %v", w)
+	}
+}
+
+// TestPreferences: the matcher answers for crawlable paths only, by longest match among
+// the obeyed groups' rules, combining rules of the same path.
+func TestPreferences(t *testing.T) {
+	body := `User-Agent: *
+Allow: /
+Disallow: /never/
+Content-Usage: train-ai=n
+Content-Usage: /ai-ok/ train-ai=y
+Content-Usage: /ai-ok/ search=n
+Content-Usage: /mixed/ train-ai=y
+Content-Usage: /mixed/ train-ai=n, search=y
+Content-Usage: /never/ train-ai=y
+Content-Usage: /unknown/
+Content-Signal: search=yes, ai-train=no
+
+User-agent: GPTBot
+Disallow: /private/
+Content-Usage: search=y
+
+User-Agent-Purpose: training
+Disallow:
+Content-Usage: /*.pdf$ train-ai=n
+`
+	f, diags := Parse([]byte(body))
+	if len(diags) != 0 {
+		t.Fatal(diags)
+	}
+	m := NewMatcher(f)
+	CU, CS := usage.ContentUsage, usage.ContentSignal
+	for _, c := range []struct {
+		v                    usage.Vocab
+		agent, purpose, path string
+		want                 string
+	}{
+		{CU, "OtherBot", "", "/", "train-ai=n"},
+		{CU, "OtherBot", "", "/article", "train-ai=n"},
+		{CU, "OtherBot", "", "/ai-ok/x", "train-ai=y, search=n"}, // identical paths combined
+		{CU, "OtherBot", "", "/mixed/", "train-ai=n, search=y"},  // any n wins
+		{CU, "OtherBot", "", "/never/x", ""},                     // disallowed: no preferences
+		{CU, "OtherBot", "", "/unknown/x", ""},                   // longest match says nothing
+		{CU, "OtherBot", "", "/ai-ok/x#frag", "train-ai=y, search=n"},
+		{CU, "OtherBot", "", "/%61i-ok/x", "train-ai=y, search=n"}, // normalised like Decide
+		{CS, "OtherBot", "", "/ai-ok/x", "search=yes, ai-train=no"},
+		{CU, "gptbot", "", "/x", "search=y"}, // its own group, not *'s
+		{CU, "GPTBot", "", "/private/x", ""},
+		{CS, "GPTBot", "", "/x", ""},
+		{CU, "NewBot", "training", "/a.pdf", "train-ai=n"},
+		{CU, "NewBot", "training", "/a.pdf?x", ""},
+		{CU, "NewBot", "search", "/a.pdf", "train-ai=n"}, // no such purpose: *
+	} {
+		if got := m.Preferences(c.v, c.agent, c.purpose, c.path).String(); got != c.want {
+			t.Errorf("%v %s/%s %s: %q, want %q", c.v, c.agent, c.purpose, c.path, got, c.want)
+		}
+	}
+	if got := NewMatcher(&File{}).Preferences(CU, "a", "", "/"); !got.IsEmpty() {
+		t.Errorf("empty file: %v", got)
+	}
+}
+
+// TestUsageWarnings: a preference rule for a path its group disallows is reported, unless an
+// Allow rule of the group reopens part of it.
+func TestUsageWarnings(t *testing.T) {
+	f := &File{Groups: []Group{{
+		UserAgents: []string{"*"},
+		Rules:      []Rule{{Disallow, "/private/"}, {Disallow, "/x$"}, {Disallow, "/drafts/"}, {Allow, "/drafts/public/"}},
+		ContentUsage: []usage.Rule{
+			cu("", "train-ai", "n"),                   // allowed
+			cu("/private/", "train-ai", "y"),          // reported
+			cu("/private/sub/*.pdf", "train-ai", "y"), // reported
+			cu("/x", "train-ai", "y"),                 // only /x itself is disallowed
+			cu("/drafts/", "train-ai", "y"),           // reopened below
+		},
+		ContentSignal: []usage.Rule{cu("/private/a", "ai-train", "yes")},
+	}, {
+		UserAgents:   []string{"GPTBot"},
+		Rules:        []Rule{{Disallow, "/"}},
+		ContentUsage: []usage.Rule{cu("", "train-ai", "n")},
+	}}}
+	if err := f.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range f.Warnings() {
+		got = append(got, w.Path)
+		if !strings.Contains(w.Problem, "has no effect") {
+			t.Errorf("%v", w)
+		}
+	}
+	want := []string{"groups[0].content_usage[1]", "groups[0].content_usage[2]", "groups[0].content_signal[0]", "groups[1].content_usage[0]"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("warnings at %q, want %q", got, want)
+	}
+}
