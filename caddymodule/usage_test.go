@@ -88,7 +88,7 @@ func usageResponses(t *testing.T) map[string]string {
 		"/":                   "train-ai=n, search=y",
 		"/articles/a":         "train-ai=n, search=y",
 		"/open-data/a.csv":    "train-ai=y",
-		"/backend/x":          "train-ai=n, search=n",  // the backend's own, combined; foo ignored
+		"/backend/x":          "train-ai=n, search=n", // the backend's own, combined; foo ignored
 		"/broken/x":           "train-ai=n, search=y", // unparsable: dropped
 		"/open-data/../x.csv": "train-ai=n, search=y",
 	} {

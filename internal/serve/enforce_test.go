@@ -65,7 +65,7 @@ func TestEnforcer(t *testing.T) {
 		{"AI2Bot", "/x", "AI2Bot", "/"},
 		{"ExampleBot/1.0", "/private/x", "ExampleBot", "/private/"},
 		{"ExampleBot/1.0", "/other", "", ""},
-		{chromeUA, "/x", "", ""},                                 // * disallows /, but * never enforces
+		{chromeUA, "/x", "", ""},                                  // * disallows /, but * never enforces
 		{"Mozilla/5.0 (compatible; Googlebot/2.1)", "/x", "", ""}, // not named
 		{"NotGPTBot-x/1.0", "/x", "", ""},                         // not a whole word
 		{"", "/x", "", ""},
