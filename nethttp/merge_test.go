@@ -218,7 +218,7 @@ func TestMergeUpstreamNoRules(t *testing.T) {
 		"410": serveStatus(410),
 		"401": serveStatus(401),
 		"302": func(w http.ResponseWriter, r *http.Request) {
-			http.Redirect(w, r, "https://elsewhere.example/robots.txt", 302)
+			http.Redirect(w, r, "https://elsewhere.example/robots.txt", http.StatusFound)
 		},
 		"html": func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
