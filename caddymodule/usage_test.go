@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddytest"
@@ -164,5 +167,83 @@ func TestContentUsageCaddyfileErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want ...%s", c.name, err, c.want)
 		}
+	}
+}
+
+// TestContentUsageCaddyLogs: in a real Caddy, a preference rule for a path its own group
+// disallows is logged at warn level when the config loads (it has no effect: preferences
+// apply only to crawlable paths), a rule the group reopens with an Allow is not, and a
+// backend's Content-Usage that is not a Structured Field Dictionary is dropped, never
+// reinterpreted, with a debug log.
+func TestContentUsageCaddyLogs(t *testing.T) {
+	logFile := filepath.Join(t.TempDir(), "caddy.log")
+	caddyTesterWithGlobals(t, `
+	log {
+		output file "`+logFile+`"
+		level DEBUG
+	}
+`, `
+http://localhost:@PORT@ {
+	robots_txt {
+		group * {
+			disallow /private/ /drafts/
+			allow /drafts/public/
+			content_usage train-ai=n
+			content_usage /private/ train-ai=y
+			content_usage /drafts/ search=y
+			content_signal /private/*.pdf ai-train=yes
+		}
+	}
+	robots_tag {
+		content_usage train-ai=n search=y
+	}
+	header /broken/* Content-Usage "Train-AI=y"
+	header /two/* Content-Usage "search=y,"
+	header /fine/* Content-Usage "search=n"
+	respond "ok"
+}
+`)
+	for path, want := range map[string]string{
+		"/broken/x": "train-ai=n, search=y",
+		"/two/x":    "train-ai=n, search=y",
+		"/fine/x":   "train-ai=n, search=n",
+	} {
+		resp, _ := do(t, "GET", siteURL(path))
+		wantStatus(t, resp, 200)
+		if got := resp.Header.Values("Content-Usage"); len(got) != 1 || got[0] != want {
+			t.Errorf("%s: Content-Usage %q, want %q", path, got, want)
+		}
+	}
+	lines := func(level, part string) []string {
+		b, _ := os.ReadFile(logFile)
+		var out []string
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.Contains(l, `"level":"`+level+`"`) && strings.Contains(l, part) {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(lines("debug", "Content-Usage from the handler dropped")) < 2 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	dropped := lines("debug", "Content-Usage from the handler dropped")
+	if len(dropped) != 2 || !strings.Contains(strings.Join(dropped, "\n"), `Train-AI=y`) || !strings.Contains(strings.Join(dropped, "\n"), `search=y,`) {
+		t.Errorf("debug logs for the dropped values:\n%s", strings.Join(dropped, "\n"))
+	}
+	if got := lines("debug", "search=n"); len(got) != 0 {
+		t.Errorf("a valid backend value was logged:\n%s", strings.Join(got, "\n"))
+	}
+	var paths []string
+	for _, l := range lines("warn", "has no effect") {
+		var entry struct{ Path string }
+		if err := json.Unmarshal([]byte(l), &entry); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, entry.Path)
+	}
+	if want := []string{"groups[0].content_usage[1]", "groups[0].content_signal[0]"}; fmt.Sprint(paths) != fmt.Sprint(want) {
+		t.Errorf("warnings at %q, want %q", paths, want)
 	}
 }
