@@ -160,6 +160,11 @@ func TestContentUsageCaddyfileErrors(t *testing.T) {
 		{"no equals", "robots_txt {\n\tgroup * {\n\t\tcontent_usage *.pdf train-ai=n\n\t}\n}", `"*.pdf": a preference is written key=value`},
 		{"twice", "robots_txt {\n\tgroup * {\n\t\tcontent_signal ai-train=no ai-train=yes\n\t}\n}", `key "ai-train" given more than once`},
 		{"tag no preferences", "robots_tag {\n\tcontent_usage\n}", "content_usage needs preferences"},
+		{"group bad key", "robots_txt {\n\tgroup * {\n\t\tcontent_usage /a train-ia=n\n\t}\n}", `not a Content-Usage key: the keys are train-ai, search, and an extension is written +name (did you mean "train-ai"?), at Caddyfile:` + fmt.Sprint(strings.Count(globals(), "\n")+4)},
+		{"group other vocabulary", "robots_txt {\n\tgroup * {\n\t\tcontent_signal train-ai=no\n\t}\n}", `Content-Usage's train-ai is ai-train in Content-Signal (did you mean "ai-train"?)`},
+		{"group bad path", "robots_txt {\n\tgroup * {\n\t\tcontent_usage /a#b train-ai=n\n\t}\n}", `must not contain "#"`},
+		{"group disallowed value", "robots_txt {\n\tgroup * {\n\t\tcontent_signal ai-train=n\n\t}\n}", `Content-Signal values are yes (allow) and no (disallow) (did you mean "no"?)`},
+		{"tag extension syntax", "robots_tag {\n\tcontent_usage +Ai-Use=n\n}", `did you mean "+ai-use"?`},
 		{"tag bad value", "robots_tag {\n\tcontent_usage\ttrain-ai=yes\n}", `"yes": Content-Usage values are y (allow) and n (disallow) (did you mean "y"?), at Caddyfile:` + fmt.Sprint(strings.Count(globals(), "\n")+3)},
 	} {
 		site := globals() + "http://localhost:" + fmt.Sprint(sitePort) + " {\n" + c.block + "\n}\n"
