@@ -1,6 +1,8 @@
 package robotsgen
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -267,5 +269,82 @@ func TestUsageWarnings(t *testing.T) {
 	want := []string{"groups[0].content_usage[1]", "groups[0].content_usage[2]", "groups[0].content_signal[0]", "groups[1].content_usage[0]"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("warnings at %q, want %q", got, want)
+	}
+}
+
+// TestUsageWarningsSound: over thousands of generated groups, a rule that Warnings reports
+// as having no effect really has none: every path it matches (its pattern instantiated
+// with random strings for "*", and random tails when it is not "$"-anchored) is one the
+// group disallows. Enough rules are reported for the check to mean something.
+func TestUsageWarningsSound(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 11))
+	fill := func() string {
+		var b strings.Builder
+		for range r.IntN(3) {
+			if r.IntN(4) == 0 {
+				b.WriteByte('/')
+			} else {
+				b.WriteString(segments[r.IntN(len(segments))])
+			}
+		}
+		return b.String()
+	}
+	reported, checked := 0, 0
+	for c := range 4000 {
+		g := Group{UserAgents: []string{"*"}}
+		for range 1 + r.IntN(5) {
+			typ := Disallow
+			if r.IntN(3) == 0 {
+				typ = Allow
+			}
+			g.Rules = append(g.Rules, Rule{Type: typ, Path: genPattern(r)})
+		}
+		for range 1 + r.IntN(3) {
+			p := genPattern(r)
+			if p[0] != '/' {
+				p = "/" + p
+			}
+			g.ContentUsage = append(g.ContentUsage, cu(p, "train-ai", "n"))
+		}
+		f := &File{Groups: []Group{g}}
+		if f.Validate() != nil {
+			continue
+		}
+		m := NewMatcher(f)
+		for _, w := range f.Warnings() {
+			var i int
+			if _, err := fmt.Sscanf(w.Path, "groups[0].content_usage[%d]", &i); err != nil {
+				t.Fatalf("warning at %s: %v", w.Path, w)
+			}
+			reported++
+			pat := g.ContentUsage[i].Path
+			anchored := strings.HasSuffix(pat, "$")
+			pat = strings.TrimSuffix(pat, "$")
+			for range 20 {
+				var b strings.Builder
+				for j, part := range strings.Split(pat, "*") {
+					if j > 0 {
+						b.WriteString(fill())
+					}
+					b.WriteString(part)
+				}
+				if !anchored {
+					b.WriteString(fill())
+				}
+				path := b.String()
+				if strings.HasPrefix(path, "/robots.txt") {
+					continue // always allowed (RFC 9309 2.2.2), whatever the rules say
+				}
+				checked++
+				if d := m.Decide("*", "", path); d.Allowed {
+					t.Fatalf("case %d: %s reported (%s), but %q, which it matches, may be crawled (rule %+v)\nrules %+v",
+						c, w.Path, w.Problem, path, d.Rule, g.Rules)
+				}
+			}
+		}
+	}
+	t.Logf("%d rules reported, %d of the paths they match checked", reported, checked)
+	if reported < 200 {
+		t.Fatalf("only %d rules reported: the generator no longer exercises Warnings", reported)
 	}
 }
