@@ -272,10 +272,12 @@ func TestUsageWarnings(t *testing.T) {
 	}
 }
 
-// TestUsageWarningsSound: over thousands of generated groups, a rule that Warnings reports
-// as having no effect really has none: every path it matches (its pattern instantiated
-// with random strings for "*", and random tails when it is not "$"-anchored) is one the
-// group disallows. Enough rules are reported for the check to mean something.
+// TestUsageWarningsSound: over thousands of generated files of one to three groups (some
+// naming the same crawler, which merges them), a rule that Warnings reports as having no
+// effect really has none: for every crawler that reads its group, every path the rule
+// matches (its pattern instantiated with random strings for "*", and random tails when it
+// is not "$"-anchored) is disallowed. Enough rules are reported for the check to mean
+// something.
 func TestUsageWarningsSound(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 11))
 	fill := func() string {
@@ -289,34 +291,47 @@ func TestUsageWarningsSound(t *testing.T) {
 		}
 		return b.String()
 	}
+	agents, purposes := []string{"*", "FooBot", "foobot", "BarBot"}, []string{"training", "Training"}
 	reported, checked := 0, 0
 	for c := range 4000 {
-		g := Group{UserAgents: []string{"*"}}
-		for range 1 + r.IntN(5) {
-			typ := Disallow
-			if r.IntN(3) == 0 {
-				typ = Allow
-			}
-			g.Rules = append(g.Rules, Rule{Type: typ, Path: genPattern(r)})
-		}
+		f := &File{}
 		for range 1 + r.IntN(3) {
-			p := genPattern(r)
-			if p[0] != '/' {
-				p = "/" + p
+			var g Group
+			if r.IntN(5) == 0 {
+				g.Purposes = []string{purposes[r.IntN(len(purposes))]}
+			} else {
+				g.UserAgents = []string{agents[r.IntN(len(agents))]}
+				if r.IntN(4) == 0 {
+					g.UserAgents = append(g.UserAgents, agents[r.IntN(len(agents))])
+				}
 			}
-			g.ContentUsage = append(g.ContentUsage, cu(p, "train-ai", "n"))
+			for range 1 + r.IntN(5) {
+				typ := Disallow
+				if r.IntN(3) == 0 {
+					typ = Allow
+				}
+				g.Rules = append(g.Rules, Rule{Type: typ, Path: genPattern(r)})
+			}
+			for range r.IntN(3) {
+				p := genPattern(r)
+				if p[0] != '/' {
+					p = "/" + p
+				}
+				g.ContentUsage = append(g.ContentUsage, cu(p, "train-ai", "n"))
+			}
+			f.Groups = append(f.Groups, g)
 		}
-		f := &File{Groups: []Group{g}}
 		if f.Validate() != nil {
 			continue
 		}
 		m := NewMatcher(f)
 		for _, w := range f.Warnings() {
-			var i int
-			if _, err := fmt.Sscanf(w.Path, "groups[0].content_usage[%d]", &i); err != nil {
+			var gi, i int
+			if _, err := fmt.Sscanf(w.Path, "groups[%d].content_usage[%d]", &gi, &i); err != nil {
 				t.Fatalf("warning at %s: %v", w.Path, w)
 			}
 			reported++
+			g := f.Groups[gi]
 			pat := g.ContentUsage[i].Path
 			anchored := strings.HasSuffix(pat, "$")
 			pat = strings.TrimSuffix(pat, "$")
@@ -335,16 +350,64 @@ func TestUsageWarningsSound(t *testing.T) {
 				if strings.HasPrefix(path, "/robots.txt") {
 					continue // always allowed (RFC 9309 2.2.2), whatever the rules say
 				}
-				checked++
-				if d := m.Decide("*", "", path); d.Allowed {
-					t.Fatalf("case %d: %s reported (%s), but %q, which it matches, may be crawled (rule %+v)\nrules %+v",
-						c, w.Path, w.Problem, path, d.Rule, g.Rules)
+				var readers [][2]string
+				for _, ua := range g.UserAgents {
+					readers = append(readers, [2]string{ua, ""})
+				}
+				for _, p := range g.Purposes {
+					readers = append(readers, [2]string{"", p})
+				}
+				for _, rd := range readers {
+					checked++
+					if d := m.Decide(rd[0], rd[1], path); d.Allowed {
+						t.Fatalf("case %d: %s reported (%s), but %q, which it matches, may be crawled by %q/%q (rule %+v)\ngroups %+v",
+							c, w.Path, w.Problem, path, rd[0], rd[1], d.Rule, f.Groups)
+					}
 				}
 			}
 		}
 	}
-	t.Logf("%d rules reported, %d of the paths they match checked", reported, checked)
+	t.Logf("%d rules reported, %d paths they match checked", reported, checked)
 	if reported < 200 {
 		t.Fatalf("only %d rules reported: the generator no longer exercises Warnings", reported)
+	}
+}
+
+// TestUsageWarningsMergedGroups: a crawler named by two groups reads them merged, so a
+// rule is not reported when another group naming the same crawler reopens its path, and is
+// when every crawler of its group is kept out.
+func TestUsageWarningsMergedGroups(t *testing.T) {
+	f := &File{Groups: []Group{{
+		UserAgents:   []string{"FooBot"},
+		Rules:        []Rule{{Disallow, "/x/"}},
+		ContentUsage: []usage.Rule{cu("/x/", "train-ai", "y")}, // reopened by group 1
+	}, {
+		UserAgents: []string{"foobot"},
+		Rules:      []Rule{{Allow, "/x/"}},
+	}, {
+		UserAgents:   []string{"BarBot", "BazBot"},
+		Rules:        []Rule{{Disallow, "/y/"}},
+		ContentUsage: []usage.Rule{cu("/y/", "train-ai", "y")}, // BazBot reads it, and group 3 reopens /y/ for BazBot
+	}, {
+		UserAgents: []string{"BazBot"},
+		Rules:      []Rule{{Allow, "/y/a"}},
+	}, {
+		Purposes:     []string{"training"},
+		Rules:        []Rule{{Disallow, "/"}},
+		ContentUsage: []usage.Rule{cu("", "train-ai", "n")}, // every reader disallowed
+	}, {
+		UserAgents:   []string{"QuxBot"},
+		Rules:        []Rule{{Disallow, "/q/"}},
+		ContentUsage: []usage.Rule{cu("/q/*.pdf", "train-ai", "y")},
+	}}}
+	if err := f.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range f.Warnings() {
+		got = append(got, w.Path)
+	}
+	if want := []string{"groups[4].content_usage[0]", "groups[5].content_usage[0]"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("warnings at %q, want %q", got, want)
 	}
 }
