@@ -162,6 +162,13 @@ func usageKind(key string) int {
 // documentation says.
 func (p *parser) usageLine(n int, raw []byte, vi int, val string) {
 	u := usageVocabs[vi]
+	if kept := len(p.cur.usageRules(vi)); !p.curRules {
+		defer func() {
+			if len(p.cur.usageRules(vi)) > kept {
+				p.usageInHeader = append(p.usageInHeader, pendingLine{n, string(raw), u.v.String()})
+			}
+		}()
+	}
 	path, _, err := u.v.ParseLine(val)
 	if path != "" {
 		path = encodePattern(path)
@@ -207,6 +214,19 @@ func (p *parser) usageLine(n int, raw []byte, vi int, val string) {
 		return
 	}
 	p.cur.addUsageRule(vi, r)
+}
+
+// usageBetweenAgents reports the preference lines read since the group's last user-agent
+// line, when user-agent line n continues the group. draft-ietf-aipref-attach makes the
+// line a rule, which ends the group's user agents, so that it applies only to the agents
+// above it; RFC 9309 parsers, Google's among them, skip it and read the agents above and
+// below as one group, and Parse keeps their allow/disallow decisions. The line is kept for
+// that one group, so it now applies to the agents below it too: it is reported.
+func (p *parser) usageBetweenAgents(n int) {
+	for _, l := range p.usageInHeader {
+		p.diag(l.n, []byte(l.raw), fmt.Sprintf("%s line between user-agent lines (the next is line %d): draft-ietf-aipref-attach reads it as a rule ending the group, so it applies only to the user agents above it, while RFC 9309 parsers (Google's) read the user agents above and below as one group; kept in that group, as they read it, so it applies to the user agents below it too: put it after the group's allow/disallow rules", l.key, n))
+	}
+	p.usageInHeader = nil
 }
 
 func cutComment(s string) string {

@@ -411,3 +411,48 @@ func TestUsageWarningsMergedGroups(t *testing.T) {
 		t.Errorf("warnings at %q, want %q", got, want)
 	}
 }
+
+// TestUsageParseBetweenUserAgents: a preference line between two user-agent lines is read
+// differently by draft-ietf-aipref-attach (a rule, ending the group above it) and by RFC
+// 9309 parsers (skipped: one group). Parse keeps the RFC 9309 grouping, so allow/disallow
+// decisions stay Google's, and reports the line; after a rule, or before a group that a rule
+// line started, there is nothing to report.
+func TestUsageParseBetweenUserAgents(t *testing.T) {
+	for _, c := range []struct {
+		name, body string
+		agents     [][]string // per group
+		diagLines  []int
+	}{
+		{"between agents", "User-agent: a\nContent-Usage: train-ai=n\nUser-agent: b\nDisallow: /\n",
+			[][]string{{"a", "b"}}, []int{2}},
+		{"both vocabularies, two agents after", "User-agent: a\nContent-Signal: ai-train=no\nContent-Usage: /x train-ai=n\nUser-agent: b\nUser-agent: c\nAllow: /\n",
+			[][]string{{"a", "b", "c"}}, []int{2, 3}},
+		{"after a rule", "User-agent: a\nDisallow: /p\nContent-Usage: train-ai=n\nUser-agent: b\nDisallow: /\n",
+			[][]string{{"a"}, {"b"}}, nil},
+		{"before the rules, no agent after", "User-agent: a\nUser-agent: b\nContent-Usage: train-ai=n\nDisallow: /p\n\nUser-agent: c\nDisallow: /\n",
+			[][]string{{"a", "b"}, {"c"}}, nil},
+		{"skipped line is not reported twice", "User-agent: a\nContent-Usage: TRAIN-AI=n\nUser-agent: b\nDisallow: /\n",
+			[][]string{{"a", "b"}}, []int{2}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, diags := Parse([]byte(c.body))
+			var agents [][]string
+			for _, g := range f.Groups {
+				agents = append(agents, g.UserAgents)
+			}
+			if !reflect.DeepEqual(agents, c.agents) {
+				t.Errorf("groups %v, want %v", agents, c.agents)
+			}
+			var lines []int
+			for _, d := range diags {
+				lines = append(lines, d.Line)
+				if c.name != "skipped line is not reported twice" && !strings.Contains(d.Reason, "between user-agent lines") {
+					t.Errorf("diagnostic %v", d)
+				}
+			}
+			if !reflect.DeepEqual(lines, c.diagLines) {
+				t.Errorf("diagnostics at lines %v, want %v: %v", lines, c.diagLines, diags)
+			}
+		})
+	}
+}
