@@ -19,6 +19,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddytest"
 
 	"github.com/sitepolicy/caddy-robots/robotsgen"
+	"github.com/sitepolicy/caddy-robots/usage"
 )
 
 // exampleCaddyfile returns ../Caddyfile.example with its site on port and its admin endpoint at
@@ -58,6 +59,7 @@ var exampleRequests = []struct {
 	{"GET", "/api/status", nil},
 	{"GET", "/sitemap.xml", nil},
 	{"GET", "/missing.html", nil},
+	{"GET", "/open-data/stations.csv", nil},
 }
 
 type exchange struct {
@@ -67,7 +69,7 @@ type exchange struct {
 }
 
 var comparedHeaders = []string{"Robots-Tag", "X-Robots-Tag", "Content-Type", "Content-Length", "Content-Encoding",
-	"Cache-Control", "Etag", "Allow", "Content-Range", "Vary", "X-Content-Type-Options"}
+	"Cache-Control", "Etag", "Allow", "Content-Range", "Vary", "X-Content-Type-Options", "Content-Usage"}
 
 func exchanges(t *testing.T, base string) []exchange {
 	t.Helper()
@@ -97,6 +99,8 @@ func checkExampleResponses(t *testing.T, base string) {
 		"User-agent: GPTBot\nUser-agent: CCBot\nUser-agent: Google-Extended\nUser-agent: Bytespider\nDisallow: /\n",
 		"User-Agent-Purpose: EXAMPLE-PURPOSE-1\nDisallow: /articles/\n",
 		"Crawl-delay: 2\n",
+		"Content-Usage: train-ai=n, search=y\nContent-Usage: /open-data/ train-ai=y\n",
+		"Content-Signal: search=yes, ai-input=yes, ai-train=no\nContent-Signal: /open-data/ search=yes, ai-input=yes, ai-train=yes\n",
 	} {
 		if !strings.Contains(string(body), line) {
 			t.Errorf("robots.txt lacks %q:\n%s", line, body)
@@ -115,6 +119,7 @@ func checkExampleResponses(t *testing.T, base string) {
 			t.Errorf("robots.txt: %s may fetch %s = %v, want %v", c.agent, c.path, got, c.allowed)
 		}
 	}
+	checkExamplePreferences(t, m)
 	if got := resp.Header.Get("Cache-Control"); got != "max-age=86400" {
 		t.Errorf("robots.txt Cache-Control %q, want max-age=86400 (max_age 1d)", got)
 	}
@@ -156,6 +161,39 @@ func checkExampleResponses(t *testing.T, base string) {
 		t.Errorf("/api/status: %q %q", body, resp.Header.Get("Content-Type"))
 	}
 	wantRobotsTag(t, resp, siteWide)
+
+	// Content-Usage: the site-wide preferences, except on the open data.
+	for path, want := range map[string]string{
+		"/":                       "train-ai=n, search=y",
+		"/drafts/post.html":       "train-ai=n, search=y",
+		"/api/status":             "train-ai=n, search=y",
+		"/open-data/stations.csv": "train-ai=y, search=y",
+	} {
+		resp, _ = do(t, "GET", base+path)
+		wantStatus(t, resp, 200)
+		if got := resp.Header.Values("Content-Usage"); len(got) != 1 || got[0] != want {
+			t.Errorf("%s: Content-Usage %q, want %q", path, got, want)
+		}
+	}
+}
+
+// checkExamplePreferences checks the AI usage preferences the example's robots.txt states,
+// as the matcher reads them (attach-05: longest path, crawlable paths only).
+func checkExamplePreferences(t *testing.T, m *robotsgen.Matcher) {
+	t.Helper()
+	for _, c := range []struct{ agent, path, cu, cs string }{
+		{"Googlebot", "/articles/first.html", "train-ai=n, search=y", "search=yes, ai-input=yes, ai-train=no"},
+		{"Googlebot", "/open-data/stations.csv", "train-ai=y", "search=yes, ai-input=yes, ai-train=yes"},
+		{"Googlebot", "/drafts/post.html", "", ""}, // disallowed: no preferences
+		{"GPTBot", "/open-data/stations.csv", "", ""},
+	} {
+		if got := m.Preferences(usage.ContentUsage, c.agent, "", c.path).String(); got != c.cu {
+			t.Errorf("robots.txt: %s %s: Content-Usage %q, want %q", c.agent, c.path, got, c.cu)
+		}
+		if got := m.Preferences(usage.ContentSignal, c.agent, "", c.path).String(); got != c.cs {
+			t.Errorf("robots.txt: %s %s: Content-Signal %q, want %q", c.agent, c.path, got, c.cs)
+		}
+	}
 }
 
 // TestExampleAdaptRoundTrip loads Caddyfile.example into the in-process Caddy, then the JSON
@@ -314,6 +352,7 @@ func TestExampleCaddyfileComplete(t *testing.T) {
 		"robots_txt user_agent", "robots_txt purpose", "robots_txt allow", "robots_txt disallow",
 		"robots_txt crawl_delay", "robots_txt record", "robots_txt max_age",
 		"robots_tag robots_tag", "robots_tag agent", "robots_tag meta", "robots_tag x_robots_tag",
+		"robots_txt content_usage", "robots_txt content_signal", "robots_tag content_usage",
 	} {
 		if !seen[want] {
 			t.Errorf("Caddyfile.example does not use %s", want)

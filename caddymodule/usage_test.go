@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddytest"
@@ -157,12 +160,152 @@ func TestContentUsageCaddyfileErrors(t *testing.T) {
 		{"no equals", "robots_txt {\n\tgroup * {\n\t\tcontent_usage *.pdf train-ai=n\n\t}\n}", `"*.pdf": a preference is written key=value`},
 		{"twice", "robots_txt {\n\tgroup * {\n\t\tcontent_signal ai-train=no ai-train=yes\n\t}\n}", `key "ai-train" given more than once`},
 		{"tag no preferences", "robots_tag {\n\tcontent_usage\n}", "content_usage needs preferences"},
+		{"group bad key", "robots_txt {\n\tgroup * {\n\t\tcontent_usage /a train-ia=n\n\t}\n}", `not a Content-Usage key: the keys are train-ai, search, and an extension is written +name (did you mean "train-ai"?), at Caddyfile:` + fmt.Sprint(strings.Count(globals(), "\n")+4)},
+		{"group other vocabulary", "robots_txt {\n\tgroup * {\n\t\tcontent_signal train-ai=no\n\t}\n}", `Content-Usage's train-ai is ai-train in Content-Signal (did you mean "ai-train"?)`},
+		{"group bad path", "robots_txt {\n\tgroup * {\n\t\tcontent_usage /a#b train-ai=n\n\t}\n}", `must not contain "#"`},
+		{"group disallowed value", "robots_txt {\n\tgroup * {\n\t\tcontent_signal ai-train=n\n\t}\n}", `Content-Signal values are yes (allow) and no (disallow) (did you mean "no"?)`},
+		{"tag extension syntax", "robots_tag {\n\tcontent_usage +Ai-Use=n\n}", `did you mean "+ai-use"?`},
 		{"tag bad value", "robots_tag {\n\tcontent_usage\ttrain-ai=yes\n}", `"yes": Content-Usage values are y (allow) and n (disallow) (did you mean "y"?), at Caddyfile:` + fmt.Sprint(strings.Count(globals(), "\n")+3)},
 	} {
 		site := globals() + "http://localhost:" + fmt.Sprint(sitePort) + " {\n" + c.block + "\n}\n"
 		_, _, err := adapter.Adapt([]byte(site), map[string]any{"filename": "Caddyfile"})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want ...%s", c.name, err, c.want)
+		}
+	}
+}
+
+// TestContentUsageCaddyLogs: in a real Caddy, a preference rule for a path its own group
+// disallows is logged at warn level when the config loads (it has no effect: preferences
+// apply only to crawlable paths), a rule the group reopens with an Allow is not, and a
+// backend's Content-Usage that is not a Structured Field Dictionary is dropped, never
+// reinterpreted, with a debug log.
+func TestContentUsageCaddyLogs(t *testing.T) {
+	logFile := filepath.Join(t.TempDir(), "caddy.log")
+	caddyTesterWithGlobals(t, `
+	log {
+		output file "`+logFile+`"
+		level DEBUG
+	}
+`, `
+http://localhost:@PORT@ {
+	robots_txt {
+		group * {
+			disallow /private/ /drafts/
+			allow /drafts/public/
+			content_usage train-ai=n
+			content_usage /private/ train-ai=y
+			content_usage /drafts/ search=y
+			content_signal /private/*.pdf ai-train=yes
+		}
+	}
+	robots_tag {
+		content_usage train-ai=n search=y
+	}
+	header /broken/* Content-Usage "Train-AI=y"
+	header /two/* Content-Usage "search=y,"
+	header /fine/* Content-Usage "search=n"
+	respond "ok"
+}
+`)
+	for path, want := range map[string]string{
+		"/broken/x": "train-ai=n, search=y",
+		"/two/x":    "train-ai=n, search=y",
+		"/fine/x":   "train-ai=n, search=n",
+	} {
+		resp, _ := do(t, "GET", siteURL(path))
+		wantStatus(t, resp, 200)
+		if got := resp.Header.Values("Content-Usage"); len(got) != 1 || got[0] != want {
+			t.Errorf("%s: Content-Usage %q, want %q", path, got, want)
+		}
+	}
+	lines := func(level, part string) []string {
+		b, _ := os.ReadFile(logFile)
+		var out []string
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.Contains(l, `"level":"`+level+`"`) && strings.Contains(l, part) {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(lines("debug", "Content-Usage from the handler dropped")) < 2 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	dropped := lines("debug", "Content-Usage from the handler dropped")
+	if len(dropped) != 2 || !strings.Contains(strings.Join(dropped, "\n"), `Train-AI=y`) || !strings.Contains(strings.Join(dropped, "\n"), `search=y,`) {
+		t.Errorf("debug logs for the dropped values:\n%s", strings.Join(dropped, "\n"))
+	}
+	if got := lines("debug", "search=n"); len(got) != 0 {
+		t.Errorf("a valid backend value was logged:\n%s", strings.Join(got, "\n"))
+	}
+	var paths []string
+	for _, l := range lines("warn", "has no effect") {
+		var entry struct{ Path string }
+		if err := json.Unmarshal([]byte(l), &entry); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, entry.Path)
+	}
+	if want := []string{"groups[0].content_usage[1]", "groups[0].content_signal[0]"}; fmt.Sprint(paths) != fmt.Sprint(want) {
+		t.Errorf("warnings at %q, want %q", paths, want)
+	}
+}
+
+// readmeUsageBlocks returns the fenced blocks with info string info ("caddyfile", or "" for
+// a plain block) of the README's "AI usage preferences" section, in order.
+func readmeUsageBlocks(t *testing.T, info string) []string {
+	t.Helper()
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(b), "\n## AI usage preferences\n")
+	if !ok {
+		t.Fatal("README has no AI usage preferences section")
+	}
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	var blocks, body []string
+	open, inBlock := "", false
+	for _, line := range strings.Split(sec, "\n") {
+		switch {
+		case !inBlock && strings.HasPrefix(line, "```"):
+			inBlock, open, body = true, strings.TrimPrefix(line, "```"), nil
+		case inBlock && line == "```":
+			inBlock = false
+			if open == info {
+				blocks = append(blocks, strings.Join(body, "\n")+"\n")
+			}
+		case inBlock:
+			body = append(body, line)
+		}
+	}
+	return blocks
+}
+
+// TestREADMEUsageCaddyfile: the README's publisher policy, in a real Caddy, serves the
+// robots.txt the README shows and the Content-Usage header it describes.
+func TestREADMEUsageCaddyfile(t *testing.T) {
+	cfgs, outs := readmeUsageBlocks(t, "caddyfile"), readmeUsageBlocks(t, "")
+	if len(cfgs) != 1 || len(outs) != 1 {
+		t.Fatalf("%d Caddyfile and %d plain blocks, want 1 and 1", len(cfgs), len(outs))
+	}
+	startCaddyfile(t, "http://localhost:@PORT@ {\n"+cfgs[0]+"respond ok\n}\n")
+	resp, body := do(t, "GET", siteURL("/robots.txt"))
+	wantStatus(t, resp, 200)
+	if string(body) != outs[0] {
+		t.Errorf("robots.txt\n%s\nREADME shows\n%s", body, outs[0])
+	}
+	for path, want := range map[string]string{
+		"/":                  "train-ai=n, search=y",
+		"/articles/a":        "train-ai=n, search=y",
+		"/open-data/a.csv":   "train-ai=y, search=y",
+		"/open-data-x/a.csv": "train-ai=n, search=y",
+	} {
+		resp, _ := do(t, "GET", siteURL(path))
+		if got := resp.Header.Values("Content-Usage"); len(got) != 1 || got[0] != want {
+			t.Errorf("%s: Content-Usage %q, want %q", path, got, want)
 		}
 	}
 }

@@ -84,6 +84,19 @@ func BenchmarkMiddlewareContentUsageBackend(b *testing.B) {
 	benchServe(b, usageMiddleware(b).Handler(http.HandlerFunc(backendUsageHandler)), "/drafts/post")
 }
 
+// BenchmarkMiddlewareBackendUsageAlone is BenchmarkMiddlewareContentUsageBackend's handler
+// on the same route without content_usage, which leaves the handler's field alone: its
+// baseline.
+func BenchmarkMiddlewareBackendUsageAlone(b *testing.B) {
+	benchServe(b, benchMiddleware(b).Handler(http.HandlerFunc(backendUsageHandler)), "/drafts/post")
+}
+
+// BenchmarkMiddlewareContentUsageOnly: a route with preferences and no robots rules, to
+// compare with BenchmarkBareHandlerSettingHeader.
+func BenchmarkMiddlewareContentUsageOnly(b *testing.B) {
+	benchServe(b, usageMiddleware(b).Handler(http.HandlerFunc(okHandler)), "/open/post")
+}
+
 // BenchmarkBareHandler is the baseline: the handler alone.
 func BenchmarkBareHandler(b *testing.B) {
 	benchServe(b, http.HandlerFunc(okHandler), "/articles/post")

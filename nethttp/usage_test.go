@@ -1,9 +1,12 @@
 package nethttp_test
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
@@ -128,5 +131,109 @@ func TestContentUsageSameJSONAsGo(t *testing.T) {
 	resp, _ := get(t, nil, "GET", serve(t, m, http.HandlerFunc(okHandler)).URL+"/a/b")
 	if got := resp.Header.Get("Content-Usage"); got != "train-ai=n" {
 		t.Errorf("Content-Usage %q", got)
+	}
+}
+
+// readmeUsageBlock returns the n-th fenced block (counting from 0) with info string info
+// ("json", or "" for a plain block) in the README's "AI usage preferences" section.
+func readmeUsageBlock(t *testing.T, info string, n int) string {
+	t.Helper()
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(b), "\n## AI usage preferences\n")
+	if !ok {
+		t.Fatal("README has no AI usage preferences section")
+	}
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	var blocks []string
+	open, body := "", []string(nil)
+	inBlock := false
+	for _, line := range strings.Split(sec, "\n") {
+		switch {
+		case !inBlock && strings.HasPrefix(line, "```"):
+			inBlock, open, body = true, strings.TrimPrefix(line, "```"), nil
+		case inBlock && line == "```":
+			inBlock = false
+			if open == info {
+				blocks = append(blocks, strings.Join(body, "\n")+"\n")
+			}
+		case inBlock:
+			body = append(body, line)
+		}
+	}
+	if len(blocks) <= n {
+		t.Fatalf("the section has %d blocks with info %q", len(blocks), info)
+	}
+	return blocks[n]
+}
+
+// TestREADMEUsageJSON: the README's Content-Usage JSON loads and serves the robots.txt the
+// README shows, and the header it describes.
+func TestREADMEUsageJSON(t *testing.T) {
+	m, err := nethttp.NewFromJSON([]byte(readmeUsageBlock(t, "json", 0)), nethttp.Options{})
+	if err != nil {
+		t.Fatalf("README JSON refused: %v", err)
+	}
+	srv := serve(t, m, http.HandlerFunc(okHandler))
+	_, body := get(t, nil, "GET", srv.URL+"/robots.txt")
+	if want := readmeUsageBlock(t, "", 0); string(body) != want {
+		t.Errorf("robots.txt\n%s\nREADME shows\n%s", body, want)
+	}
+	for path, want := range map[string]string{
+		"/articles/a":      "train-ai=n, search=y",
+		"/open-data/x.csv": "train-ai=y, search=y",
+		"/other":           "",
+	} {
+		resp, _ := get(t, nil, "GET", srv.URL+path)
+		if got := strings.Join(resp.Header.Values("Content-Usage"), "|"); got != want {
+			t.Errorf("%s: Content-Usage %q, want %q", path, got, want)
+		}
+	}
+}
+
+// TestContentUsageNoCachingEffect: the field "does not have any special effect on caching"
+// (attach-05): a route that only sends Content-Usage leaves every other field the handler
+// sent as it was, validators included, and adds none (no Vary), on 200 and on 304.
+func TestContentUsageNoCachingEffect(t *testing.T) {
+	m, err := nethttp.NewFromJSON([]byte(`{"robots_tag": [{"content_usage": {"train-ai": "n"}}]}`), nethttp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=60")
+		w.Header().Set("Etag", `"v1"`)
+		w.Header().Set("Last-Modified", "Wed, 23 Apr 2025 04:48:02 GMT")
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if r.Header.Get("If-None-Match") == `"v1"` {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		_, _ = io.WriteString(w, "<!DOCTYPE html><title>x</title>")
+	})
+	plain := httptest.NewServer(h)
+	t.Cleanup(plain.Close)
+	tagged := serve(t, m, h)
+	for _, inm := range []string{"", `"v1"`} {
+		var hdr []string
+		if inm != "" {
+			hdr = []string{"If-None-Match", inm}
+		}
+		want, wantBody := get(t, nil, "GET", plain.URL+"/a", hdr...)
+		got, gotBody := get(t, nil, "GET", tagged.URL+"/a", hdr...)
+		if got.StatusCode != want.StatusCode || string(gotBody) != string(wantBody) {
+			t.Errorf("If-None-Match %q: %d %q, without the middleware %d %q", inm, got.StatusCode, gotBody, want.StatusCode, wantBody)
+		}
+		if v := got.Header.Values("Content-Usage"); len(v) != 1 || v[0] != "train-ai=n" {
+			t.Errorf("If-None-Match %q: Content-Usage %q", inm, v)
+		}
+		got.Header.Del("Content-Usage")
+		for _, h := range []http.Header{got.Header, want.Header} {
+			h.Del("Date")
+		}
+		if fmt.Sprint(got.Header) != fmt.Sprint(want.Header) {
+			t.Errorf("If-None-Match %q: fields\n%v\nwithout the middleware\n%v", inm, got.Header, want.Header)
+		}
 	}
 }

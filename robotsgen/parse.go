@@ -51,7 +51,9 @@ import (
 // unknown: with a path the rule is kept without preferences (it still overrides shorter
 // paths), without one it changes nothing and is skipped, reported either way. A line whose
 // path no pattern can express (a stray "%") is skipped with a diagnostic. Before the first
-// group such a line is a file-level record, as any other record there.
+// group such a line is a file-level record, as any other record there. Between two
+// user-agent lines it is kept in the one group RFC 9309 parsers read there, with a
+// diagnostic: draft-ietf-aipref-attach reads it as a rule that ends the group above it.
 func Parse(data []byte) (*File, []Diagnostic) {
 	p := parser{f: &File{}}
 	if len(data) > MaxSize {
@@ -119,6 +121,15 @@ type parser struct {
 	curLine  int    // line of cur's first header line
 	curRules bool   // cur has seen a rule line, so the next header starts a new group
 	curDelay bool
+	// usageInHeader are the Content-Usage and Content-Signal lines read while cur had no
+	// rule yet: if another user-agent line follows, the readings disagree (usage.go).
+	usageInHeader []pendingLine
+}
+
+type pendingLine struct {
+	n   int
+	raw string
+	key string
 }
 
 func (p *parser) diag(line int, raw []byte, reason string) {
@@ -301,6 +312,9 @@ func (p *parser) header(n int, raw []byte, kind int, val []byte) {
 		p.curLine = n
 		p.curRules = false
 		p.curDelay = false
+		p.usageInHeader = nil
+	} else {
+		p.usageBetweenAgents(n)
 	}
 	if kind == kPurpose {
 		if v := string(val); validPurposeToken(v) && checkLineLen(len(purposeKey), v) == "" {

@@ -162,6 +162,13 @@ func usageKind(key string) int {
 // documentation says.
 func (p *parser) usageLine(n int, raw []byte, vi int, val string) {
 	u := usageVocabs[vi]
+	if kept := len(p.cur.usageRules(vi)); !p.curRules {
+		defer func() {
+			if len(p.cur.usageRules(vi)) > kept {
+				p.usageInHeader = append(p.usageInHeader, pendingLine{n, string(raw), u.v.String()})
+			}
+		}()
+	}
 	path, _, err := u.v.ParseLine(val)
 	if path != "" {
 		path = encodePattern(path)
@@ -207,6 +214,19 @@ func (p *parser) usageLine(n int, raw []byte, vi int, val string) {
 		return
 	}
 	p.cur.addUsageRule(vi, r)
+}
+
+// usageBetweenAgents reports the preference lines read since the group's last user-agent
+// line, when user-agent line n continues the group. draft-ietf-aipref-attach makes the
+// line a rule, which ends the group's user agents, so that it applies only to the agents
+// above it; RFC 9309 parsers, Google's among them, skip it and read the agents above and
+// below as one group, and Parse keeps their allow/disallow decisions. The line is kept for
+// that one group, so it now applies to the agents below it too: it is reported.
+func (p *parser) usageBetweenAgents(n int) {
+	for _, l := range p.usageInHeader {
+		p.diag(l.n, []byte(l.raw), fmt.Sprintf("%s line between user-agent lines (the next is line %d): draft-ietf-aipref-attach reads it as a rule ending the group, so it applies only to the user agents above it, while RFC 9309 parsers (Google's) read the user agents above and below as one group; kept in that group, as they read it, so it applies to the user agents below it too: put it after the group's allow/disallow rules", l.key, n))
+	}
+	p.usageInHeader = nil
 }
 
 func cutComment(s string) string {
@@ -345,11 +365,13 @@ func (m *Matcher) Preferences(v usage.Vocab, productToken, purpose, path string)
 }
 
 // usageWarnings is the part of Warnings about preference rules: a file-level
-// Content-Usage or Content-Signal record, and a Content-Usage or
-// Content-Signal rule whose path the same group disallows (preferences apply only to paths
-// that may be crawled, attach-05). The path of a rule stands for the paths it matches; a
-// rule is reported when the group disallows its path and no Allow rule of the group can
-// match a path the rule matches.
+// Content-Usage or Content-Signal record, and a Content-Usage or Content-Signal rule whose
+// path is disallowed for every crawler that reads it (preferences apply only to paths that
+// may be crawled, attach-05). A crawler reads a group's rules merged with those of the other
+// groups that name it (RFC 9309 2.2.1), so each of the group's user agents (presets
+// expanded) and purposes is checked against its merged rules. The path of a rule stands for
+// the paths it matches: the rule is reported when the merged rules disallow its path and no
+// Allow rule among them can match a path the rule matches.
 func (f *File) usageWarnings() []*configerr.Error {
 	var out []*configerr.Error
 	for i, r := range f.Records {
@@ -358,55 +380,92 @@ func (f *File) usageWarnings() []*configerr.Error {
 				fmt.Sprintf("a %s line outside any group applies to no crawler (draft-ietf-aipref-attach puts it inside a group): use a group's %s", usageVocabs[vi].v, usageVocabs[vi].field)))
 		}
 	}
+	ef := f.Expand(false) // groups stay at their indexes
 	for gi := range f.Groups {
 		g := &f.Groups[gi]
 		if len(g.ContentUsage)+len(g.ContentSignal) == 0 {
 			continue
 		}
-		m := NewMatcher(&File{Groups: []Group{{UserAgents: []string{"*"}, Rules: g.Rules}}})
+		readers := readerRules(ef, gi)
 		for vi, u := range usageVocabs {
 			for i, r := range g.usageRules(vi) {
-				if checkUsagePath(r.Path) != "" {
+				if checkUsagePath(r.Path) != "" || len(readers) == 0 {
 					continue
 				}
-				path := r.Path
-				if path == "" {
-					path = "/"
-				}
-				lit, _, _ := strings.Cut(normalise(path, true), "*")
-				lit = strings.TrimSuffix(lit, "$")
-				d := m.Decide("*", "", lit)
-				if d.Allowed || d.Rule == nil || strings.HasSuffix(d.Rule.Path, "$") {
-					// Allowed, or disallowed only at that one path.
-					continue
-				}
-				glob := strings.TrimSuffix(normalise(path, true), "$")
-				if !strings.HasSuffix(normalise(path, true), "$") {
-					glob += "*"
-				}
-				reopened := false
-				for _, ar := range g.Rules {
-					if ar.Type != Allow || ar.Path == "" {
-						continue
-					}
-					ag := normalise(ar.Path, true)
-					if strings.HasSuffix(ag, "$") {
-						ag = ag[:len(ag)-1]
-					} else {
-						ag += "*"
-					}
-					if coMatch(glob, ag) {
-						reopened = true
+				var by *Rule
+				for _, rules := range readers {
+					if by = disallowsAll(rules, r.Path); by == nil {
 						break
 					}
 				}
-				if reopened {
+				if by == nil {
 					continue
 				}
 				out = append(out, configerr.New(fmt.Sprintf("groups[%d].%s[%d]", gi, u.field, i), r.Path,
-					fmt.Sprintf("the group disallows this path (%s %q), and preferences apply only to paths that may be crawled (draft-ietf-aipref-attach): this %s rule has no effect", d.Rule.Type, d.Rule.Path, u.v)))
+					fmt.Sprintf("every crawler the group addresses is disallowed this path (%s %q), and preferences apply only to paths that may be crawled (draft-ietf-aipref-attach): this %s rule has no effect", by.Type, by.Path, u.v)))
 			}
 		}
 	}
 	return out
+}
+
+// readerRules returns, for each crawler that reads group gi of f (one per user agent and
+// purpose of the group), the rules it obeys: those of every group naming it, merged.
+func readerRules(f *File, gi int) [][]Rule {
+	var out [][]Rule
+	merged := func(names func(*Group) []string, name string) []Rule {
+		var rules []Rule
+		for hi := range f.Groups {
+			if slices.ContainsFunc(names(&f.Groups[hi]), func(s string) bool { return strings.EqualFold(s, name) }) {
+				rules = append(rules, f.Groups[hi].Rules...)
+			}
+		}
+		return rules
+	}
+	g := &f.Groups[gi]
+	for _, ua := range g.UserAgents {
+		out = append(out, merged(func(h *Group) []string { return h.UserAgents }, ua))
+	}
+	for _, p := range g.Purposes {
+		out = append(out, merged(func(h *Group) []string { return h.Purposes }, p))
+	}
+	return out
+}
+
+// disallowsAll returns the rule that disallows every path the preference rule's path
+// matches, or nil if rules may let some of them be crawled: the literal part of the path
+// (up to its first "*") is disallowed by a rule that is not "$"-anchored, so every path
+// starting with it is too, and no Allow rule can match a path that the preference rule
+// matches.
+func disallowsAll(rules []Rule, path string) *Rule {
+	if path == "" {
+		path = "/"
+	}
+	m := NewMatcher(&File{Groups: []Group{{UserAgents: []string{"*"}, Rules: rules}}})
+	lit, _, _ := strings.Cut(normalise(path, true), "*")
+	lit = strings.TrimSuffix(lit, "$")
+	d := m.Decide("*", "", lit)
+	if d.Allowed || d.Rule == nil || strings.HasSuffix(d.Rule.Path, "$") {
+		// Allowed, or disallowed only at that one path.
+		return nil
+	}
+	glob := strings.TrimSuffix(normalise(path, true), "$")
+	if !strings.HasSuffix(normalise(path, true), "$") {
+		glob += "*"
+	}
+	for _, ar := range rules {
+		if ar.Type != Allow || ar.Path == "" {
+			continue
+		}
+		ag := normalise(ar.Path, true)
+		if strings.HasSuffix(ag, "$") {
+			ag = ag[:len(ag)-1]
+		} else {
+			ag += "*"
+		}
+		if coMatch(glob, ag) {
+			return nil
+		}
+	}
+	return d.Rule
 }

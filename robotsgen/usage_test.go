@@ -1,6 +1,8 @@
 package robotsgen
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -267,5 +269,190 @@ func TestUsageWarnings(t *testing.T) {
 	want := []string{"groups[0].content_usage[1]", "groups[0].content_usage[2]", "groups[0].content_signal[0]", "groups[1].content_usage[0]"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("warnings at %q, want %q", got, want)
+	}
+}
+
+// TestUsageWarningsSound: over thousands of generated files of one to three groups (some
+// naming the same crawler, which merges them), a rule that Warnings reports as having no
+// effect really has none: for every crawler that reads its group, every path the rule
+// matches (its pattern instantiated with random strings for "*", and random tails when it
+// is not "$"-anchored) is disallowed. Enough rules are reported for the check to mean
+// something.
+func TestUsageWarningsSound(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 11))
+	fill := func() string {
+		var b strings.Builder
+		for range r.IntN(3) {
+			if r.IntN(4) == 0 {
+				b.WriteByte('/')
+			} else {
+				b.WriteString(segments[r.IntN(len(segments))])
+			}
+		}
+		return b.String()
+	}
+	agents, purposes := []string{"*", "FooBot", "foobot", "BarBot"}, []string{"training", "Training"}
+	reported, checked := 0, 0
+	for c := range 4000 {
+		f := &File{}
+		for range 1 + r.IntN(3) {
+			var g Group
+			if r.IntN(5) == 0 {
+				g.Purposes = []string{purposes[r.IntN(len(purposes))]}
+			} else {
+				g.UserAgents = []string{agents[r.IntN(len(agents))]}
+				if r.IntN(4) == 0 {
+					g.UserAgents = append(g.UserAgents, agents[r.IntN(len(agents))])
+				}
+			}
+			for range 1 + r.IntN(5) {
+				typ := Disallow
+				if r.IntN(3) == 0 {
+					typ = Allow
+				}
+				g.Rules = append(g.Rules, Rule{Type: typ, Path: genPattern(r)})
+			}
+			for range r.IntN(3) {
+				p := genPattern(r)
+				if p[0] != '/' {
+					p = "/" + p
+				}
+				g.ContentUsage = append(g.ContentUsage, cu(p, "train-ai", "n"))
+			}
+			f.Groups = append(f.Groups, g)
+		}
+		if f.Validate() != nil {
+			continue
+		}
+		m := NewMatcher(f)
+		for _, w := range f.Warnings() {
+			var gi, i int
+			if _, err := fmt.Sscanf(w.Path, "groups[%d].content_usage[%d]", &gi, &i); err != nil {
+				t.Fatalf("warning at %s: %v", w.Path, w)
+			}
+			reported++
+			g := f.Groups[gi]
+			pat := g.ContentUsage[i].Path
+			anchored := strings.HasSuffix(pat, "$")
+			pat = strings.TrimSuffix(pat, "$")
+			for range 20 {
+				var b strings.Builder
+				for j, part := range strings.Split(pat, "*") {
+					if j > 0 {
+						b.WriteString(fill())
+					}
+					b.WriteString(part)
+				}
+				if !anchored {
+					b.WriteString(fill())
+				}
+				path := b.String()
+				if strings.HasPrefix(path, "/robots.txt") {
+					continue // always allowed (RFC 9309 2.2.2), whatever the rules say
+				}
+				var readers [][2]string
+				for _, ua := range g.UserAgents {
+					readers = append(readers, [2]string{ua, ""})
+				}
+				for _, p := range g.Purposes {
+					readers = append(readers, [2]string{"", p})
+				}
+				for _, rd := range readers {
+					checked++
+					if d := m.Decide(rd[0], rd[1], path); d.Allowed {
+						t.Fatalf("case %d: %s reported (%s), but %q, which it matches, may be crawled by %q/%q (rule %+v)\ngroups %+v",
+							c, w.Path, w.Problem, path, rd[0], rd[1], d.Rule, f.Groups)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d rules reported, %d paths they match checked", reported, checked)
+	if reported < 200 {
+		t.Fatalf("only %d rules reported: the generator no longer exercises Warnings", reported)
+	}
+}
+
+// TestUsageWarningsMergedGroups: a crawler named by two groups reads them merged, so a
+// rule is not reported when another group naming the same crawler reopens its path, and is
+// when every crawler of its group is kept out.
+func TestUsageWarningsMergedGroups(t *testing.T) {
+	f := &File{Groups: []Group{{
+		UserAgents:   []string{"FooBot"},
+		Rules:        []Rule{{Disallow, "/x/"}},
+		ContentUsage: []usage.Rule{cu("/x/", "train-ai", "y")}, // reopened by group 1
+	}, {
+		UserAgents: []string{"foobot"},
+		Rules:      []Rule{{Allow, "/x/"}},
+	}, {
+		UserAgents:   []string{"BarBot", "BazBot"},
+		Rules:        []Rule{{Disallow, "/y/"}},
+		ContentUsage: []usage.Rule{cu("/y/", "train-ai", "y")}, // BazBot reads it, and group 3 reopens /y/ for BazBot
+	}, {
+		UserAgents: []string{"BazBot"},
+		Rules:      []Rule{{Allow, "/y/a"}},
+	}, {
+		Purposes:     []string{"training"},
+		Rules:        []Rule{{Disallow, "/"}},
+		ContentUsage: []usage.Rule{cu("", "train-ai", "n")}, // every reader disallowed
+	}, {
+		UserAgents:   []string{"QuxBot"},
+		Rules:        []Rule{{Disallow, "/q/"}},
+		ContentUsage: []usage.Rule{cu("/q/*.pdf", "train-ai", "y")},
+	}}}
+	if err := f.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range f.Warnings() {
+		got = append(got, w.Path)
+	}
+	if want := []string{"groups[4].content_usage[0]", "groups[5].content_usage[0]"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("warnings at %q, want %q", got, want)
+	}
+}
+
+// TestUsageParseBetweenUserAgents: a preference line between two user-agent lines is read
+// differently by draft-ietf-aipref-attach (a rule, ending the group above it) and by RFC
+// 9309 parsers (skipped: one group). Parse keeps the RFC 9309 grouping, so allow/disallow
+// decisions stay Google's, and reports the line; after a rule, or before a group that a rule
+// line started, there is nothing to report.
+func TestUsageParseBetweenUserAgents(t *testing.T) {
+	for _, c := range []struct {
+		name, body string
+		agents     [][]string // per group
+		diagLines  []int
+	}{
+		{"between agents", "User-agent: a\nContent-Usage: train-ai=n\nUser-agent: b\nDisallow: /\n",
+			[][]string{{"a", "b"}}, []int{2}},
+		{"both vocabularies, two agents after", "User-agent: a\nContent-Signal: ai-train=no\nContent-Usage: /x train-ai=n\nUser-agent: b\nUser-agent: c\nAllow: /\n",
+			[][]string{{"a", "b", "c"}}, []int{2, 3}},
+		{"after a rule", "User-agent: a\nDisallow: /p\nContent-Usage: train-ai=n\nUser-agent: b\nDisallow: /\n",
+			[][]string{{"a"}, {"b"}}, nil},
+		{"before the rules, no agent after", "User-agent: a\nUser-agent: b\nContent-Usage: train-ai=n\nDisallow: /p\n\nUser-agent: c\nDisallow: /\n",
+			[][]string{{"a", "b"}, {"c"}}, nil},
+		{"skipped line is not reported twice", "User-agent: a\nContent-Usage: TRAIN-AI=n\nUser-agent: b\nDisallow: /\n",
+			[][]string{{"a", "b"}}, []int{2}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, diags := Parse([]byte(c.body))
+			var agents [][]string
+			for _, g := range f.Groups {
+				agents = append(agents, g.UserAgents)
+			}
+			if !reflect.DeepEqual(agents, c.agents) {
+				t.Errorf("groups %v, want %v", agents, c.agents)
+			}
+			var lines []int
+			for _, d := range diags {
+				lines = append(lines, d.Line)
+				if c.name != "skipped line is not reported twice" && !strings.Contains(d.Reason, "between user-agent lines") {
+					t.Errorf("diagnostic %v", d)
+				}
+			}
+			if !reflect.DeepEqual(lines, c.diagLines) {
+				t.Errorf("diagnostics at lines %v, want %v: %v", lines, c.diagLines, diags)
+			}
+		})
 	}
 }
