@@ -5,10 +5,11 @@
 // The catalogue is derived from robots.json of the ai.robots.txt project
 // (https://github.com/ai-robots-txt/ai.robots.txt), MIT; data/ holds the
 // copy used, its LICENSE and a SOURCE note, and catalog_gen.go repeats the
-// licence. Only facts are kept: the user-agent name, the operator as plain
-// text, the categories, whether the crawler is documented to respect
-// robots.txt, and the token class of the name. Descriptions and crawl
-// frequencies are not.
+// licence. Only facts are kept: the user-agent name, the operator's name
+// (where the source's operator field holds a sentence or a URL, a reviewed
+// table, internal/gen/operators.go, gives the name), the categories,
+// whether the crawler is documented to respect robots.txt, and the token
+// class of the name. Descriptions and crawl frequencies are not.
 //
 // # Categories
 //
