@@ -275,3 +275,41 @@ func TestDocListsTokenClasses(t *testing.T) {
 		}
 	}
 }
+
+// The README lists the same names as doc.go, in its paragraph on names that are not RFC 9309
+// product tokens: each bullet's parenthesised list is one class.
+func TestREADMEListsTokenClasses(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(b), "**Names that are not RFC 9309 product tokens.**")
+	if !ok {
+		t.Fatal("README has no paragraph on names that are not product tokens")
+	}
+	sec, _, _ = strings.Cut(sec, "\n\n**")
+	bullets := strings.Split(sec, "\n- ")[1:]
+	if len(bullets) != 2 {
+		t.Fatalf("want 2 bullets, found %d", len(bullets))
+	}
+	for i, class := range []crawlers.TokenClass{crawlers.TokenDigits, crawlers.TokenUAOnly} {
+		start := strings.Index(bullets[i], "(`")
+		end := strings.Index(bullets[i], "`):")
+		if start < 0 || end < start {
+			t.Fatalf("bullet %d has no (`name`, ...): list", i)
+		}
+		var got []string
+		for _, n := range strings.Split(strings.ReplaceAll(bullets[i][start+1:end+1], "\n", " "), ",") {
+			got = append(got, strings.Trim(strings.TrimSpace(n), "`"))
+		}
+		var want []string
+		for _, c := range crawlers.All() {
+			if c.Token == class {
+				want = append(want, c.Name)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("README lists for %v\n%q\nthe catalogue has\n%q", class, got, want)
+		}
+	}
+}
