@@ -103,6 +103,7 @@ func TestEnforcementFromCaddyJSON(t *testing.T) {
 		status   int
 	}{
 		{gptbotUA, "/x", 451},
+		{gptbotUA, "/public", 451},             // "/public" is not under /public/
 		{strings.ToLower(gptbotUA), "/x", 451}, // case-insensitive
 		{gptbotUA, "/public/a", 200},           // the group's Allow
 		{gptbotUA, "/robots.txt", 200},         // always served
@@ -121,6 +122,16 @@ func TestEnforcementFromCaddyJSON(t *testing.T) {
 		if resp.StatusCode != c.status || appResp.StatusCode != c.status {
 			t.Errorf("%q %s: Caddy %d %q, net/http %d %q; want %d", c.ua, c.path, resp.StatusCode, body, appResp.StatusCode, appBody, c.status)
 		}
+		// Without handle_errors, Caddy answers a blocked request with nethttp's text body.
+		if string(body) != string(appBody) || resp.Header.Get("Content-Type") != appResp.Header.Get("Content-Type") {
+			t.Errorf("%q %s: Caddy %q (%s), net/http %q (%s)", c.ua, c.path, body, resp.Header.Get("Content-Type"), appBody, appResp.Header.Get("Content-Type"))
+		}
+	}
+
+	resp, body := do(t, "GET", siteURL("/x"), "User-Agent: "+gptbotUA)
+	if want := "451 Unavailable For Legal Reasons: robots.txt disallows this path for GPTBot (Disallow: /)\n"; string(body) != want ||
+		resp.Header.Get("Content-Type") != "text/plain; charset=utf-8" {
+		t.Errorf("blocked: %q %q", body, resp.Header.Get("Content-Type"))
 	}
 
 	// The block is logged at info level by the handler, with the token and the rule.
