@@ -67,12 +67,31 @@ page=$(curl -fsS http://127.0.0.1:9105/100k.html)
 	exit 1
 }
 
+# The enforcement pair: the same robots.txt on both sides; only the enforcing side answers a
+# crawler the file disallows with 403; a browser gets the page on both.
+BROWSER_UA='Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36'
+[ "$(curl -fsS http://127.0.0.1:9121/robots.txt)" = "$(curl -fsS http://127.0.0.1:9122/robots.txt)" ] || {
+	echo "enforce pair serves different robots.txt" >&2
+	exit 1
+}
+for check in "9121 GPTBot/1.2 403" "9122 GPTBot/1.2 200" "9121 $BROWSER_UA 200" "9122 $BROWSER_UA 200"; do
+	port=${check%% *} want=${check##* } ua=${check#* }
+	ua=${ua% *}
+	got=$(curl -sS -o /dev/null -w '%{http_code}' -A "$ua" "http://127.0.0.1:$port/articles/x")
+	[ "$got" = "$want" ] || {
+		echo "enforce pair: $ua on $port got $got, want $want" >&2
+		exit 1
+	}
+done
+
 rss_kib() { awk '/^VmRSS/ {print $2}' /proc/$CADDY/status; }
 hwm_kib() { awk '/^VmHWM/ {print $2}' /proc/$CADDY/status; }
 
-# run_wrk URL -> "reqs p50 p99" (latencies in ms)
+# run_wrk URL -> "reqs p50 p99" (latencies in ms); $WRK_UA, if set, is sent as User-Agent
 run_wrk() {
-	wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency "$1" 2>&1 | awk '
+	local hdr=()
+	[ -z "${WRK_UA:-}" ] || hdr=(-H "User-Agent: $WRK_UA")
+	wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency "${hdr[@]}" "$1" 2>&1 | awk '
 		function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
 		/Requests\/sec/ { rps = $2 }
 		/^ +50%/ { p50 = ms($2) }
@@ -85,8 +104,9 @@ run_wrk() {
 median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 
 printf '\n%-22s %12s %12s %7s %16s %16s %9s\n' pair ours_req/s builtin_req/s ratio "ours p50/p99" "builtin p50/p99" rss_MiB
-bench_pair() { # name ours-url builtin-url
+bench_pair() { # name ours-url builtin-url [user-agent]
 	local name=$1 a=$2 b=$3 ra=() rb=() la lb
+	WRK_UA=${4:-}
 	if [ -n "${PAIRS:-}" ] && [[ " $PAIRS " != *" $name "* ]]; then return; fi
 	for ((r = 1; r <= ROUNDS; r++)); do
 		# alternate which side goes first, so warm-up and drift do not favour one side
@@ -112,5 +132,6 @@ bench_pair header-route http://127.0.0.1:9103/a http://127.0.0.1:9104/a
 bench_pair meta-100KiB http://127.0.0.1:9105/100k.html http://127.0.0.1:9106/100k.html
 bench_pair meta-1MiB http://127.0.0.1:9105/1m.html http://127.0.0.1:9106/1m.html
 bench_pair no-match http://127.0.0.1:9107/articles/x http://127.0.0.1:9108/articles/x
+bench_pair enforce-browser http://127.0.0.1:9121/articles/x http://127.0.0.1:9122/articles/x "$BROWSER_UA"
 printf '\npeak RSS of Caddy over the run: %.1f MiB; rounds=%s duration=%s connections=%s threads=%s, %s cores\n' \
 	"$(echo "$(hwm_kib)" | awk '{print $1 / 1024}')" "$ROUNDS" "$DURATION" "$CONNS" "$THREADS" "$(nproc)"

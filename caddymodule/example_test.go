@@ -114,7 +114,8 @@ func checkExampleResponses(t *testing.T, base string) {
 	for _, c := range []struct {
 		agent, path string
 		allowed     bool
-	}{{"GPTBot", "/", false}, {"CCBot", "/articles/first.html", false}, {"Googlebot", "/drafts/post.html", false}, {"Googlebot", "/articles/first.html", true}} {
+	}{{"GPTBot", "/", false}, {"CCBot", "/articles/first.html", false}, {"Googlebot", "/drafts/post.html", false}, {"Googlebot", "/articles/first.html", true},
+		{"ClaudeBot", "/articles/first.html", false}, {"ClaudeBot", "/", true}, {"ClaudeBot", "/drafts/post.html", true}} {
 		if got := m.Decide(c.agent, "", c.path).Allowed; got != c.allowed {
 			t.Errorf("robots.txt: %s may fetch %s = %v, want %v", c.agent, c.path, got, c.allowed)
 		}
@@ -152,8 +153,25 @@ func checkExampleResponses(t *testing.T, base string) {
 
 	resp, _ = do(t, "GET", base+"/articles/first.html")
 	wantRobotsTag(t, resp, siteWide.Union(policy(t, map[string][]string{
-		"*": {"unavailable_after=2027-01-01T00:00:00Z"}, "Googlebot": {"max-snippet=50"},
+		"*": {"unavailable_after=2027-01-01T00:00:00Z"}, "Googlebot": {"max-snippet=50"}, "preset:ai-assistants": {"noarchive"},
 	})))
+
+	// enforce: a crawler the file names is refused where it is disallowed, nowhere else; a
+	// browser never.
+	for _, c := range []struct {
+		ua, path string
+		status   int
+	}{
+		{"Mozilla/5.0 (compatible; ClaudeBot/1.0; +claudebot@anthropic.com)", "/articles/first.html", 403},
+		{"Mozilla/5.0 (compatible; ClaudeBot/1.0; +claudebot@anthropic.com)", "/", 200},
+		{"Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)", "/", 403},
+		{"Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)", "/robots.txt", 200},
+		{"Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0", "/drafts/post.html", 200},
+	} {
+		if resp, _ := do(t, "GET", base+c.path, "User-Agent: "+c.ua); resp.StatusCode != c.status {
+			t.Errorf("%q %s: %d, want %d", c.ua, c.path, resp.StatusCode, c.status)
+		}
+	}
 
 	resp, body = do(t, "GET", base+"/api/status")
 	wantStatus(t, resp, 200)
@@ -351,8 +369,10 @@ func TestExampleCaddyfileComplete(t *testing.T) {
 		"robots_txt robots_txt", "robots_txt comment", "robots_txt sitemap", "robots_txt group",
 		"robots_txt user_agent", "robots_txt purpose", "robots_txt allow", "robots_txt disallow",
 		"robots_txt crawl_delay", "robots_txt record", "robots_txt max_age",
+		"robots_txt preset", "robots_txt enforce",
 		"robots_tag robots_tag", "robots_tag agent", "robots_tag meta", "robots_tag x_robots_tag",
 		"robots_txt content_usage", "robots_txt content_signal", "robots_tag content_usage",
+		"robots_tag preset",
 	} {
 		if !seen[want] {
 			t.Errorf("Caddyfile.example does not use %s", want)

@@ -14,6 +14,7 @@ package caddymodule
 import (
 	"errors"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -93,15 +94,21 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 // the Allow header set.
 //
 // With enforce, a request from a crawler that the file disallows for the path is answered
-// with the configured status through Caddy's error handling, and logged at info level.
+// with the configured status and logged at info level: through Caddy's error handling when
+// the server has handle_errors routes, else with the short text body nethttp sends (Caddy's
+// default error response has no body, which would not say why).
 func (h *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	if !h.rt.Matches(r) {
 		if h.enforce != nil {
 			if b, blocked := h.enforce.Check(r); blocked {
-				msg := b.Message()
+				code, msg := h.enforce.Status(), b.Message()
 				h.logger.Info(msg, zap.String("token", b.Token), zap.String("rule", string(b.Rule.Type)+": "+b.Rule.Path),
-					zap.Int("status", h.enforce.Status()), zap.String("method", r.Method), zap.String("uri", r.RequestURI))
-				return caddyhttp.Error(h.enforce.Status(), errors.New(msg))
+					zap.Int("status", code), zap.String("method", r.Method), zap.String("uri", r.RequestURI))
+				if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok && srv.Errors != nil && len(srv.Errors.Routes) > 0 {
+					return caddyhttp.Error(code, errors.New(msg))
+				}
+				http.Error(w, strconv.Itoa(code)+" "+http.StatusText(code)+": "+msg, code)
+				return nil
 			}
 		}
 		return next.ServeHTTP(w, r)

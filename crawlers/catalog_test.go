@@ -82,11 +82,16 @@ func TestCatalogFacts(t *testing.T) {
 		{"atlassian-bot", "Atlassian", []string{"ai-all", "ai-assistants", "ai-search"}, crawlers.RespectYes, crawlers.TokenProduct},
 		{"YouBot", "You", []string{"ai-all", "ai-search", "ai-training"}, crawlers.RespectYes, crawlers.TokenProduct},
 		{"OpenAI", "OpenAI", []string{"ai-all"}, crawlers.RespectYes, crawlers.TokenProduct},
-		{"facebookexternalhit", "Meta/Facebook", []string{"ai-all"}, crawlers.RespectNo, crawlers.TokenProduct},
+		{"facebookexternalhit", "Meta", []string{"ai-all"}, crawlers.RespectNo, crawlers.TokenProduct},
 		{"Claude-Web", "Anthropic", []string{"ai-all"}, crawlers.RespectUnknown, crawlers.TokenProduct},
 		{"AddSearchBot", "", []string{"ai-all", "ai-search"}, crawlers.RespectUnknown, crawlers.TokenProduct},
 		{"FriendlyCrawler", "", []string{"ai-all", "ai-training"}, crawlers.RespectYes, crawlers.TokenProduct},
 		{"Diffbot", "Diffbot", []string{"ai-all", "ai-search", "ai-training"}, crawlers.RespectUnknown, crawlers.TokenProduct},
+		{"kagi-fetcher", "Kagi", []string{"ai-all", "ai-assistants"}, crawlers.RespectUnknown, crawlers.TokenProduct},
+		{"bigsur.ai", "Big Sur AI", []string{"ai-all", "ai-assistants"}, crawlers.RespectUnknown, crawlers.TokenUAOnly},
+		{"Bravebot", "Brave", []string{"ai-all", "ai-search", "ai-training"}, crawlers.RespectYes, crawlers.TokenProduct},
+		{"Brightbot 1.0", "Bright Data", []string{"ai-all", "ai-training"}, crawlers.RespectUnknown, crawlers.TokenUAOnly},
+		{"Lightpanda", "", []string{"ai-all", "ai-training"}, crawlers.RespectUnknown, crawlers.TokenProduct},
 		{"iaskspider/2.0", "iAsk", []string{"ai-all", "ai-search"}, crawlers.RespectNo, crawlers.TokenUAOnly},
 	} {
 		c, ok := crawlers.Lookup(tc.name)
@@ -99,8 +104,10 @@ func TestCatalogFacts(t *testing.T) {
 		}
 	}
 	for _, c := range all {
-		if strings.Contains(c.Operator, "](") || strings.HasPrefix(c.Operator, "Unclear") || c.Operator == "Unknown" {
-			t.Errorf("%s: operator %q is not plain text", c.Name, c.Operator)
+		// Facts only: an operator is a name, never a description, URL or "Unclear".
+		if len(c.Operator) > 60 || strings.ContainsAny(c.Operator, "[]()/:,…") || strings.Contains(c.Operator, " that ") ||
+			strings.HasPrefix(c.Operator, "Unclear") || c.Operator == "Unknown" {
+			t.Errorf("%s: operator %q is not a name", c.Name, c.Operator)
 		}
 		if len(c.Categories) == 0 || c.Categories[0] != crawlers.AIAll {
 			t.Errorf("%s: categories %v do not start with ai-all", c.Name, c.Categories)
@@ -265,6 +272,44 @@ func TestDocListsTokenClasses(t *testing.T) {
 		}
 		if got := strings.Join(want, ", ") + "."; list != got {
 			t.Errorf("doc.go lists\n%s: %s\nthe catalogue has\n%s: %s", label, list, label, got)
+		}
+	}
+}
+
+// The README lists the same names as doc.go, in its paragraph on names that are not RFC 9309
+// product tokens: each bullet's parenthesised list is one class.
+func TestREADMEListsTokenClasses(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(b), "**Names that are not RFC 9309 product tokens.**")
+	if !ok {
+		t.Fatal("README has no paragraph on names that are not product tokens")
+	}
+	sec, _, _ = strings.Cut(sec, "\n\n**")
+	bullets := strings.Split(sec, "\n- ")[1:]
+	if len(bullets) != 2 {
+		t.Fatalf("want 2 bullets, found %d", len(bullets))
+	}
+	for i, class := range []crawlers.TokenClass{crawlers.TokenDigits, crawlers.TokenUAOnly} {
+		start := strings.Index(bullets[i], "(`")
+		end := strings.Index(bullets[i], "`):")
+		if start < 0 || end < start {
+			t.Fatalf("bullet %d has no (`name`, ...): list", i)
+		}
+		var got []string
+		for _, n := range strings.Split(strings.ReplaceAll(bullets[i][start+1:end+1], "\n", " "), ",") {
+			got = append(got, strings.Trim(strings.TrimSpace(n), "`"))
+		}
+		var want []string
+		for _, c := range crawlers.All() {
+			if c.Token == class {
+				want = append(want, c.Name)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("README lists for %v\n%q\nthe catalogue has\n%q", class, got, want)
 		}
 	}
 }

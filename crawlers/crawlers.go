@@ -138,8 +138,9 @@ type Crawler struct {
 	// differ only in case ("meta-externalagent" and "Meta-ExternalAgent");
 	// they are separate entries, as in the source.
 	Name string
-	// Operator is the company or project running the crawler, as plain
-	// text; "" when the source does not know.
+	// Operator is the name of the company or project running the crawler,
+	// taken from the source through a reviewed table (the source's field
+	// often holds a description or a URL); "" when the source does not know.
 	Operator string
 	// Categories lists the categories that include the crawler, in the order
 	// of Categories(); it always includes AIAll.

@@ -44,6 +44,7 @@ func TestValidateRejects(t *testing.T) {
 		{"unknown preset", func(f *File) { f.Groups[1].Presets = []string{"ai-search", "ai-trainnig"} },
 			[]string{`groups[1].presets[1] "ai-trainnig": a preset is a category of the crawler catalogue: ai-all, ai-assistants, ai-search, ai-training (did you mean "ai-training"?)`}},
 		{"purpose is a crawler", func(f *File) { f.Groups[0].Purposes[0] = "gptbot" }, []string{`groups[0].purposes[0] "gptbot": a purpose token must not be the name of a crawler (GPTBot)`}},
+		{"purpose is a crawler and a digit", func(f *File) { f.Groups[0].Purposes[0] = "GPTBot2x" }, []string{`groups[0].purposes[0] "GPTBot2x": a purpose token must not start with the name of a crawler followed by a digit (GPTBot)`}},
 		{"preset adds no crawler", func(f *File) {
 			f.Groups = append(f.Groups, Group{UserAgents: []string{"GPTBot", "ChatGPT-User", "OAI-SearchBot"}}, Group{Presets: []string{"ai-assistants"}})
 			cs, _ := crawlers.Category("ai-assistants")

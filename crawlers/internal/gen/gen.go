@@ -15,7 +15,6 @@ import (
 	"go/format"
 	"io"
 	"maps"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,7 +24,7 @@ import (
 // description or frequency.
 type Entry struct {
 	Name       string   // the key: a user-agent name
-	Operator   string   // plain text; "" when unknown
+	Operator   string   // the operator's name (OperatorName); "" when unknown
 	Categories []string // from Functions, in the order ai-assistants, ai-search, ai-training
 	Respect    string   // "yes", "no" or "unknown"
 	Class      string   // "product", "digits" or "uaonly"
@@ -42,9 +41,9 @@ type raw struct {
 
 // Parse reads robots.json. It fails, naming them, on duplicate keys (which
 // encoding/json would silently merge), on entries without operator, respect
-// or function, on names the user-agent matcher cannot take, and on function
-// strings missing from Functions (all of them at once, so one review pass
-// covers a whole update). Entries are sorted case-insensitively by name, so
+// or function, on names the user-agent matcher cannot take, on operator
+// values missing from Operators, and on function strings missing from
+// Functions (all of them at once, so one review pass covers a whole update). Entries are sorted case-insensitively by name, so
 // the output does not depend on the order of the upstream file.
 func Parse(data []byte) ([]Entry, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -78,14 +77,21 @@ func Parse(data []byte) ([]Entry, error) {
 			errs = append(errs, fmt.Errorf("entry %q: needs operator, respect and function", name))
 			continue
 		}
+		operator, opErr := OperatorName(*r.Operator)
+		if opErr != nil {
+			errs = append(errs, fmt.Errorf("entry %q: %w", name, opErr))
+		}
 		cats, ok := Functions[*r.Function]
 		if !ok {
 			unmapped[*r.Function] = append(unmapped[*r.Function], name)
 			continue
 		}
+		if opErr != nil {
+			continue
+		}
 		entries = append(entries, Entry{
 			Name:       name,
-			Operator:   PlainOperator(*r.Operator),
+			Operator:   operator,
 			Categories: sortCategories(cats),
 			Respect:    ParseRespect(*r.Respect),
 			Class:      Classify(name),
@@ -188,20 +194,6 @@ func hasPrefixFold(s, prefix string) bool {
 
 func isAlnum(b byte) bool {
 	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9'
-}
-
-var mdLink = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
-
-// PlainOperator turns the operator field into plain text: markdown links
-// "[Name](url)" become "Name", and the source's ways of saying it does not
-// know ("Unclear at this time.", "Unknown") become "".
-func PlainOperator(s string) string {
-	s = strings.TrimSpace(mdLink.ReplaceAllString(s, "$1"))
-	switch strings.ToLower(strings.TrimSuffix(s, ".")) {
-	case "unclear at this time", "unknown":
-		return ""
-	}
-	return s
 }
 
 var classIdent = map[string]string{"product": "TokenProduct", "digits": "TokenDigits", "uaonly": "TokenUAOnly"}

@@ -110,19 +110,81 @@ func TestParseRespect(t *testing.T) {
 	}
 }
 
-func TestPlainOperator(t *testing.T) {
+func TestOperatorName(t *testing.T) {
 	for in, want := range map[string]string{
-		"[OpenAI](https://openai.com)": "OpenAI",
-		"Unclear at this time.":        "",
-		"Unclear at this time":         "",
-		"Unknown":                      "",
-		"Meta/Facebook":                "Meta/Facebook",
-		"Anyone who downloads the Lightpanda client. Possibly being used by a [Grok-adjacent](https://github.com/x/y#z) organization's botnet.": "Anyone who downloads the Lightpanda client. Possibly being used by a Grok-adjacent organization's botnet.",
-		"[Large-scale Artificial Intelligence Open Network](https://laion.ai/)":                                                                 "Large-scale Artificial Intelligence Open Network",
-		" [A](u) and [B](v) ": "A and B",
+		"[OpenAI](https://openai.com)":                                          "OpenAI",
+		"[Large-scale Artificial Intelligence Open Network](https://laion.ai/)": "Large-scale Artificial Intelligence Open Network",
+		"[The Agent Times](https://theagenttimes.com/about)":                    "The Agent Times",
+		"[Velen Crawler](https://velen.io)":                                     "Velen", // a row overrides a link
+		"Unclear at this time.":                                                 "",
+		"Unknown":                                                               "",
+		"Meta/Facebook":                                                         "Meta",
+		"https://brightdata.com/brightbot":                                      "Bright Data",
+		"Kagi that fetches web content to answer user queries through Kagi AI, their suite of AI-powered tools including Assistant, Res\u2026": "Kagi",
 	} {
-		if got := PlainOperator(in); got != want {
-			t.Errorf("PlainOperator(%q) = %q, want %q", in, got, want)
+		got, err := OperatorName(in)
+		if err != nil || got != want {
+			t.Errorf("OperatorName(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	// Nothing is taken as a name without a row, but a single link; and no link text that
+	// reads as a description passes.
+	for in, want := range map[string]string{
+		"NewCo":                                                      "has no row",
+		"Unclear at this time":                                       "has no row",
+		"NewCo, a company that scrapes":                              "has no row",
+		"https://example.com/bot":                                    "has no row",
+		"[A](u) and [B](v)":                                          "has no row",
+		"[NewCo that fetches pages](https://x)":                      "reads as a description",
+		"[NewCo](https://x) [Other](https://y)":                      "has no row",
+		"[https://newco.example](https://x)":                         "which a name here does not",
+		"[NewCo, a company based somewhere in the world](https://x)": "too long",
+	} {
+		got, err := OperatorName(in)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("OperatorName(%q) = %q, %v; want an error with %q", in, got, err, want)
+		}
+	}
+}
+
+// The operator table is reviewed against the snapshot: every row is used by
+// the committed data, every row's name passes the name check, and each
+// operator value of the data gives a name.
+func TestOperatorsCoverSnapshotExactly(t *testing.T) {
+	data, _ := readData(t)
+	var m map[string]struct{ Operator string }
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	used := map[string]bool{}
+	for name, e := range m {
+		used[e.Operator] = true
+		if _, err := OperatorName(e.Operator); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	for raw, name := range Operators {
+		if !used[raw] {
+			t.Errorf("Operators has %q, which the snapshot no longer uses: remove it", raw)
+		}
+		if err := checkOperatorName(name); err != nil {
+			t.Errorf("Operators[%q]: %v", raw, err)
+		}
+	}
+}
+
+func TestUnreviewedOperatorFailsNamingIt(t *testing.T) {
+	in := `{
+ "GoodBot": {"operator": "[X](https://x)", "respect": "Yes", "function": "AI Data Scrapers"},
+ "NewBot": {"operator": "NewCo that crawls the web for its AI", "respect": "Yes", "function": "AI Data Scrapers"}
+}`
+	_, err := Generate([]byte(in), []byte("Permission is hereby granted"), "x.json")
+	if err == nil {
+		t.Fatal("no error for an operator value without a row")
+	}
+	for _, want := range []string{`"NewBot"`, `"NewCo that crawls the web for its AI"`, "operators.go"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %s", err, want)
 		}
 	}
 }
