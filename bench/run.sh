@@ -63,10 +63,12 @@ if [ "$ours" != "$builtin" ]; then
 	diff <(echo "$ours") <(echo "$builtin") >&2 || true
 	exit 1
 fi
-# The merged pair's baseline is our declared-only robots.txt (:9101): the merged side must
-# serve the backend's rules as well as the declared ones (its first request fills the cache).
+# The merged pair's baseline is our declared-only robots.txt (:9101), the same config without
+# merge_upstream: the merged side must serve a merge (its first request fills the cache). The
+# declared "Allow: /" lifts the backend's Disallow lines (rule 2 of the merge), so the merge
+# adds the backend's comment and sitemap.
 merged=$(curl -fsS http://127.0.0.1:9109/robots.txt)
-[[ "$merged" == *'Disallow: /wp-admin/'* && "$merged" == *'Disallow: /drafts/'* ]] || {
+[[ "$merged" == *'Sitemap: https://example.com/wp-sitemap.xml'* && "$merged" == *'Disallow: /drafts/'* ]] || {
 	echo "robots.txt-merged pair: not a merge of the backend's file:" >&2
 	echo "$merged" >&2
 	exit 1
