@@ -9,6 +9,8 @@
 # bench/Caddyfile.bench, and drives every pair with wrk, alternating ours and the built-in in
 # the same run so the ratio survives a noisy machine. Prints, per pair: req/s of both sides
 # (median of the rounds), the ratio, p50/p99 latency, and Caddy's RSS.
+# One pair is not against a built-in: robots.txt-merged is merge_upstream (its merge cached)
+# against our declared-only robots_txt, the "builtin" column.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -61,6 +63,16 @@ if [ "$ours" != "$builtin" ]; then
 	diff <(echo "$ours") <(echo "$builtin") >&2 || true
 	exit 1
 fi
+# The merged pair's baseline is our declared-only robots.txt (:9101), the same config without
+# merge_upstream: the merged side must serve a merge (its first request fills the cache). The
+# declared "Allow: /" lifts the backend's Disallow lines (rule 2 of the merge), so the merge
+# adds the backend's comment and sitemap.
+merged=$(curl -fsS http://127.0.0.1:9109/robots.txt)
+[[ "$merged" == *'Sitemap: https://example.com/wp-sitemap.xml'* && "$merged" == *'Disallow: /drafts/'* ]] || {
+	echo "robots.txt-merged pair: not a merge of the backend's file:" >&2
+	echo "$merged" >&2
+	exit 1
+}
 page=$(curl -fsS http://127.0.0.1:9105/100k.html)
 [[ "$page" == *'<meta name="robots" content="noindex, nosnippet">'* ]] || {
 	echo "meta pair: no meta element injected" >&2
@@ -128,6 +140,7 @@ bench_pair() { # name ours-url builtin-url [user-agent]
 }
 
 bench_pair robots.txt http://127.0.0.1:9101/robots.txt http://127.0.0.1:9102/robots.txt
+bench_pair robots.txt-merged http://127.0.0.1:9109/robots.txt http://127.0.0.1:9101/robots.txt # vs declared-only
 bench_pair header-route http://127.0.0.1:9103/a http://127.0.0.1:9104/a
 bench_pair meta-100KiB http://127.0.0.1:9105/100k.html http://127.0.0.1:9106/100k.html
 bench_pair meta-1MiB http://127.0.0.1:9105/1m.html http://127.0.0.1:9106/1m.html

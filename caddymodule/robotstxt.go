@@ -123,9 +123,18 @@ func (h *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddy
 	return nil
 }
 
+// Cleanup stops merge_upstream's cache timers when a reload replaces this handler.
+func (h *RobotsTxt) Cleanup() error {
+	if h.merge != nil {
+		h.merge.Stop()
+	}
+	return nil
+}
+
 // Interface guards.
 var (
 	_ caddy.Provisioner           = (*RobotsTxt)(nil)
+	_ caddy.CleanerUpper          = (*RobotsTxt)(nil)
 	_ caddyhttp.MiddlewareHandler = (*RobotsTxt)(nil)
 	_ caddyfile.Unmarshaler       = (*RobotsTxt)(nil)
 )
