@@ -310,3 +310,82 @@ http://b.example:9999, http://c.example:9999 {
 		t.Errorf("%d findings, want 5:\n%s", len(res.Findings), out)
 	}
 }
+
+// consoleBlocks returns the "$ prefix ..." commands of README.md's console blocks, with their
+// output and the exit status the block ends with ("[exit status N]").
+func consoleBlocks(t *testing.T, readme, prefix string) (blocks []consoleBlock) {
+	t.Helper()
+	b, err := os.ReadFile(readme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rest := range strings.Split(string(b), "```console\n")[1:] {
+		block, _, _ := strings.Cut(rest, "```")
+		cmdLine, out, _ := strings.Cut(block, "\n")
+		args, ok := strings.CutPrefix(cmdLine, "$ "+prefix+" ")
+		if !ok {
+			continue
+		}
+		i := strings.LastIndex(out, "[exit status ")
+		if i < 0 {
+			t.Fatalf("README block %q has no exit status", cmdLine)
+		}
+		var st int
+		if _, err := fmt.Sscanf(out[i:], "[exit status %d]", &st); err != nil {
+			t.Fatal(err)
+		}
+		blocks = append(blocks, consoleBlock{args: shellWords(t, args), out: out[:i], status: st})
+	}
+	return blocks
+}
+
+type consoleBlock struct {
+	args   []string
+	out    string
+	status int
+}
+
+// shellWords splits a command line at spaces, keeping 'single-quoted' words whole.
+func shellWords(t *testing.T, s string) []string {
+	var words []string
+	var w strings.Builder
+	inWord, quoted := false, false
+	for _, r := range s {
+		switch {
+		case r == '\'':
+			quoted, inWord = !quoted, true
+		case r == ' ' && !quoted:
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+			}
+			inWord = false
+		default:
+			w.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quoted {
+		t.Fatalf("unbalanced quote in %q", s)
+	}
+	if inWord {
+		words = append(words, w.String())
+	}
+	return words
+}
+
+// TestREADMECheckOutput runs the "caddy robots" commands of README.md's "Check before you
+// deploy" from the repository root and compares their output and exit status with the README,
+// so the documentation shows real output.
+func TestREADMECheckOutput(t *testing.T) {
+	blocks := consoleBlocks(t, "../README.md", "caddy")
+	if len(blocks) < 3 {
+		t.Fatalf("README has %d caddy robots examples", len(blocks))
+	}
+	for _, b := range blocks {
+		out, errOut, st := runCaddy(t, "..", b.args...)
+		if out != b.out || st != b.status {
+			t.Errorf("caddy %s: status %d (README: %d); output:\n%s\nREADME:\n%s\nstderr:\n%s", strings.Join(b.args, " "), st, b.status, out, b.out, errOut)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -132,5 +133,46 @@ func TestCommandJSON(t *testing.T) {
 		if f.Location.JSONPath == "" || f.Fix == "" {
 			t.Errorf("finding %+v", f)
 		}
+	}
+}
+
+// TestREADMEOutput runs the cmd/robots command of README.md's "Check before you deploy" from
+// the repository root and compares its output and exit status with the README.
+func TestREADMEOutput(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const prefix = "$ go run github.com/sitepolicy/caddy-robots/cmd/robots@latest "
+	n := 0
+	for _, rest := range strings.Split(string(b), "```console\n")[1:] {
+		block, _, _ := strings.Cut(rest, "```")
+		line, want, _ := strings.Cut(block, "\n")
+		args, ok := strings.CutPrefix(line, prefix)
+		if !ok {
+			continue
+		}
+		n++
+		i := strings.LastIndex(want, "[exit status ")
+		var status int
+		if _, err := fmt.Sscanf(want[i:], "[exit status %d]", &status); i < 0 || err != nil {
+			t.Fatalf("README block %q has no exit status", line)
+		}
+		// The README's paths are from the repository root.
+		fields := strings.Fields(args)
+		for k, f := range fields {
+			if strings.HasPrefix(f, "policycheck/") {
+				fields[k] = filepath.Join("..", "..", f)
+			}
+		}
+		var out, errOut bytes.Buffer
+		st := run(fields, &out, &errOut)
+		got := strings.ReplaceAll(out.String(), filepath.Join("..", "..")+"/", "")
+		if got != want[:i] || st != status {
+			t.Errorf("%s: status %d (README %d)\n%s\nREADME:\n%s\n%s", line, st, status, got, want[:i], errOut.String())
+		}
+	}
+	if n == 0 {
+		t.Fatal("README shows no cmd/robots example")
 	}
 }
