@@ -17,6 +17,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp/rewrite"
 	"github.com/spf13/cobra"
 
 	"github.com/sitepolicy/caddy-robots/policycheck"
@@ -376,7 +377,18 @@ func (lc *loadedConfig) walkRequest(req *http.Request, raws []json.RawMessage, p
 			case "robots_tag":
 				*out = append(*out, found{handler: name, raw: h, path: hp})
 			case "rewrite":
-				*notes = append(*notes, fmt.Sprintf("a rewrite at %s may change the URI before later handlers; the check matches the later routes against the URI as given", hp))
+				// Later matchers see the rewritten URI (handle_path strips its prefix).
+				var rw rewrite.Rewrite
+				if err := json.Unmarshal(h, &rw); err != nil {
+					return false, err
+				}
+				if err := rw.Provision(lc.ctx); err != nil {
+					return false, fmt.Errorf("%s: %w", hp, err)
+				}
+				repl, _ := req.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
+				if rw.Rewrite(req, repl) {
+					*notes = append(*notes, fmt.Sprintf("the rewrite at %s changes the request to %s before later handlers", hp, req.URL.RequestURI()))
+				}
 			default:
 				if terminal[name] {
 					return true, nil

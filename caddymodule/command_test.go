@@ -153,6 +153,9 @@ http://localhost:@PORT@ {
 	}
 	@pdf path *.pdf
 	robots_tag @pdf noindex
+	handle_path /blog/* {
+		robots_tag /drafts/* noarchive
+	}
 	header Content-Type text/html
 	respond "<html><head><title>t</title></head><body>x</body></html>" 200
 }
@@ -163,7 +166,7 @@ http://localhost:@PORT@ {
 		t.Fatal(err)
 	}
 	_, robots := do(t, "GET", siteURL("/robots.txt"))
-	for _, path := range []string{"/", "/drafts/a", "/drafts/a.pdf", "/private/x", "/articles/y", "/a.PDF", "/robots.txt"} {
+	for _, path := range []string{"/", "/drafts/a", "/drafts/a.pdf", "/private/x", "/articles/y", "/a.PDF", "/robots.txt", "/blog/drafts/a", "/blog/x"} {
 		for _, agent := range []string{"Googlebot", "GPTBot", "Mozilla/5.0 (compatible; GPTBot/1.1; +https://openai.com/gptbot)"} {
 			out, errOut, st := runCaddy(t, dir, "robots", "check", "--format", "json", "--url", siteURL(path), "--agent", agent)
 			var rep checkJSON
@@ -193,6 +196,9 @@ http://localhost:@PORT@ {
 			}
 			if got := strings.Join(resp.Header.Values("Content-Usage"), ", "); got != rep.Response.ContentUsage {
 				t.Errorf("%s %s: served Content-Usage %q, check %q", path, agent, got, rep.Response.ContentUsage)
+			}
+			if path == "/blog/drafts/a" && !strings.Contains(rep.Response.RobotsTag, "noarchive") {
+				t.Errorf("%s: the route inside handle_path is missing: %q", path, rep.Response.RobotsTag)
 			}
 			if path != "/robots.txt" && !strings.Contains(string(body), "<head>"+rep.Response.Meta+"<title>") {
 				t.Errorf("%s %s: page %s, check's meta %q", path, agent, body, rep.Response.Meta)
