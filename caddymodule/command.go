@@ -208,8 +208,7 @@ func flagError(c *cobra.Command, err error) error {
 // loadedConfig is a config loaded as "caddy run" loads it, with the Caddyfile lines of its
 // handlers.
 type loadedConfig struct {
-	servers map[string]*caddyhttp.Server
-	raw     struct {
+	raw struct {
 		Apps struct {
 			HTTP struct {
 				Servers map[string]struct {
@@ -312,7 +311,7 @@ type found struct {
 // handler after them in a route, and no later route, sees the request.
 var terminal = map[string]bool{
 	"static_response": true, "file_server": true, "reverse_proxy": true, "error": true,
-	"acme_server": true, "copy_response": true, "copy_response_headers": false,
+	"acme_server": true, "copy_response": true,
 }
 
 // handlerOf reads a handler's name.
@@ -477,11 +476,13 @@ func (lc *loadedConfig) siteFor(rawURL string) (*policycheck.Site, *where, error
 		return nil, nil, err
 	}
 	site := &policycheck.Site{Name: name, Hosts: []string{u.Hostname()}}
-	// The robots.txt is the one the last robots_txt handler of the /robots.txt walk serves.
+	// The robots.txt is the one the robots_txt handler that ends the /robots.txt walk serves.
+	robotsPath := ""
 	for _, f := range forRobots {
 		if f.handler != "robots_txt" {
 			continue
 		}
+		robotsPath = f.path
 		var h RobotsTxt
 		if err := json.Unmarshal(f.raw, &h); err != nil {
 			return nil, nil, err
@@ -494,7 +495,9 @@ func (lc *loadedConfig) siteFor(rawURL string) (*policycheck.Site, *where, error
 		w.handlers = append(w.handlers, f.handler+" at "+src.At("").String())
 		switch f.handler {
 		case "robots_txt":
-			enforcing = enforcing || (site.RobotsTxt != nil && string(canonicalJSON(f.raw)) == canonicalJSON(mustJSON(site.RobotsTxt.Config)) && site.RobotsTxt.Config.Enforce != nil)
+			// Enforcement runs in the handler that serves the site's robots.txt, for the
+			// requests that pass through it.
+			enforcing = enforcing || f.path == robotsPath
 		case "robots_tag":
 			var h RobotsTag
 			if err := json.Unmarshal(f.raw, &h); err != nil {
@@ -513,11 +516,6 @@ func (lc *loadedConfig) siteFor(rawURL string) (*policycheck.Site, *where, error
 		w.handlers = []string{"no robots handler"}
 	}
 	return site, w, nil
-}
-
-func mustJSON(v any) []byte {
-	b, _ := json.Marshal(v)
-	return b
 }
 
 // sites returns a Site per site block (top-level route) of each server, with every robots
