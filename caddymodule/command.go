@@ -100,26 +100,32 @@ func checkCommand() *cobra.Command {
 			}
 			req.RobotsFile, req.RobotsFileName = b, robotsFile
 		}
-		cfg, err := loadConfig(f)
-		if err != nil {
-			return policycheck.ExitUsage, err
-		}
-		site, where, err := cfg.siteFor(rawURL)
-		if err != nil {
-			return policycheck.ExitUsage, err
+		var site *policycheck.Site
+		var at *where
+		if f.config == "" && robotsFile != "" && !fileExists("Caddyfile") {
+			// Only a robots.txt file to test: no config is needed.
+			site, at = &policycheck.Site{}, &where{server: "none (no config)", handlers: []string{"no robots handler"}}
+		} else {
+			cfg, err := loadConfig(f)
+			if err != nil {
+				return policycheck.ExitUsage, err
+			}
+			if site, at, err = cfg.siteFor(rawURL); err != nil {
+				return policycheck.ExitUsage, err
+			}
 		}
 		rep, err := policycheck.Check(site, req)
 		if err != nil {
 			return policycheck.ExitUsage, err
 		}
-		rep.Notes = append(where.notes, rep.Notes...)
-		out := &caddyReport{Report: rep, Server: where.server, Handlers: where.handlers}
+		rep.Notes = append(at.notes, rep.Notes...)
+		out := &caddyReport{Report: rep, Server: at.server, Handlers: at.handlers}
 		if f.format == "json" {
 			enc := json.NewEncoder(stdout)
 			enc.SetIndent("", "  ")
 			err = enc.Encode(out)
 		} else {
-			fmt.Fprintf(stdout, "Server:   %s (%s)\n", where.server, strings.Join(where.handlers, ", "))
+			fmt.Fprintf(stdout, "Server:   %s (%s)\n", at.server, strings.Join(at.handlers, ", "))
 			err = rep.WriteText(stdout)
 		}
 		if err != nil {
@@ -164,6 +170,11 @@ func lintCommand() *cobra.Command {
 		return policycheck.RunLint(stdout, cfg.sites(), f.format)
 	})
 	return c
+}
+
+func fileExists(name string) bool {
+	_, err := os.Stat(name)
+	return err == nil
 }
 
 func usageChecks(f commandFlags, args []string) error {

@@ -218,6 +218,7 @@ func TestRobotsCommandErrors(t *testing.T) {
 	}
 	write("bad-rule.caddyfile", "http://localhost:9999 {\n\trobots_tag /a/* noindex\n\trobots_tag /b/* noindx\n\trespond ok\n}\n")
 	write("syntax.caddyfile", "http://localhost:9999 {\n\trobots_txt {\n\t\tgroup * {\n\t\t\tdisallow\n\t\t}\n\t}\n")
+	write("theirs.txt", "User-agent: FooBot\nAllow: /open\nDisallow: /private\n")
 	write("clean.caddyfile", "http://localhost:9999 {\n\trobots_txt {\n\t\tgroup * {\n\t\t\tdisallow /admin/\n\t\t}\n\t}\n\trobots_tag /drafts/* noindex\n\trespond ok\n}\n")
 	write("site.json", `{"apps": {"http": {"servers": {"s": {"listen": [":9999"], "routes": [{"handle": [
 		{"handler": "robots_txt", "groups": [{"user_agents": ["Googlebto"], "rules": [{"type": "disallow", "path": "/"}]}]},
@@ -239,6 +240,8 @@ func TestRobotsCommandErrors(t *testing.T) {
 		{[]string{"lint", "--config", "clean.caddyfile", "--format", "xml"}, 2, "", `--format "xml"`},
 		{[]string{"lint", "--config", "clean.caddyfile", "extra"}, 2, "", `unexpected argument "extra"`},
 		{[]string{"lint", "--config", "clean.caddyfile"}, 0, "no findings", ""},
+		{[]string{"check", "--robots-file", "theirs.txt", "--url", "https://other.example/private/x", "--agent", "FooBot"}, 1, "rule:   line 3: Disallow: /private", ""},
+		{[]string{"check", "--robots-file", "theirs.txt", "--url", "https://other.example/open", "--agent", "FooBot"}, 0, "robots.txt: ALLOWED for /open (file theirs.txt)", ""},
 		{[]string{"check", "--config", "clean.caddyfile", "--url", "http://localhost:9999/admin/x"}, 1, "rule:   line 2: Disallow: /admin/", ""},
 		{[]string{"lint", "--config", "site.json"}, 1, `apps.http.servers.s.routes[0].handle[0].groups[0].user_agents[0]: warning: robots.txt group for "Googlebto"`, ""},
 	} {
