@@ -32,12 +32,14 @@ func init() {
 func parseRobotsTxt(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 	m := new(RobotsTxt)
 	err := m.UnmarshalCaddyfile(h.Dispenser)
+	noteHandler(m, err)
 	return m, err
 }
 
 func parseRobotsTag(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 	m := new(RobotsTag)
 	err := m.UnmarshalCaddyfile(h.Dispenser)
+	noteHandler(m, err)
 	return m, err
 }
 
@@ -387,7 +389,9 @@ type position struct {
 }
 
 func newPositions(d *caddyfile.Dispenser, directive string) *positions {
-	return &positions{directive: directive, file: d.File(), line: d.Line(), byPath: map[string]position{}, d: d}
+	p := &positions{directive: directive, file: d.File(), line: d.Line(), byPath: map[string]position{}, d: d}
+	notePositions(p)
+	return p
 }
 
 // mark records that the field at path comes from the current token.

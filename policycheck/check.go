@@ -15,6 +15,7 @@ import (
 	"github.com/sitepolicy/caddy-robots/internal/syntax"
 	"github.com/sitepolicy/caddy-robots/nethttp"
 	"github.com/sitepolicy/caddy-robots/tagemit"
+	"github.com/sitepolicy/caddy-robots/usage"
 )
 
 // Request is what Check explains: one crawler fetching one URL.
@@ -57,8 +58,37 @@ type Report struct {
 	RobotsTxt RobotsDecision `json:"robots_txt"`
 	// Response is what the config adds to the response for the URL.
 	Response ResponseTags `json:"response"`
+	// Preferences are the AI usage preferences robots.txt states for the crawler and path.
+	Preferences Preferences `json:"preferences"`
+	// Enforcement says whether the config's enforcement would answer the request itself.
+	Enforcement Enforcement `json:"enforcement"`
 	// Notes are remarks on the combination, e.g. tags the crawler never sees.
 	Notes []string `json:"notes,omitempty"`
+}
+
+// Preferences are the effective AI usage preferences of robots.txt for one crawler and path
+// (robotsgen.Matcher.Preferences: only a path the crawler may fetch has any), in their
+// configuration form ({"train-ai": "n"}); empty objects when the file states none.
+type Preferences struct {
+	// ContentUsage are the Content-Usage preferences (draft-ietf-aipref-vocab).
+	ContentUsage map[string]string `json:"content_usage"`
+	// ContentSignal are the Content-Signal preferences (draft-romm-aipref-contentsignals).
+	ContentSignal map[string]string `json:"content_signal"`
+}
+
+// Enforcement is what robots_txt's enforce option does with the request: it answers
+// requests whose User-Agent header names a crawler of a named group, for a path that group
+// disallows, with Status instead of passing them on.
+type Enforcement struct {
+	// Configured is true when the config enforces its robots.txt.
+	Configured bool `json:"configured"`
+	// Blocked is true when the request (with the agent as its User-Agent header) is answered
+	// with Status.
+	Blocked bool `json:"blocked"`
+	// Status is the status of a blocked request; 0 when not blocked.
+	Status int `json:"status,omitempty"`
+	// Message is the text a blocked request is told.
+	Message string `json:"message,omitempty"`
 }
 
 // RobotsDecision is the robots.txt decision for one crawler and path.
@@ -121,6 +151,9 @@ type RuleInfo struct {
 type ResponseTags struct {
 	// Routes are the robots_tag routes that apply, in order.
 	Routes []Location `json:"routes"`
+	// RobotsTxtResponder is true when the URL is the site's robots.txt, which the responder
+	// answers itself: no robots_tag route and no backend takes part.
+	RobotsTxtResponder bool `json:"robots_txt_responder,omitempty"`
 	// BackendHeaders are the backend's header lines given to the check.
 	BackendHeaders []string `json:"backend_headers,omitempty"`
 	// RobotsTag is the Robots-Tag field value sent; "" for none.
@@ -129,6 +162,9 @@ type ResponseTags struct {
 	XRobotsTag []string `json:"x_robots_tag"`
 	// Meta are the <meta> elements inserted into the <head> of HTML pages; "" for none.
 	Meta string `json:"meta"`
+	// ContentUsage is the Content-Usage field sent (the routes' content_usage combined with
+	// the backend's); "" for none.
+	ContentUsage string `json:"content_usage"`
 	// RulesForAgent are the Robots-Tag rules that apply to the crawler's product token (its
 	// own and those for "*").
 	RulesForAgent []string `json:"rules_for_agent"`
@@ -189,6 +225,23 @@ func Check(site *Site, req Request) (*Report, error) {
 	}
 	rep.RobotsTxt = rd
 	rep.Allowed = rd.Allowed
+	rep.Preferences = Preferences{ContentUsage: map[string]string{}, ContentSignal: map[string]string{}}
+	if robots != nil {
+		rep.Preferences.ContentUsage = robots.m.Preferences(usage.ContentUsage, rep.ProductToken, req.Purpose, path).Map()
+		rep.Preferences.ContentSignal = robots.m.Preferences(usage.ContentSignal, rep.ProductToken, req.Purpose, path).Map()
+	}
+	if rt := site.RobotsTxt; rt != nil && rt.Config.Enforce != nil && req.RobotsFile == nil {
+		e, err := serve.NewEnforcer(rt.File(), rt.Config.Enforce.Status)
+		if err != nil {
+			return nil, reroot(err, "", rt.Source.JSONPath)
+		}
+		rep.Enforcement.Configured = true
+		r := httptest.NewRequest(http.MethodGet, u.String(), nil)
+		r.Header.Set("User-Agent", req.Agent)
+		if b, blocked := e.Check(r); blocked {
+			rep.Enforcement.Blocked, rep.Enforcement.Status, rep.Enforcement.Message = true, e.Status(), b.Message()
+		}
+	}
 
 	resp, err := responseTags(site, u, req)
 	if err != nil {
@@ -247,7 +300,17 @@ func responseTags(site *Site, u *url.URL, req Request) (*ResponseTags, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	// The site's robots.txt responder is in front, as when serving: it answers /robots.txt
+	// itself, without tags. Enforcement is left out here (Check reports it separately).
+	var robotsCfg *nethttp.RobotsTxtConfig
+	if site.RobotsTxt != nil {
+		c := site.RobotsTxt.Config
+		c.Enforce = nil
+		robotsCfg = &c
+	}
+	called := false
 	backendHandler := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		called = true
 		for k, v := range backend {
 			w.Header()[k] = v
 		}
@@ -255,8 +318,8 @@ func responseTags(site *Site, u *url.URL, req Request) (*ResponseTags, error) {
 		_, _ = w.Write([]byte(htmlPage))
 	})
 	var h http.Handler = backendHandler
-	if len(routes) > 0 {
-		mw, err := nethttp.New(nethttp.Config{RobotsTag: routes}, nethttp.Options{Logger: discard})
+	if len(routes) > 0 || robotsCfg != nil {
+		mw, err := nethttp.New(nethttp.Config{RobotsTxt: robotsCfg, RobotsTag: routes}, nethttp.Options{Logger: discard})
 		if err != nil {
 			return nil, err
 		}
@@ -264,8 +327,14 @@ func responseTags(site *Site, u *url.URL, req Request) (*ResponseTags, error) {
 	}
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, r)
+	if !called {
+		// The robots.txt responder answered: no route and no backend header applies.
+		out.Routes, out.RobotsTxtResponder = []Location{}, true
+		return out, nil
+	}
 	hdr := rec.Result().Header
 	out.RobotsTag = strings.Join(hdr.Values("Robots-Tag"), ", ")
+	out.ContentUsage = strings.Join(hdr.Values("Content-Usage"), ", ")
 	if v := hdr.Values("X-Robots-Tag"); len(v) > 0 {
 		out.XRobotsTag = v
 	}

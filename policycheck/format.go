@@ -63,6 +63,8 @@ func (rep *Report) WriteText(w io.Writer) error {
 		where = append(where, l.String())
 	}
 	switch {
+	case rt.RobotsTxtResponder:
+		p("Response tags: none (the robots.txt responder answers this URL itself)")
 	case len(where) > 0:
 		p("Response tags (robots_tag at %s):", strings.Join(where, ", "))
 	case len(rt.BackendHeaders) > 0:
@@ -88,6 +90,27 @@ func (rep *Report) WriteText(w io.Writer) error {
 			rules = "none"
 		}
 		p("  rules for %s: %s", rep.ProductToken, rules)
+	}
+	if rt.ContentUsage != "" {
+		p("  Content-Usage:  %s", rt.ContentUsage)
+	}
+	if pr := rep.Preferences; len(pr.ContentUsage)+len(pr.ContentSignal) > 0 {
+		p("")
+		p("robots.txt preferences for %s at %s:", rep.ProductToken, rd.Path)
+		if len(pr.ContentUsage) > 0 {
+			p("  Content-Usage:  %s", formatPrefs(pr.ContentUsage))
+		}
+		if len(pr.ContentSignal) > 0 {
+			p("  Content-Signal: %s", formatPrefs(pr.ContentSignal))
+		}
+	}
+	if e := rep.Enforcement; e.Configured {
+		p("")
+		if e.Blocked {
+			p("Enforcement: BLOCKED with %d (%s)", e.Status, e.Message)
+		} else {
+			p("Enforcement: passes (robots.txt is enforced, but not against this request)")
+		}
 	}
 	for _, n := range rep.Notes {
 		p("")
@@ -147,6 +170,15 @@ func (r LintResult) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
+}
+
+// formatPrefs writes preferences as "key=value" pairs in key order.
+func formatPrefs(m map[string]string) string {
+	keys := sortedKeys(m)
+	for i, k := range keys {
+		keys[i] = k + "=" + m[k]
+	}
+	return strings.Join(keys, ", ")
 }
 
 func prefixAll(prefix string, list []string) []string {

@@ -77,7 +77,9 @@ func Lint(site *Site) ([]Finding, error) {
 	if site.RobotsTxt != nil {
 		f := site.RobotsTxt.File()
 		l.file = &f
-		l.m = robotsgen.NewMatcher(&f)
+		// Presets are decided as the crawlers they name, as the rendered file says.
+		l.expanded = f.Expand(false)
+		l.m = robotsgen.NewMatcher(l.expanded)
 		l.robotsRules()
 		l.sitemaps()
 		l.size()
@@ -118,8 +120,10 @@ func validate(site *Site) error {
 type linter struct {
 	site *Site
 	file *robotsgen.File
-	m    *robotsgen.Matcher
-	out  []Finding
+	// expanded is file with its presets written out as user agents.
+	expanded *robotsgen.File
+	m        *robotsgen.Matcher
+	out      []Finding
 }
 
 func (l *linter) add(lint string, sev Severity, loc Location, fix, format string, args ...any) {
@@ -315,7 +319,7 @@ func (l *linter) unseenTags(rt *Route) {
 	}
 	named := map[string]bool{}
 	var others []string
-	for _, g := range l.file.Groups {
+	for _, g := range l.expanded.Groups {
 		for _, ua := range g.UserAgents {
 			if k := strings.ToLower(ua); ua != "*" && !named[k] {
 				named[k] = true

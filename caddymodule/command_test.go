@@ -1,0 +1,400 @@
+package caddymodule
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jimsmart/grobotstxt"
+
+	"github.com/sitepolicy/caddy-robots/policycheck"
+)
+
+// caddyBinary builds cmd/caddy-robots once for the tests that run it as users do.
+var caddyBinary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "caddy-robots-cmd")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "caddy")
+	out, err := exec.Command("go", "build", "-o", bin, "./cmd/caddy-robots").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// runCaddy runs the built binary in dir and returns stdout, stderr and the exit status.
+func runCaddy(t *testing.T, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	bin, err := caddyBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	status := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		status = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return stdout.String(), stderr.String(), status
+}
+
+// checkJSON is check's JSON output.
+type checkJSON struct {
+	policycheck.Report
+	Server   string   `json:"server"`
+	Handlers []string `json:"handlers"`
+}
+
+func TestRobotsCommandHelp(t *testing.T) {
+	out, _, st := runCaddy(t, ".", "help")
+	if st != 0 || !regexpLine(out, "robots", "Shows what a crawler sees at a URL") {
+		t.Fatalf("caddy help (status %d) does not list robots:\n%s", st, out)
+	}
+	out, _, st = runCaddy(t, ".", "help", "robots")
+	for _, want := range []string{"caddy robots check --config Caddyfile --url", "check ", "lint ", "Explains what a crawler sees at a URL", "Finds robots policies that defeat themselves"} {
+		if st != 0 || !strings.Contains(out, want) {
+			t.Errorf("caddy help robots (status %d) lacks %q:\n%s", st, want, out)
+		}
+	}
+}
+
+func regexpLine(out, name, short string) bool {
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		if len(f) > 1 && f[0] == name && strings.Contains(l, short) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRobotsCommandExample runs check and lint on Caddyfile.example.
+func TestRobotsCommandExample(t *testing.T) {
+	for _, tc := range []struct {
+		args   []string
+		status int
+		want   []string
+	}{
+		{[]string{"check", "--url", "http://localhost:8080/drafts/x", "--agent", "Googlebot"}, 1, []string{
+			"Server:   srv0 (robots_txt at Caddyfile.example:38, robots_tag at Caddyfile.example:84, robots_tag at Caddyfile.example:77)",
+			"robots.txt: DISALLOWED for /drafts/x (file from Caddyfile.example:38, as served at http://localhost:8080/robots.txt)",
+			"rule:   line 12: Disallow: /drafts/",
+			`HTML <head>:    <meta name="robots" content="noindex, nosnippet, max-image-preview:large"><meta name="gptbot" content="noindex">`,
+		}},
+		{[]string{"check", "--url", "http://localhost:8080/articles/a.html", "--agent", "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"}, 0, []string{
+			"robots.txt: ALLOWED for /articles/a.html",
+			"robots_tag at Caddyfile.example:94",
+			"rules for Googlebot: max-image-preview=large, max-snippet=50, unavailable_after=2027-01-01T00:00:00Z",
+		}},
+		{[]string{"check", "--url", "http://localhost:8080/reports/a.pdf", "--agent", "GPTBot", "--backend-header", "Robots-Tag: noarchive"}, 1, []string{
+			"group:  line 17 (User-agent: GPTBot, User-agent: CCBot, User-agent: Google-Extended, User-agent: Bytespider)",
+			"robots_tag at Caddyfile.example:91",
+			"backend sends   Robots-Tag: noarchive",
+			"Robots-Tag:     *;noindex;max-image-preview=large;noarchive, gptbot;noindex",
+		}},
+		{[]string{"check", "--url", "http://localhost:8080/robots.txt"}, 0, []string{"Response tags: none (the robots.txt responder answers this URL itself)"}},
+		{[]string{"lint"}, 1, []string{
+			"Caddyfile.example:78: warning: robots_tag gives GPTBot noindex on every path",
+			"Caddyfile.example:84: warning: robots_tag gives every crawler (*) noindex on /drafts/*",
+			"Caddyfile.example:42: info: sitemap \"https://news.example.com/news-sitemap.xml\"",
+			"0 errors, 2 warnings, 1 info",
+		}},
+	} {
+		args := append(append([]string{"robots"}, tc.args...), "--config", "Caddyfile.example")
+		out, errOut, st := runCaddy(t, "..", args...)
+		if st != tc.status {
+			t.Errorf("%v: status %d, want %d\n%s\n%s", tc.args, st, tc.status, out, errOut)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: output lacks %q:\n%s", tc.args, w, out)
+			}
+		}
+	}
+}
+
+// TestRobotsCommandAgreesWithCaddy serves a config in the in-process Caddy and checks that
+// check's JSON output for the same Caddyfile says what the server sends: the Robots-Tag and
+// X-Robots-Tag fields, the meta elements of the page, and (by Google's parser) the
+// robots.txt decision; and that enforcement blocks what check says it blocks.
+func TestRobotsCommandAgreesWithCaddy(t *testing.T) {
+	site := `
+http://localhost:@PORT@ {
+	robots_txt {
+		group * {
+			disallow /private/
+			content_usage train-ai=n
+		}
+		group GPTBot {
+			disallow /articles/
+		}
+		enforce 451
+	}
+	robots_tag max-image-preview=large
+	robots_tag /drafts/* noindex {
+		agent Googlebot nosnippet
+		meta
+		x_robots_tag
+	}
+	@pdf path *.pdf
+	robots_tag @pdf noindex
+	handle_path /blog/* {
+		robots_tag /drafts/* noarchive
+	}
+	header Content-Type text/html
+	respond "<html><head><title>t</title></head><body>x</body></html>" 200
+}
+`
+	startCaddyfile(t, site)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "Caddyfile"), []byte(globals()+expand(site)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, robots := do(t, "GET", siteURL("/robots.txt"))
+	for _, path := range []string{"/", "/drafts/a", "/drafts/a.pdf", "/private/x", "/articles/y", "/a.PDF", "/robots.txt", "/blog/drafts/a", "/blog/x"} {
+		for _, agent := range []string{"Googlebot", "GPTBot", "Mozilla/5.0 (compatible; GPTBot/1.1; +https://openai.com/gptbot)"} {
+			out, errOut, st := runCaddy(t, dir, "robots", "check", "--format", "json", "--url", siteURL(path), "--agent", agent)
+			var rep checkJSON
+			if err := json.Unmarshal([]byte(out), &rep); err != nil || st > 1 {
+				t.Fatalf("%s %s: status %d, %v\n%s\n%s", path, agent, st, err, out, errOut)
+			}
+			if (st == 0) != rep.Allowed {
+				t.Errorf("%s %s: status %d but allowed %v", path, agent, st, rep.Allowed)
+			}
+			if path != "/robots.txt" {
+				if g := grobotstxt.AgentAllowed(string(robots), rep.ProductToken, siteURL(path)); g != rep.Allowed {
+					t.Errorf("%s %s: check %v, grobotstxt %v", path, agent, rep.Allowed, g)
+				}
+			}
+			resp, body := do(t, "GET", siteURL(path), "User-Agent: "+agent)
+			if rep.Enforcement.Blocked != (resp.StatusCode == 451) {
+				t.Errorf("%s %s: served %d %s, check's enforcement %+v", path, agent, resp.StatusCode, body, rep.Enforcement)
+			}
+			if resp.StatusCode != http.StatusOK {
+				continue
+			}
+			if got := strings.Join(resp.Header.Values("Robots-Tag"), ", "); got != rep.Response.RobotsTag {
+				t.Errorf("%s %s: served Robots-Tag %q, check %q", path, agent, got, rep.Response.RobotsTag)
+			}
+			if got := strings.Join(resp.Header.Values("X-Robots-Tag"), "|"); got != strings.Join(rep.Response.XRobotsTag, "|") {
+				t.Errorf("%s %s: served X-Robots-Tag %q, check %q", path, agent, got, rep.Response.XRobotsTag)
+			}
+			if got := strings.Join(resp.Header.Values("Content-Usage"), ", "); got != rep.Response.ContentUsage {
+				t.Errorf("%s %s: served Content-Usage %q, check %q", path, agent, got, rep.Response.ContentUsage)
+			}
+			if path == "/blog/drafts/a" && !strings.Contains(rep.Response.RobotsTag, "noarchive") {
+				t.Errorf("%s: the route inside handle_path is missing: %q", path, rep.Response.RobotsTag)
+			}
+			if path != "/robots.txt" && !strings.Contains(string(body), "<head>"+rep.Response.Meta+"<title>") {
+				t.Errorf("%s %s: page %s, check's meta %q", path, agent, body, rep.Response.Meta)
+			}
+		}
+	}
+}
+
+// TestRobotsCommandErrors runs the commands on bad configs and bad usage: status 2 and a
+// message naming the problem (the Caddyfile line for a config error).
+func TestRobotsCommandErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("bad-rule.caddyfile", "http://localhost:9999 {\n\trobots_tag /a/* noindex\n\trobots_tag /b/* noindx\n\trespond ok\n}\n")
+	write("syntax.caddyfile", "http://localhost:9999 {\n\trobots_txt {\n\t\tgroup * {\n\t\t\tdisallow\n\t\t}\n\t}\n")
+	write("theirs.txt", "User-agent: FooBot\nAllow: /open\nDisallow: /private\n")
+	write("clean.caddyfile", "http://localhost:9999 {\n\trobots_txt {\n\t\tgroup * {\n\t\t\tdisallow /admin/\n\t\t}\n\t}\n\trobots_tag /drafts/* noindex\n\trespond ok\n}\n")
+	write("site.json", `{"apps": {"http": {"servers": {"s": {"listen": [":9999"], "routes": [{"handle": [
+		{"handler": "robots_txt", "groups": [{"user_agents": ["Googlebto"], "rules": [{"type": "disallow", "path": "/"}]}]},
+		{"handler": "static_response", "body": "ok"}]}]}}}}}`)
+	for _, tc := range []struct {
+		args   []string
+		status int
+		stdout string
+		stderr string
+	}{
+		{[]string{"lint", "--config", "bad-rule.caddyfile"}, 2, "", "bad-rule.caddyfile:3"},
+		{[]string{"check", "--config", "bad-rule.caddyfile", "--url", "http://localhost:9999/"}, 2, "", "noindx"},
+		{[]string{"lint", "--config", "syntax.caddyfile"}, 2, "", "syntax.caddyfile:4"},
+		{[]string{"lint", "--config", "missing.caddyfile"}, 2, "", "missing.caddyfile"},
+		{[]string{"check", "--config", "clean.caddyfile"}, 2, "", "--url is required"},
+		{[]string{"check", "--config", "clean.caddyfile", "--url", "/x"}, 2, "", "absolute http or https URL"},
+		{[]string{"check", "--config", "clean.caddyfile", "--url", "http://localhost:8081/x"}, 2, "", "no server of the config listens on port 8081"},
+		{[]string{"check", "--config", "clean.caddyfile", "--url", "http://localhost:9999/x", "--nope"}, 2, "", "unknown flag: --nope"},
+		{[]string{"lint", "--config", "clean.caddyfile", "--format", "xml"}, 2, "", `--format "xml"`},
+		{[]string{"lint", "--config", "clean.caddyfile", "extra"}, 2, "", `unexpected argument "extra"`},
+		{[]string{"lint", "--config", "clean.caddyfile"}, 0, "no findings", ""},
+		{[]string{"check", "--robots-file", "theirs.txt", "--url", "https://other.example/private/x", "--agent", "FooBot"}, 1, "rule:   line 3: Disallow: /private", ""},
+		{[]string{"check", "--robots-file", "theirs.txt", "--url", "https://other.example/open", "--agent", "FooBot"}, 0, "robots.txt: ALLOWED for /open (file theirs.txt)", ""},
+		{[]string{"check", "--config", "clean.caddyfile", "--url", "http://localhost:9999/admin/x"}, 1, "rule:   line 2: Disallow: /admin/", ""},
+		{[]string{"lint", "--config", "site.json"}, 1, `apps.http.servers.s.routes[0].handle[0].groups[0].user_agents[0]: warning: robots.txt group for "Googlebto"`, ""},
+	} {
+		out, errOut, st := runCaddy(t, dir, append([]string{"robots"}, tc.args...)...)
+		if st != tc.status || !strings.Contains(out, tc.stdout) || !strings.Contains(errOut, tc.stderr) {
+			t.Errorf("%v: status %d (want %d)\nstdout (want %q):\n%s\nstderr (want %q):\n%s", tc.args, st, tc.status, tc.stdout, out, tc.stderr, errOut)
+		}
+	}
+}
+
+// TestRobotsCommandLintLines: findings name the Caddyfile line of the field at fault, also
+// for handlers with equal JSON in two sites, and lint works per site block.
+func TestRobotsCommandLintLines(t *testing.T) {
+	dir := t.TempDir()
+	caddyfile := `http://a.example:9999 {
+	robots_txt {
+		sitemap /sitemap.xml
+		group Googlebot {
+			disallow /x
+			crawl_delay 3
+		}
+		group Bingbot {
+			allow /shop/
+			disallow /shop/*
+		}
+	}
+	robots_tag noindex nofollow
+	robots_tag /drafts/* noindex
+	respond ok
+}
+
+http://b.example:9999, http://c.example:9999 {
+	robots_txt {
+		sitemap /sitemap.xml
+		group * {
+			disallow /x
+		}
+	}
+	robots_tag {
+		agent GTPBot noindex
+	}
+	respond ok
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "Caddyfile"), []byte(caddyfile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, st := runCaddy(t, dir, "robots", "lint", "--format", "json")
+	if st != 1 {
+		t.Fatalf("status %d\n%s\n%s", st, out, errOut)
+	}
+	var res policycheck.LintResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range res.Findings {
+		got[f.Lint+"@"+fmt.Sprint(f.Location.Line)] = f.Site
+	}
+	for _, want := range []string{
+		policycheck.LintCrawlDelayGoogle + "@6",
+		policycheck.LintShadowedRule + "@9",
+		policycheck.LintRedundantRoute + "@14",
+		policycheck.LintMisspeltCrawler + "@26",
+		policycheck.LintRelativeSitemap + "@20",
+	} {
+		if _, ok := got[want]; !ok {
+			t.Errorf("no finding %s in %v\n%s", want, got, out)
+		}
+	}
+	if _, ok := got[policycheck.LintRelativeSitemap+"@3"]; ok {
+		t.Errorf("relative sitemap reported for the one-host site: %v", got)
+	}
+	if len(res.Findings) != 5 {
+		t.Errorf("%d findings, want 5:\n%s", len(res.Findings), out)
+	}
+}
+
+// consoleBlocks returns the "$ prefix ..." commands of README.md's console blocks, with their
+// output and the exit status the block ends with ("[exit status N]").
+func consoleBlocks(t *testing.T, readme, prefix string) (blocks []consoleBlock) {
+	t.Helper()
+	b, err := os.ReadFile(readme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rest := range strings.Split(string(b), "```console\n")[1:] {
+		block, _, _ := strings.Cut(rest, "```")
+		cmdLine, out, _ := strings.Cut(block, "\n")
+		args, ok := strings.CutPrefix(cmdLine, "$ "+prefix+" ")
+		if !ok {
+			continue
+		}
+		i := strings.LastIndex(out, "[exit status ")
+		if i < 0 {
+			t.Fatalf("README block %q has no exit status", cmdLine)
+		}
+		var st int
+		if _, err := fmt.Sscanf(out[i:], "[exit status %d]", &st); err != nil {
+			t.Fatal(err)
+		}
+		blocks = append(blocks, consoleBlock{args: shellWords(t, args), out: out[:i], status: st})
+	}
+	return blocks
+}
+
+type consoleBlock struct {
+	args   []string
+	out    string
+	status int
+}
+
+// shellWords splits a command line at spaces, keeping 'single-quoted' words whole.
+func shellWords(t *testing.T, s string) []string {
+	var words []string
+	var w strings.Builder
+	inWord, quoted := false, false
+	for _, r := range s {
+		switch {
+		case r == '\'':
+			quoted, inWord = !quoted, true
+		case r == ' ' && !quoted:
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+			}
+			inWord = false
+		default:
+			w.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quoted {
+		t.Fatalf("unbalanced quote in %q", s)
+	}
+	if inWord {
+		words = append(words, w.String())
+	}
+	return words
+}
+
+// TestREADMECheckOutput runs the "caddy robots" commands of README.md's "Check before you
+// deploy" from the repository root and compares their output and exit status with the README,
+// so the documentation shows real output.
+func TestREADMECheckOutput(t *testing.T) {
+	blocks := consoleBlocks(t, "../README.md", "caddy")
+	if len(blocks) < 3 {
+		t.Fatalf("README has %d caddy robots examples", len(blocks))
+	}
+	for _, b := range blocks {
+		out, errOut, st := runCaddy(t, "..", b.args...)
+		if out != b.out || st != b.status {
+			t.Errorf("caddy %s: status %d (README: %d); output:\n%s\nREADME:\n%s\nstderr:\n%s", strings.Join(b.args, " "), st, b.status, out, b.out, errOut)
+		}
+	}
+}

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sitepolicy/caddy-robots/policycheck"
+)
+
+// binary builds the command once into a temporary directory.
+func binary(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "robots")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func write(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestCommand runs the built command as a user does and checks output and exit status.
+func TestCommand(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	example, err := filepath.Abs("../../policycheck/testdata/example.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean := write(t, dir, "clean.json", `{"robots_txt": {"groups": [{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/admin/"}]}]},
+	  "robots_tag": [{"paths": ["/drafts/*"], "rules": {"*": ["noindex"]}}]}`)
+	invalid := write(t, dir, "invalid.json", `{"robots_tag": [{"rules": {"*": ["noindx"]}}]}`)
+	unknownField := write(t, dir, "unknown.json", `{"robots_txt": {"group": []}}`)
+	theirs := write(t, dir, "theirs.txt", "User-agent: *\nDisallow: /private\n")
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		status int
+		out    []string // substrings of stdout
+		errOut string   // substring of stderr
+	}{
+		{"allowed", []string{"check", "--config", example, "--url", "https://example.com/articles/a", "--agent", "Googlebot"}, 0,
+			[]string{"robots.txt: ALLOWED for /articles/a", "Robots-Tag:     *;max-image-preview=large;unavailable_after=", "rules for Googlebot: max-image-preview=large, max-snippet=50, unavailable_after=2027-01-01T00:00:00Z"}, ""},
+		{"disallowed", []string{"check", "--config", example, "--url", "https://example.com/drafts/x", "--agent", "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"}, 1,
+			[]string{"DISALLOWED for /drafts/x", "rule:   line 12: Disallow: /drafts/", `found the crawler name "Googlebot"`, `HTML <head>:    <meta name="robots" content="noindex, nosnippet, max-image-preview:large">`, "Note: robots.txt keeps Googlebot from fetching"}, ""},
+		{"backend header", []string{"check", "--config", clean, "--url", "https://example.com/drafts/a", "--backend-header", "Robots-Tag: nofollow", "--backend-header", "X-Other: 1"}, 0,
+			[]string{"backend sends   Robots-Tag: nofollow", "Robots-Tag:     *;noindex;nofollow"}, ""},
+		{"robots file", []string{"check", "--robots-file", theirs, "--url", "https://other.example/private/x"}, 1,
+			[]string{"DISALLOWED for /private/x (file " + theirs + ")", "rule:   line 2: Disallow: /private"}, ""},
+		{"json", []string{"check", "--config", example, "--url", "https://example.com/x.pdf", "--format", "json"}, 0, []string{`"product_token": "*"`}, ""},
+		{"bad url", []string{"check", "--config", example, "--url", "/drafts/x"}, 2, nil, "give an absolute http or https URL"},
+		{"no url", []string{"check", "--config", example}, 2, nil, "--url is required"},
+		{"no config", []string{"lint"}, 2, nil, "--config is required"},
+		{"bad format", []string{"lint", "--config", clean, "--format", "yaml"}, 2, nil, `--format "yaml"`},
+		{"unknown flag", []string{"lint", "--config", clean, "--url", "x"}, 2, nil, "flag provided but not defined"},
+		{"no command", []string{"verify"}, 2, nil, "usage:"},
+		{"invalid config", []string{"check", "--config", invalid, "--url", "https://example.com/"}, 2, nil, `robots_tag[0].rules["*"]`},
+		{"unknown field", []string{"lint", "--config", unknownField}, 2, nil, `unknown field "group"`},
+		{"missing file", []string{"lint", "--config", filepath.Join(dir, "nope.json")}, 2, nil, "no such file"},
+		{"lint findings", []string{"lint", "--config", example, "--host", "example.com"}, 1,
+			[]string{`robots_tag[1].rules["*"]: warning: robots_tag gives every crawler (*) noindex on /drafts/*`, "[unseen-tags]", "\tfix: ", "0 errors, 2 warnings, 1 info"}, ""},
+		{"lint clean", []string{"lint", "--config", clean}, 0, []string{"no findings"}, ""},
+		{"lint invalid", []string{"lint", "--config", invalid}, 2, nil, `robots_tag[0].rules["*"]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(bin, tc.args...)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			status := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				status = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if status != tc.status {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", status, tc.status, stdout.String(), stderr.String())
+			}
+			for _, s := range tc.out {
+				if !strings.Contains(stdout.String(), s) {
+					t.Errorf("stdout lacks %q:\n%s", s, stdout.String())
+				}
+			}
+			if tc.errOut != "" && !strings.Contains(stderr.String(), tc.errOut) {
+				t.Errorf("stderr lacks %q:\n%s", tc.errOut, stderr.String())
+			}
+			if tc.status == 2 && stdout.Len() > 0 {
+				t.Errorf("an error with output on stdout:\n%s", stdout.String())
+			}
+		})
+	}
+}
+
+// TestCommandJSON checks the JSON outputs against the Go API's types, unknown members refused.
+func TestCommandJSON(t *testing.T) {
+	example := "../../policycheck/testdata/example.json"
+	var out, errOut bytes.Buffer
+	if st := run([]string{"check", "--config", example, "--url", "https://example.com/drafts/x", "--agent", "GPTBot", "--format", "json"}, &out, &errOut); st != 1 {
+		t.Fatalf("status %d: %s", st, errOut.String())
+	}
+	var rep policycheck.Report
+	dec := json.NewDecoder(&out)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rep); err != nil || rep.Allowed || rep.RobotsTxt.Rule == nil || rep.RobotsTxt.Rule.Path != "/" || rep.ProductToken != "GPTBot" {
+		t.Fatalf("%v %+v", err, rep)
+	}
+	out.Reset()
+	if st := run([]string{"lint", "--config", example, "--format", "json"}, &out, &errOut); st != 1 {
+		t.Fatalf("status %d: %s", st, errOut.String())
+	}
+	var res policycheck.LintResult
+	dec = json.NewDecoder(&out)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&res); err != nil || !res.Failed || len(res.Findings) == 0 {
+		t.Fatalf("%v %+v", err, res)
+	}
+	for _, f := range res.Findings {
+		if f.Location.JSONPath == "" || f.Fix == "" {
+			t.Errorf("finding %+v", f)
+		}
+	}
+}
+
+// TestREADMEOutput runs the cmd/robots command of README.md's "Check before you deploy" from
+// the repository root and compares its output and exit status with the README.
+func TestREADMEOutput(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const prefix = "$ go run github.com/sitepolicy/caddy-robots/cmd/robots@latest "
+	n := 0
+	for _, rest := range strings.Split(string(b), "```console\n")[1:] {
+		block, _, _ := strings.Cut(rest, "```")
+		line, want, _ := strings.Cut(block, "\n")
+		args, ok := strings.CutPrefix(line, prefix)
+		if !ok {
+			continue
+		}
+		n++
+		i := strings.LastIndex(want, "[exit status ")
+		var status int
+		if _, err := fmt.Sscanf(want[i:], "[exit status %d]", &status); i < 0 || err != nil {
+			t.Fatalf("README block %q has no exit status", line)
+		}
+		// The README's paths are from the repository root.
+		fields := strings.Fields(args)
+		for k, f := range fields {
+			if strings.HasPrefix(f, "policycheck/") {
+				fields[k] = filepath.Join("..", "..", f)
+			}
+		}
+		var out, errOut bytes.Buffer
+		st := run(fields, &out, &errOut)
+		got := strings.ReplaceAll(out.String(), filepath.Join("..", "..")+"/", "")
+		if got != want[:i] || st != status {
+			t.Errorf("%s: status %d (README %d)\n%s\nREADME:\n%s\n%s", line, st, status, got, want[:i], errOut.String())
+		}
+	}
+	if n == 0 {
+		t.Fatal("README shows no cmd/robots example")
+	}
+}

@@ -1,0 +1,232 @@
+package policycheck
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/sitepolicy/caddy-robots/nethttp"
+)
+
+// site reads a nethttp JSON config, as cmd/robots does.
+func site(t *testing.T, config string, hosts ...string) *Site {
+	t.Helper()
+	var cfg nethttp.Config
+	dec := json.NewDecoder(strings.NewReader(config))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cfg); err != nil {
+		t.Fatalf("config: %v\n%s", err, config)
+	}
+	return FromNetHTTP(cfg, hosts...)
+}
+
+func lint(t *testing.T, config string, hosts ...string) []Finding {
+	t.Helper()
+	f, err := Lint(site(t, config, hosts...))
+	if err != nil {
+		t.Fatalf("Lint: %v", err)
+	}
+	return f
+}
+
+func only(fs []Finding, lint string) []Finding {
+	var out []Finding
+	for _, f := range fs {
+		if f.Lint == lint {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// TestLints gives each lint a config that triggers it (want is the JSON path of the finding)
+// and one that does not.
+func TestLints(t *testing.T) {
+	for _, tc := range []struct {
+		name, lint, config string
+		hosts              []string
+		want               string // location of the one finding; "" for none
+		sev                Severity
+	}{
+		{"noindex on disallowed path", LintUnseenTags,
+			`{"robots_txt": {"groups": [{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/drafts/"}]}]},
+			  "robots_tag": [{"paths": ["/drafts/*"], "rules": {"*": ["noindex"]}}]}`, nil, `robots_tag[0].rules["*"]`, SeverityWarning},
+		{"noindex on allowed path", LintUnseenTags,
+			`{"robots_txt": {"groups": [{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/drafts/"}]}]},
+			  "robots_tag": [{"paths": ["/draft-notes/*", "/public/*"], "rules": {"*": ["noindex"]}}]}`, nil, "", ""},
+		{"noindex for the crawler the file blocks", LintUnseenTags,
+			`{"robots_txt": {"groups": [{"user_agents": ["GPTBot"], "rules": [{"type": "disallow", "path": "/"}]}]},
+			  "robots_tag": [{"rules": {"GPTBot": ["noindex"], "Googlebot": ["noindex"]}}]}`, nil, `robots_tag[0].rules["GPTBot"]`, SeverityWarning},
+		{"noindex for another crawler than the blocked one", LintUnseenTags,
+			`{"robots_txt": {"groups": [{"user_agents": ["GPTBot"], "rules": [{"type": "disallow", "path": "/"}]}]},
+			  "robots_tag": [{"rules": {"Googlebot": ["noindex"], "*": ["noindex"]}}]}`, nil, "", ""},
+		{"noindex for a crawler a preset blocks", LintUnseenTags,
+			`{"robots_txt": {"groups": [{"presets": ["ai-training"], "rules": [{"type": "disallow", "path": "/"}]}]},
+			  "robots_tag": [{"rules": {"GPTBot": ["noindex"]}}]}`, nil, `robots_tag[0].rules["GPTBot"]`, SeverityWarning},
+		{"meta on disallowed path", LintUnseenTags,
+			`{"robots_txt": {"groups": [{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/private"}]}]},
+			  "robots_tag": [{"paths": ["/private/*"], "rules": {"*": ["nosnippet"]}, "meta": true}]}`, nil, `robots_tag[0].rules["*"]`, SeverityWarning},
+		{"nosnippet header on disallowed path", LintUnseenTags,
+			`{"robots_txt": {"groups": [{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/private"}]}]},
+			  "robots_tag": [{"paths": ["/private/*"], "rules": {"*": ["nosnippet"]}}]}`, nil, "", ""},
+
+		{"shorter allow under a longer disallow", LintShadowedRule,
+			`{"robots_txt": {"groups": [{"user_agents": ["*"], "rules": [{"type": "allow", "path": "/shop/"}, {"type": "disallow", "path": "/shop/*"}]}]}}`,
+			nil, "robots_txt.groups[0].rules[0]", SeverityWarning},
+		{"disallow equal to an allow", LintShadowedRule,
+			`{"robots_txt": {"groups": [{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/a"}, {"type": "allow", "path": "/a"}]}]}}`,
+			nil, "robots_txt.groups[0].rules[0]", SeverityWarning},
+		{"allow exception in a disallow", LintShadowedRule,
+			`{"robots_txt": {"groups": [{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/a/"}, {"type": "allow", "path": "/a/b"}, {"type": "disallow", "path": "/c$"}, {"type": "allow", "path": "/c/*"}]}]}}`,
+			nil, "", ""},
+		{"anchored disallow under an equally long allow", LintShadowedRule,
+			`{"robots_txt": {"groups": [{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/c$"}, {"type": "allow", "path": "/c*"}]}]}}`,
+			nil, "robots_txt.groups[0].rules[0]", SeverityWarning},
+
+		{"repeated rule", LintDuplicateRule,
+			`{"robots_txt": {"groups": [{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/a"}, {"type": "disallow", "path": "/b"}, {"type": "disallow", "path": "/a"}]}]}}`,
+			nil, "robots_txt.groups[0].rules[2]", SeverityInfo},
+		{"same path, other kind or group", LintDuplicateRule,
+			`{"robots_txt": {"groups": [{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/a"}]}, {"user_agents": ["x-bot"], "rules": [{"type": "disallow", "path": "/a"}]}]}}`,
+			nil, "", ""},
+
+		{"misspelt group token", LintMisspeltCrawler,
+			`{"robots_txt": {"groups": [{"user_agents": ["Googlebto"], "rules": [{"type": "disallow", "path": "/"}]}]}}`,
+			nil, "robots_txt.groups[0].user_agents[0]", SeverityWarning},
+		{"misspelt robots_tag token", LintMisspeltCrawler,
+			`{"robots_tag": [{"rules": {"GTPBot": ["noindex"]}}]}`, nil, `robots_tag[0].rules["GTPBot"]`, SeverityWarning},
+		{"well-known and own tokens", LintMisspeltCrawler,
+			`{"robots_txt": {"groups": [{"user_agents": ["googlebot", "Bingbot", "ExampleBot"], "rules": [{"type": "disallow", "path": "/"}]}]},
+			  "robots_tag": [{"rules": {"GPTBot": ["noindex"], "my-crawler": ["noindex"]}}]}`, nil, "", ""},
+
+		{"crawl-delay for Google only", LintCrawlDelayGoogle,
+			`{"robots_txt": {"groups": [{"user_agents": ["Googlebot", "Googlebot-Image"], "rules": [{"type": "disallow", "path": "/x"}], "crawl_delay": 5}]}}`,
+			nil, "robots_txt.groups[0].crawl_delay", SeverityWarning},
+		{"crawl-delay for Google and Bing", LintCrawlDelayGoogle,
+			`{"robots_txt": {"groups": [{"user_agents": ["Googlebot", "Bingbot"], "rules": [{"type": "disallow", "path": "/x"}], "crawl_delay": 5}]}}`,
+			nil, "", ""},
+
+		{"sitemap on another host", LintSitemapHost,
+			`{"robots_txt": {"sitemaps": ["https://cdn.example.net/sitemap.xml"], "groups": [{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/x"}]}]}}`,
+			[]string{"example.com"}, "robots_txt.sitemaps[0]", SeverityInfo},
+		{"sitemap on the site's host", LintSitemapHost,
+			`{"robots_txt": {"sitemaps": ["https://www.example.com/sitemap.xml", "https://a.example.org/s.xml"], "groups": [{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/x"}]}]}}`,
+			[]string{"www.example.com", "*.example.org"}, "", ""},
+		{"relative sitemap, several hosts", LintRelativeSitemap,
+			`{"robots_txt": {"sitemaps": ["/sitemap.xml"], "groups": [{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/x"}]}]}}`,
+			[]string{"example.com", "www.example.com"}, "robots_txt.sitemaps[0]", SeverityInfo},
+		{"relative sitemap, one host", LintRelativeSitemap,
+			`{"robots_txt": {"sitemaps": ["/sitemap.xml"], "groups": [{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/x"}]}]}}`,
+			[]string{"example.com"}, "", ""},
+
+		{"x_robots_tag with rules", LintXRobotsTagAlone,
+			`{"robots_tag": [{"rules": {"*": ["noindex"]}, "x_robots_tag": true}]}`, nil, "", ""},
+
+		{"route implied by a broader one", LintRedundantRoute,
+			`{"robots_tag": [{"rules": {"*": ["noindex", "nofollow"]}}, {"paths": ["/drafts/*"], "rules": {"*": ["noindex"]}}]}`, nil, "robots_tag[1]", SeverityInfo},
+		{"narrower route adding a rule", LintRedundantRoute,
+			`{"robots_tag": [{"rules": {"*": ["noindex"]}}, {"paths": ["/drafts/*"], "rules": {"*": ["noindex", "nosnippet"]}}, {"paths": ["/a/*"], "rules": {"*": ["noindex"]}, "meta": true}]}`, nil, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := lint(t, tc.config, tc.hosts...)
+			got := only(fs, tc.lint)
+			if tc.want == "" {
+				if len(got) > 0 {
+					t.Fatalf("unexpected %s: %v", tc.lint, got)
+				}
+				return
+			}
+			if len(got) != 1 {
+				t.Fatalf("want one %s at %s, got %v (all: %v)", tc.lint, tc.want, got, fs)
+			}
+			f := got[0]
+			if f.Location.JSONPath != tc.want || f.Severity != tc.sev || f.Message == "" || f.Fix == "" || strings.Contains(f.Fix, "\n") {
+				t.Fatalf("finding %+v: want at %s with severity %s, a message and a one-line fix", f, tc.want, tc.sev)
+			}
+		})
+	}
+}
+
+// TestLintSize checks the size lint at both sides of 80 % of 500 KiB.
+func TestLintSize(t *testing.T) {
+	build := func(n int) string {
+		var rules []string
+		for i := range n {
+			rules = append(rules, fmt.Sprintf(`{"type": "disallow", "path": "/%s/%06d"}`, strings.Repeat("p", 80), i))
+		}
+		return `{"robots_txt": {"groups": [{"user_agents": ["*"], "rules": [` + strings.Join(rules, ",") + `]}]}}`
+	}
+	// Each rule renders as "Disallow: /" + 80 + "/" + 6 + "\n" = 99 bytes.
+	small, big := build(sizeWarning/99-20), build(sizeWarning/99+20)
+	if fs := only(lint(t, small), LintRobotsTxtSize); len(fs) != 0 {
+		t.Fatalf("under 80%%: %v", fs)
+	}
+	fs := only(lint(t, big), LintRobotsTxtSize)
+	if len(fs) != 1 || fs[0].Severity != SeverityWarning || fs[0].Location.JSONPath != "robots_txt" {
+		t.Fatalf("over 80%%: %v", fs)
+	}
+}
+
+// TestLintInvalid: an invalid config is an error naming the field, not findings.
+func TestLintInvalid(t *testing.T) {
+	_, err := Lint(site(t, `{"robots_tag": [{"paths": ["/a"], "rules": {"*": ["noindx"]}}]}`))
+	if err == nil || !strings.Contains(err.Error(), `robots_tag[0].rules`) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestLintResultJSON checks the JSON of lint's output and its failure rule.
+func TestLintResultJSON(t *testing.T) {
+	for _, tc := range []struct {
+		fs   []Finding
+		fail bool
+	}{
+		{nil, false},
+		{[]Finding{{Lint: LintDuplicateRule, Severity: SeverityInfo}}, false},
+		{[]Finding{{Lint: LintDuplicateRule, Severity: SeverityInfo}, {Lint: LintShadowedRule, Severity: SeverityWarning}}, true},
+		{[]Finding{{Lint: LintXRobotsTagAlone, Severity: SeverityError}}, true},
+	} {
+		var b bytes.Buffer
+		if err := NewLintResult(tc.fs).WriteJSON(&b); err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Findings []map[string]any `json:"findings"`
+			Failed   *bool            `json:"failed"`
+		}
+		if err := json.Unmarshal(b.Bytes(), &got); err != nil || got.Findings == nil || got.Failed == nil || *got.Failed != tc.fail || len(got.Findings) != len(tc.fs) {
+			t.Fatalf("%s: %v", b.String(), err)
+		}
+		for _, f := range got.Findings {
+			for _, k := range []string{"lint", "severity", "location", "message", "fix"} {
+				if _, ok := f[k]; !ok {
+					t.Fatalf("finding without %q: %s", k, b.String())
+				}
+			}
+		}
+	}
+}
+
+// TestLintXRobotsTagAlone: the core refuses x_robots_tag on a route without robots rules, so
+// Lint never sees one; the lint itself is checked on such a route directly, to keep it true
+// should the core change.
+func TestLintXRobotsTagAlone(t *testing.T) {
+	bad := `{"robots_tag": [{"content_usage": {"train-ai": "n"}, "x_robots_tag": true}]}`
+	if _, err := Lint(site(t, bad)); err == nil || !strings.Contains(err.Error(), "robots_tag[0].x_robots_tag") {
+		t.Fatalf("Lint accepted x_robots_tag without rules: %v", err)
+	}
+	s := site(t, bad)
+	l := &linter{site: s}
+	l.xRobotsTagAlone(&s.Routes[0])
+	if len(l.out) != 1 || l.out[0].Lint != LintXRobotsTagAlone || l.out[0].Severity != SeverityError || l.out[0].Location.JSONPath != "robots_tag[0].x_robots_tag" {
+		t.Fatalf("findings %v", l.out)
+	}
+	good := site(t, `{"robots_tag": [{"content_usage": {"train-ai": "n"}, "rules": {"*": ["noarchive"]}, "x_robots_tag": true}]}`)
+	l = &linter{site: good}
+	l.xRobotsTagAlone(&good.Routes[0])
+	if len(l.out) != 0 {
+		t.Fatalf("findings %v", l.out)
+	}
+}
