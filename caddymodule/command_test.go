@@ -82,35 +82,64 @@ func regexpLine(out, name, short string) bool {
 	return false
 }
 
+// exampleLine returns the line of Caddyfile.example (from 1) whose text, trimmed, starts with
+// prefix, so that the expectations below follow the example when it is edited.
+func exampleLine(t *testing.T, prefix string) int {
+	t.Helper()
+	b, err := os.ReadFile("../Caddyfile.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), prefix) {
+			return i + 1
+		}
+	}
+	t.Fatalf("Caddyfile.example has no line starting with %q", prefix)
+	return 0
+}
+
 // TestRobotsCommandExample runs check and lint on Caddyfile.example.
 func TestRobotsCommandExample(t *testing.T) {
+	at := func(prefix string) string { return fmt.Sprintf("Caddyfile.example:%d", exampleLine(t, prefix)) }
+	robotsTxt := at("robots_txt {")
+	siteWide, drafts, pdf, articles := at("robots_tag max-image-preview=large {"), at("robots_tag /drafts/*"), at("robots_tag @pdf"), at("robots_tag /articles/*")
+	usageRoute := at("robots_tag @notOpenData")
 	for _, tc := range []struct {
 		args   []string
 		status int
 		want   []string
 	}{
 		{[]string{"check", "--url", "http://localhost:8080/drafts/x", "--agent", "Googlebot"}, 1, []string{
-			"Server:   srv0 (robots_txt at Caddyfile.example:38, robots_tag at Caddyfile.example:84, robots_tag at Caddyfile.example:77)",
-			"robots.txt: DISALLOWED for /drafts/x (file from Caddyfile.example:38, as served at http://localhost:8080/robots.txt)",
+			"Server:   srv0 (robots_txt at " + robotsTxt + ", robots_tag at " + drafts + ", robots_tag at " + usageRoute + ", robots_tag at " + siteWide + ")",
+			"robots.txt: DISALLOWED for /drafts/x (file from " + robotsTxt + ", as served at http://localhost:8080/robots.txt)",
 			"rule:   line 12: Disallow: /drafts/",
 			`HTML <head>:    <meta name="robots" content="noindex, nosnippet, max-image-preview:large"><meta name="gptbot" content="noindex">`,
+			"Content-Usage:  train-ai=n, search=y",
+			"Enforcement: passes",
 		}},
 		{[]string{"check", "--url", "http://localhost:8080/articles/a.html", "--agent", "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"}, 0, []string{
 			"robots.txt: ALLOWED for /articles/a.html",
-			"robots_tag at Caddyfile.example:94",
+			"robots_tag at " + articles,
 			"rules for Googlebot: max-image-preview=large, max-snippet=50, unavailable_after=2027-01-01T00:00:00Z",
+			"Content-Signal: ai-input=yes, ai-train=no, search=yes",
+		}},
+		{[]string{"check", "--url", "http://localhost:8080/open-data/stations.csv", "--agent", "Googlebot"}, 0, []string{
+			"robots_tag at " + at("robots_tag /open-data/*"),
+			"Content-Usage:  train-ai=y, search=y",
 		}},
 		{[]string{"check", "--url", "http://localhost:8080/reports/a.pdf", "--agent", "GPTBot", "--backend-header", "Robots-Tag: noarchive"}, 1, []string{
-			"group:  line 17 (User-agent: GPTBot, User-agent: CCBot, User-agent: Google-Extended, User-agent: Bytespider)",
-			"robots_tag at Caddyfile.example:91",
+			"(User-agent: GPTBot, User-agent: CCBot, User-agent: Google-Extended, User-agent: Bytespider)",
+			"robots_tag at " + pdf,
 			"backend sends   Robots-Tag: noarchive",
 			"Robots-Tag:     *;noindex;max-image-preview=large;noarchive, gptbot;noindex",
+			"Enforcement: BLOCKED with 403",
 		}},
 		{[]string{"check", "--url", "http://localhost:8080/robots.txt"}, 0, []string{"Response tags: none (the robots.txt responder answers this URL itself)"}},
 		{[]string{"lint"}, 1, []string{
-			"Caddyfile.example:78: warning: robots_tag gives GPTBot noindex on every path",
-			"Caddyfile.example:84: warning: robots_tag gives every crawler (*) noindex on /drafts/*",
-			"Caddyfile.example:42: info: sitemap \"https://news.example.com/news-sitemap.xml\"",
+			siteWide[:len("Caddyfile.example:")] + fmt.Sprint(exampleLine(t, "agent GPTBot noindex")) + ": warning: robots_tag gives GPTBot noindex on every path",
+			drafts + ": warning: robots_tag gives every crawler (*) noindex on /drafts/*",
+			at("sitemap https://news.example.com/") + ": info: sitemap \"https://news.example.com/news-sitemap.xml\"",
 			"0 errors, 2 warnings, 1 info",
 		}},
 	} {

@@ -204,6 +204,11 @@ func Check(site *Site, req Request) (*Report, error) {
 		robots = readRobots(body)
 		loc := site.RobotsTxt.Source.At("")
 		rd.Source, rd.Location, rd.Origin = "config", &loc, origin
+		if site.RobotsTxt.Config.MergeUpstream && req.RobotsFile == nil {
+			// The backend's file is known only at serve time. The merge never lifts a
+			// restriction of the file shown, so a disallow here holds; an allow may not.
+			rep.Notes = append(rep.Notes, "robots_txt merges the backend's own robots.txt at serve time (merge_upstream), which check cannot see: the decision is the declared file's (with merge_file's). A disallow holds in the merge; an allow holds only where the declared group has a matching Allow. To decide with the backend's rules too, save its robots.txt and pass it as merge_file, or check the served file with --robots-file")
+		}
 	default:
 		rd.Source = "config"
 		rd.Reason = "this config serves no robots.txt for " + u.Scheme + "://" + u.Host + ": everything is allowed"

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -253,6 +254,42 @@ func TestCheckPreferencesAndEnforcement(t *testing.T) {
 			rep.Response.ContentUsage != tc.responseUsage || rep.Allowed != tc.allowed {
 			t.Errorf("%s %s: %+v %+v %q", tc.url, tc.agent, rep.Preferences, e, rep.Response.ContentUsage)
 		}
+	}
+}
+
+// TestCheckMergeSources: check decides with the file merge_file merges in, as the served
+// robots.txt does, and says that merge_upstream's backend file is not seen.
+func TestCheckMergeSources(t *testing.T) {
+	cms := filepath.Join(t.TempDir(), "robots.txt")
+	if err := os.WriteFile(cms, []byte("User-agent: *\nDisallow: /wp-admin/\nAllow: /drafts/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, merge string
+		url         string
+		allowed     bool
+		note        bool
+	}{
+		{"merge_file adds its Disallow", `"merge_file": ` + strconv.Quote(cms), "https://example.com/wp-admin/x", false, false},
+		{"merge_file cannot lift a declared Disallow", `"merge_file": ` + strconv.Quote(cms), "https://example.com/drafts/x", false, false},
+		{"merge_file, a path neither restricts", `"merge_file": ` + strconv.Quote(cms), "https://example.com/a", true, false},
+		{"merge_upstream: declared rules, with a note", `"merge_upstream": true`, "https://example.com/wp-admin/x", true, true},
+		{"merge_upstream, a declared Disallow holds", `"merge_upstream": true`, "https://example.com/drafts/x", false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := site(t, `{"robots_txt": {`+tc.merge+`, "groups": [{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/drafts/"}]}]}}`)
+			rep, err := Check(s, Request{URL: tc.url, Agent: "Googlebot"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			noted := false
+			for _, n := range rep.Notes {
+				noted = noted || strings.Contains(n, "merge_upstream")
+			}
+			if rep.Allowed != tc.allowed || noted != tc.note {
+				t.Errorf("allowed %v (want %v), merge_upstream note %v (want %v): %+v", rep.Allowed, tc.allowed, noted, tc.note, rep)
+			}
+		})
 	}
 }
 

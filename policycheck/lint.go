@@ -41,6 +41,10 @@ const (
 	LintXRobotsTagAlone  = "x-robots-tag-without-robots-tag"
 	LintRedundantRoute   = "redundant-route" // a route whose tags a broader route already gives
 	LintRobotsTxtSize    = "robots-txt-size" // robots.txt over 80 % of 500 KiB
+	// LintOverriddenUsage: a route's content_usage "y" that a route on all of its paths
+	// turns into "n" (the header combines routes, any n winning), so it never reaches a
+	// response.
+	LintOverriddenUsage = "overridden-usage"
 )
 
 // Finding is one problem Lint found. Its JSON form is the output of "lint --format json".
@@ -398,9 +402,31 @@ func contains(list []string, s string) bool {
 // they apply to. Routes with conditions besides paths are left out.
 func (l *linter) redundantRoutes() {
 	rs := l.site.Routes
+	overridden := make(map[int]bool)
 	for i := range rs {
 		a := &rs[i]
-		if a.Condition != "" {
+		for j := range rs {
+			b := &rs[j]
+			if i == j || b.Condition != "" || !pathsCover(b.Paths, a.Paths) {
+				continue
+			}
+			if keys := overriddenUsage(b.Tags.ContentUsage, a.Tags.ContentUsage); len(keys) > 0 {
+				bp := "every path"
+				if len(b.Paths) > 0 {
+					bp = strings.Join(b.Paths, " ")
+				}
+				l.add(LintOverriddenUsage, SeverityWarning, a.Source.At("content_usage"),
+					"keep the broader route's content_usage off these paths (e.g. a \"not path\" matcher), so that the y is sent",
+					"content_usage %s is never sent: the robots_tag at %s, which applies to %s, says n, and any n wins when routes combine",
+					strings.Join(keys, ", "), b.Source.At(""), bp)
+				overridden[i] = true
+				break
+			}
+		}
+	}
+	for i := range rs {
+		a := &rs[i]
+		if a.Condition != "" || overridden[i] {
 			continue
 		}
 		for j := range rs {
@@ -456,11 +482,30 @@ func pathsCover(b, a []string) bool {
 	return true
 }
 
-// tagsImply reports whether b's tags give every accessor at least a's restrictions, and b
-// sends meta elements and X-Robots-Tag wherever a does.
+// overriddenUsage returns the keys, sorted, for which a's usage preferences say "y" and b's say
+// "n": combined (vocab "Combining Preferences"), a's value never reaches a response b also
+// tags.
+func overriddenUsage(b, a map[string]string) []string {
+	var keys []string
+	for _, k := range sortedKeys(a) {
+		if a[k] == "y" && b[k] == "n" {
+			keys = append(keys, k+"=y")
+		}
+	}
+	return keys
+}
+
+// tagsImply reports whether b's tags give every accessor at least a's restrictions, b
+// sends meta elements and X-Robots-Tag wherever a does, and b's Content-Usage preferences give
+// each of a's keys the same value or "n" (which wins when they combine).
 func tagsImply(b, a nethttp.TagConfig) bool {
 	if (a.Meta && !b.Meta) || (a.XRobotsTag && !b.XRobotsTag) {
 		return false
+	}
+	for k, v := range a.ContentUsage {
+		if w := b.ContentUsage[k]; w != v && w != "n" {
+			return false
+		}
 	}
 	pa, err := tagemit.NewPolicy(a.Rules)
 	if err != nil {

@@ -126,6 +126,14 @@ func TestLints(t *testing.T) {
 
 		{"route implied by a broader one", LintRedundantRoute,
 			`{"robots_tag": [{"rules": {"*": ["noindex", "nofollow"]}}, {"paths": ["/drafts/*"], "rules": {"*": ["noindex"]}}]}`, nil, "robots_tag[1]", SeverityInfo},
+		{"narrower route adding Content-Usage", LintRedundantRoute,
+			`{"robots_tag": [{"rules": {"*": ["noindex"]}}, {"paths": ["/open-data/*"], "content_usage": {"train-ai": "y"}}, {"paths": ["/a/*"], "rules": {"*": ["noindex"]}, "content_usage": {"search": "n"}}]}`, nil, "", ""},
+		{"narrower Content-Usage implied", LintRedundantRoute,
+			`{"robots_tag": [{"content_usage": {"train-ai": "n", "search": "y"}}, {"paths": ["/a/*"], "content_usage": {"search": "y"}}]}`, nil, "robots_tag[1]", SeverityInfo},
+		{"y overridden by a broader n", LintOverriddenUsage,
+			`{"robots_tag": [{"content_usage": {"train-ai": "n", "search": "y"}}, {"paths": ["/open-data/*"], "content_usage": {"train-ai": "y", "search": "y"}}]}`, nil, "robots_tag[1].content_usage", SeverityWarning},
+		{"y on paths the n does not cover", LintOverriddenUsage,
+			`{"robots_tag": [{"paths": ["/articles/*"], "content_usage": {"train-ai": "n"}}, {"paths": ["/open-data/*"], "content_usage": {"train-ai": "y"}}, {"content_usage": {"search": "n"}}]}`, nil, "", ""},
 		{"narrower route adding a rule", LintRedundantRoute,
 			`{"robots_tag": [{"rules": {"*": ["noindex"]}}, {"paths": ["/drafts/*"], "rules": {"*": ["noindex", "nosnippet"]}}, {"paths": ["/a/*"], "rules": {"*": ["noindex"]}, "meta": true}]}`, nil, "", ""},
 	} {
