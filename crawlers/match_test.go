@@ -59,6 +59,10 @@ func TestMatchExamples(t *testing.T) {
 		{"Mozilla/5.0 (compatible; AI2Bot/1.0)", "AI2Bot"},
 		{"Claude-Code/1.0", "Claude-Code"}, // not "Code"
 		{"Code/1.90.0", "Code"},
+		// Electron editors name themselves in their built-in browser's header, so a person
+		// browsing inside VS Code or Cursor is matched too (README, "What it does not do").
+		{"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Code/1.95.3 Chrome/128.0.6613.186 Electron/32.2.1 Safari/537.36", "Code"},
+		{"Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Cursor/0.42.3 Chrome/124.0.6367.243 Electron/30.4.0 Safari/537.36", "Cursor"},
 		{"GoogleOther-Image/1.0", "GoogleOther-Image"},
 		{"see panscient.com", "panscient.com"},
 		{"Panscient crawler", "Panscient"},
