@@ -62,7 +62,7 @@ func BenchmarkRobotsTxtMergePair(b *testing.B) {
 }
 
 // TestRobotsTxtMergedAllocs: serving a cached merge allocates no more than serving the
-// declared file (the cache lookup is a read lock, an atomic load and a clock read).
+// declared file (the cache lookup is a read lock and two atomic loads).
 func TestRobotsTxtMergedAllocs(t *testing.T) {
 	if testing.CoverMode() != "" || raceEnabled {
 		t.Skip("instrumentation changes allocation counts")
