@@ -410,7 +410,7 @@ func (p *positions) report(err error, pending bool) error {
 			continue
 		}
 		pos := position{p.file, p.line}
-		for path := e.Path; path != ""; path = parentPath(path) {
+		for path := e.Path; path != ""; path = configerr.ParentPath(path) {
 			if q, ok := p.byPath[path]; ok {
 				pos = q
 				break
@@ -423,26 +423,12 @@ func (p *positions) report(err error, pending bool) error {
 
 // marked reports whether path or a parent of it names a field the Caddyfile set.
 func (p *positions) marked(path string) bool {
-	for ; path != ""; path = parentPath(path) {
+	for ; path != ""; path = configerr.ParentPath(path) {
 		if _, ok := p.byPath[path]; ok {
 			return true
 		}
 	}
 	return false
-}
-
-// parentPath drops the last element of a field path: "groups[1].rules[0]" -> "groups[1].rules"
-// -> "groups[1]" -> "groups" -> "".
-func parentPath(path string) string {
-	if strings.HasSuffix(path, "]") {
-		if i := strings.LastIndexByte(path, '['); i >= 0 {
-			return path[:i]
-		}
-	}
-	if i := strings.LastIndexAny(path, ".["); i >= 0 {
-		return path[:i]
-	}
-	return ""
 }
 
 func fileHasPlaceholder(f *robotsgen.File) bool {

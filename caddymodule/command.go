@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -638,7 +640,7 @@ func pathsOf(levels []json.RawMessage) (paths []string, condition string) {
 		var ps []string
 		all := true
 		for _, s := range sets {
-			for _, k := range sortedKeys(s) {
+			for _, k := range slices.Sorted(maps.Keys(s)) {
 				if k != "path" {
 					conds = append(conds, "matcher "+k+" "+string(s[k]))
 					continue
@@ -658,13 +660,4 @@ func pathsOf(levels []json.RawMessage) (paths []string, condition string) {
 		}
 	}
 	return paths, strings.Join(conds, "; ")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -147,3 +147,17 @@ func PrefixAll(prefix string, es []*Error) []*Error {
 	}
 	return out
 }
+
+// ParentPath drops the last element of a field path: "groups[1].rules[0]" ->
+// "groups[1].rules" -> "groups[1]" -> "groups" -> "".
+func ParentPath(path string) string {
+	if strings.HasSuffix(path, "]") {
+		if i := strings.LastIndexByte(path, '['); i >= 0 {
+			return path[:i]
+		}
+	}
+	if i := strings.LastIndexAny(path, ".["); i >= 0 {
+		return path[:i]
+	}
+	return ""
+}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -174,7 +176,7 @@ func (r LintResult) WriteJSON(w io.Writer) error {
 
 // formatPrefs writes preferences as "key=value" pairs in key order.
 func formatPrefs(m map[string]string) string {
-	keys := sortedKeys(m)
+	keys := slices.Sorted(maps.Keys(m))
 	for i, k := range keys {
 		keys[i] = k + "=" + m[k]
 	}

@@ -3,7 +3,9 @@ package policycheck
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
@@ -278,7 +280,7 @@ func (l *linter) size() {
 
 // routeTokens checks a route's product tokens for misspellings.
 func (l *linter) routeTokens(rt *Route) {
-	for _, tok := range sortedKeys(rt.Tags.Rules) {
+	for _, tok := range slices.Sorted(maps.Keys(rt.Tags.Rules)) {
 		if n := misspelling(tok); n != "" {
 			l.add(LintMisspeltCrawler, SeverityWarning, rt.Source.At(configerr.Key("rules", tok)),
 				fmt.Sprintf("write %s if you mean that crawler", n),
@@ -331,7 +333,7 @@ func (l *linter) unseenTags(rt *Route) {
 			}
 		}
 	}
-	for _, tok := range sortedKeys(rt.Tags.Rules) {
+	for _, tok := range slices.Sorted(maps.Keys(rt.Tags.Rules)) {
 		rules := pol.RulesFor(tok)
 		noindex := contains(rules, "noindex")
 		if !noindex && !rt.Tags.Meta {
@@ -487,7 +489,7 @@ func pathsCover(b, a []string) bool {
 // tags.
 func overriddenUsage(b, a map[string]string) []string {
 	var keys []string
-	for _, k := range sortedKeys(a) {
+	for _, k := range slices.Sorted(maps.Keys(a)) {
 		if a[k] == "y" && b[k] == "n" {
 			keys = append(keys, k+"=y")
 		}
@@ -515,7 +517,7 @@ func tagsImply(b, a nethttp.TagConfig) bool {
 	if err != nil {
 		return false
 	}
-	tokens := append(sortedKeys(a.Rules), "*")
+	tokens := append(slices.Sorted(maps.Keys(a.Rules)), "*")
 	for _, t := range tokens {
 		qa, err1 := tagemit.NewPolicy(map[string][]string{"*": pa.RulesFor(t)})
 		qb, err2 := tagemit.NewPolicy(map[string][]string{"*": pb.RulesFor(t)})

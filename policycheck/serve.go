@@ -49,7 +49,7 @@ func reroot(err error, prefix, to string) error {
 	for _, e := range all {
 		c := *e
 		if rest, ok := strings.CutPrefix(c.Path, prefix); ok {
-			c.Path = joinPath(to, strings.TrimPrefix(rest, "."))
+			c.Path = configerr.JoinPath(to, strings.TrimPrefix(rest, "."))
 		}
 		errs = append(errs, &c)
 	}

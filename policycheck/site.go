@@ -21,9 +21,8 @@ package policycheck
 import (
 	"fmt"
 	"net/http"
-	"sort"
-	"strings"
 
+	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/nethttp"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 )
@@ -110,40 +109,14 @@ func (l Location) String() string {
 // field the Caddyfile set (the field itself or a parent), else the directive's line; the
 // JSON path is always the full path.
 func (s Source) At(field string) Location {
-	loc := Location{File: s.File, Line: s.Line, JSONPath: joinPath(s.JSONPath, field)}
-	for p := field; p != ""; p = parentPath(p) {
+	loc := Location{File: s.File, Line: s.Line, JSONPath: configerr.JoinPath(s.JSONPath, field)}
+	for p := field; p != ""; p = configerr.ParentPath(p) {
 		if l, ok := s.Lines[p]; ok {
 			loc.Line = l
 			break
 		}
 	}
 	return loc
-}
-
-func joinPath(parent, field string) string {
-	switch {
-	case parent == "":
-		return field
-	case field == "":
-		return parent
-	case strings.HasPrefix(field, "["):
-		return parent + field
-	}
-	return parent + "." + field
-}
-
-// parentPath drops the last element of a field path: "groups[1].rules[0]" -> "groups[1].rules"
-// -> "groups[1]" -> "groups" -> "".
-func parentPath(path string) string {
-	if strings.HasSuffix(path, "]") {
-		if i := strings.LastIndexByte(path, '['); i >= 0 {
-			return path[:i]
-		}
-	}
-	if i := strings.LastIndexAny(path, ".["); i >= 0 {
-		return path[:i]
-	}
-	return ""
 }
 
 // FromNetHTTP returns the Site of a nethttp config; JSON paths are those of the nethttp JSON
@@ -161,14 +134,4 @@ func FromNetHTTP(cfg nethttp.Config, hosts ...string) *Site {
 		s.Routes = append(s.Routes, rt)
 	}
 	return s
-}
-
-// sortedKeys returns the keys of m, sorted.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

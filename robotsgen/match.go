@@ -130,16 +130,7 @@ func lookup(idx map[string][]int, token string) []int {
 // wins (then file order). An empty pattern matches nothing. "/robots.txt"
 // (after normalisation, without a query) is always allowed.
 func (m *Matcher) Decide(productToken, purpose, path string) Decision {
-	var sel []int
-	if productToken != "" && productToken != "*" {
-		sel = lookup(m.byAgent, productToken)
-	}
-	if len(sel) == 0 && purpose != "" {
-		sel = lookup(m.byPurpose, purpose)
-	}
-	if len(sel) == 0 {
-		sel = m.star
-	}
+	sel := m.groupsFor(productToken, purpose)
 	if len(sel) == 0 {
 		return Decision{Allowed: true, Group: -1}
 	}
@@ -261,4 +252,20 @@ func appendNormalised(dst []byte, s string, pattern bool) []byte {
 		}
 	}
 	return dst
+}
+
+// groupsFor returns the groups a crawler obeys: those naming its product token, else those
+// naming its purpose, else the "*" groups (RFC 9309 §2.2.1, draft-illyes-rep-purpose).
+func (m *Matcher) groupsFor(productToken, purpose string) []int {
+	var sel []int
+	if productToken != "" && productToken != "*" {
+		sel = lookup(m.byAgent, productToken)
+	}
+	if len(sel) == 0 && purpose != "" {
+		sel = lookup(m.byPurpose, purpose)
+	}
+	if len(sel) == 0 {
+		sel = m.star
+	}
+	return sel
 }

@@ -327,16 +327,7 @@ func (m *Matcher) Preferences(v usage.Vocab, productToken, purpose, path string)
 	if !d.Allowed || d.Group < 0 {
 		return usage.Prefs{}
 	}
-	var sel []int
-	if productToken != "" && productToken != "*" {
-		sel = lookup(m.byAgent, productToken)
-	}
-	if len(sel) == 0 && purpose != "" {
-		sel = lookup(m.byPurpose, purpose)
-	}
-	if len(sel) == 0 {
-		sel = m.star
-	}
+	sel := m.groupsFor(productToken, purpose)
 	if i := strings.IndexByte(path, '#'); i >= 0 {
 		path = path[:i]
 	}
