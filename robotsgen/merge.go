@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/sitepolicy/caddy-robots/usage"
 )
 
 // Merge combines the file of the declared config with another robots.txt
@@ -80,6 +82,17 @@ import (
 // one (the config is the operator's decision), else other's; for the
 // purpose-dependent groups above, that of crawlers without a purpose.
 // Comments are declared's, then other's.
+//
+// Content-Usage and Content-Signal rules of both files are kept in the merged
+// group, so that at every path the crawler reads both files' preferences
+// combined as the vocabulary combines statements: any n wins, otherwise any
+// y (as a backend's Content-Usage header is merged). A declared "n" always
+// holds; a declared "y" holds where the other file does not say "n". Exact
+// where one of two overlapping rules covers the other (a site-wide rule, a
+// directory and its subdirectories); otherwise both take each other's
+// preferences, erring towards "n", and a Diagnostic names them (see
+// mergeUsage). As for records, the rules are those a crawler without a
+// purpose reads.
 //
 // Merge compares the patterns of each group's two rule lists pairwise
 // (quadratic in the number of rules; a few milliseconds for thousands).
@@ -215,7 +228,8 @@ func mergeRecords(dst, add []Record) []Record {
 }
 
 func sameBody(a, b *Group) bool {
-	return a.CrawlDelay == b.CrawlDelay && slices.Equal(a.Rules, b.Rules) && slices.Equal(a.Records, b.Records)
+	return a.CrawlDelay == b.CrawlDelay && slices.Equal(a.Rules, b.Rules) && slices.Equal(a.Records, b.Records) &&
+		slices.EqualFunc(a.ContentUsage, b.ContentUsage, sameUsageRule) && slices.EqualFunc(a.ContentSignal, b.ContentSignal, sameUsageRule)
 }
 
 func namesToken(f *File, token string) bool {
@@ -279,6 +293,13 @@ func combine(declared, other *File, token string, qs []string) (Group, []string)
 				}
 				g.Records = mergeRecords(g.Records, other.Groups[gi].Records)
 			}
+		}
+		if i == 0 {
+			// Usage preferences as a crawler without a purpose reads them, like the records.
+			var n1, n2 []string
+			g.ContentUsage, n1 = mergeUsage(usage.ContentUsage, groupUsage(declared, sd, usage.ContentUsage), groupUsage(other, su, usage.ContentUsage))
+			g.ContentSignal, n2 = mergeUsage(usage.ContentSignal, groupUsage(declared, sd, usage.ContentSignal), groupUsage(other, su, usage.ContentSignal))
+			notes = append(append(notes, n1...), n2...)
 		}
 		key := fmt.Sprint(sd, su)
 		if _, ok := seen[key]; ok {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sitepolicy/caddy-robots/usage"
 )
 
 // mergeTarget is rules 1-3 of Merge: declared disallows, or other disallows
@@ -467,4 +469,135 @@ func FuzzMerge(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestMergeUsageProperty: the merged file keeps both files' Content-Usage and Content-Signal
+// preferences, combined as the vocabulary combines statements: for random pairs, agents and
+// paths that all three files let the crawler fetch, the merged preferences are the declared
+// file's and the other file's combined (any n wins, else any y), exactly unless Merge notes
+// rules that overlap without one covering the other, and then at least as restrictive. Found
+// by review: Merge used to drop every preference line.
+func TestMergeUsageProperty(t *testing.T) {
+	pairs := 5000
+	if testing.Short() {
+		pairs = 500
+	}
+	r := rand.New(rand.NewPCG(11, 14))
+	checked, both, inexactPairs := 0, 0, 0
+	for c := 0; c < pairs; c++ {
+		d, u := genMergePair(r)
+		// More preference rules than genFile writes, mostly on nested plain prefixes (the
+		// usual shape: a site-wide rule, a directory, a subdirectory).
+		nested := []string{"", "", "/a", "/a/", "/a/b", "/b", "/_", "/x.html", "/a/b$"}
+		for _, f := range []*File{d, u} {
+			for gi := range f.Groups {
+				for vi, v := range []usage.Vocab{usage.ContentUsage, usage.ContentSignal} {
+					if r.IntN(3) == 0 {
+						continue
+					}
+					rs := genUsage(r, v)
+					for k := range rs {
+						if r.IntN(4) != 0 {
+							rs[k].Path = pick(r, nested)
+						}
+						if rs[k].Path == "" && len(rs[k].Preferences) == 0 {
+							rs[k].Path = "/a" // a rule without a path needs preferences
+						}
+					}
+					if vi == 0 {
+						f.Groups[gi].ContentUsage = rs
+					} else {
+						f.Groups[gi].ContentSignal = rs
+					}
+				}
+			}
+		}
+		m, diags := Merge(d, u)
+		if err := m.Validate(); err != nil {
+			t.Fatalf("pair %d: merged file invalid: %v", c, err)
+		}
+		body := mustRender(t, m)
+		rt, _ := Parse([]byte(body))
+		inexact := false
+		for _, dg := range diags {
+			inexact = inexact || strings.Contains(dg.Reason, "neither covers the other")
+		}
+		if inexact {
+			inexactPairs++
+		}
+		md, mu, mm := NewMatcher(d), NewMatcher(u), NewMatcher(rt)
+		all := &File{Groups: append(slices.Clone(d.Groups), u.Groups...)}
+		for range 6 {
+			agent := pick(r, askAgents)
+			path := genImportPath(r, all)
+			if !md.Decide(agent, "", path).Allowed || !mu.Decide(agent, "", path).Allowed || !mm.Decide(agent, "", path).Allowed {
+				continue
+			}
+			for _, v := range []usage.Vocab{usage.ContentUsage, usage.ContentSignal} {
+				pd, pu := md.Preferences(v, agent, "", path), mu.Preferences(v, agent, "", path)
+				want := usage.Combine(pd, pu)
+				got := mm.Preferences(v, agent, "", path)
+				checked++
+				if !pd.IsEmpty() && !pu.IsEmpty() && !inexact {
+					both++
+				}
+				ok := got.String() == want.String()
+				if inexact {
+					ok = usage.Combine(got, want).String() == got.String() // at least as restrictive
+				}
+				if !ok {
+					t.Fatalf("pair %d: %s %q %s: merged %q, want %q (declared %q, other %q)\n--- declared\n%s--- other\n%s--- merged\n%s--- diagnostics %v",
+						c, agent, path, v, got, want, pd, pu, mustRender(t, d), mustRender(t, u), body, diags)
+				}
+			}
+		}
+	}
+	t.Logf("%d checks, %d exact ones with preferences in both files; %d of %d pairs inexact", checked, both, inexactPairs, pairs)
+	if both < pairs/5 {
+		t.Errorf("the generator is off balance: %d checks, %d with preferences in both files", checked, both)
+	}
+}
+
+// TestMergeKeepsUsageLines: the review's case, a publisher's preferences merged with a CMS
+// file that has its own.
+func TestMergeKeepsUsageLines(t *testing.T) {
+	declared := &File{Groups: []Group{
+		{UserAgents: []string{"*"}, Rules: []Rule{{Type: Disallow, Path: "/drafts/"}},
+			ContentUsage: []usage.Rule{
+				{Preferences: map[string]string{"train-ai": "n"}},
+				{Path: "/open/", Preferences: map[string]string{"train-ai": "y"}},
+			},
+			ContentSignal: []usage.Rule{{Preferences: map[string]string{"ai-train": "no"}}}},
+		{UserAgents: []string{"GPTBot"}, Rules: []Rule{{Type: Disallow, Path: "/x/"}},
+			ContentUsage: []usage.Rule{{Preferences: map[string]string{"search": "n"}}}},
+	}}
+	cms, _ := Parse([]byte("User-agent: *\nDisallow: /wp-admin/\nContent-Usage: /blog/ train-ai=y\nContent-Usage: /shop/ search=n\n"))
+	m, diags := Merge(declared, cms)
+	if len(diags) > 0 {
+		t.Fatalf("diagnostics: %v", diags)
+	}
+	mt := NewMatcher(m)
+	for _, tc := range []struct{ agent, path, want string }{
+		{"Googlebot", "/a", "train-ai=n"},
+		{"Googlebot", "/open/data.csv", "train-ai=y"},
+		{"Googlebot", "/blog/post", "train-ai=n"}, // any n wins: the CMS's y does not lift the declared n
+		{"GPTBot", "/blog/post", "train-ai=y, search=n"}, // GPTBot reads the CMS's * group
+		{"Googlebot", "/shop/x", "train-ai=n, search=n"}, // both files' n hold
+		{"GPTBot", "/a", "search=n"},
+	} {
+		if got := mt.Preferences(usage.ContentUsage, tc.agent, "", tc.path); got.String() != tc.want {
+			t.Errorf("%s %s: %q, want %q\n%s", tc.agent, tc.path, got, tc.want, mustRender(t, m))
+		}
+	}
+	if got := mt.Preferences(usage.ContentSignal, "Googlebot", "", "/a"); got.String() != "ai-train=no" {
+		t.Errorf("Content-Signal: %q", got)
+	}
+	// Without declared preferences, the CMS's are kept as they are.
+	m2, _ := Merge(&File{Groups: []Group{{UserAgents: []string{"*"}, Rules: []Rule{{Type: Disallow, Path: "/drafts/"}}}}}, cms)
+	body := mustRender(t, m2)
+	for _, want := range []string{"Content-Usage: /blog/ train-ai=y\n", "Content-Usage: /shop/ search=n\n"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("merged file lacks %q:\n%s", want, body)
+		}
+	}
 }
