@@ -580,7 +580,7 @@ func TestMergeKeepsUsageLines(t *testing.T) {
 	for _, tc := range []struct{ agent, path, want string }{
 		{"Googlebot", "/a", "train-ai=n"},
 		{"Googlebot", "/open/data.csv", "train-ai=y"},
-		{"Googlebot", "/blog/post", "train-ai=n"}, // any n wins: the CMS's y does not lift the declared n
+		{"Googlebot", "/blog/post", "train-ai=n"},        // any n wins: the CMS's y does not lift the declared n
 		{"GPTBot", "/blog/post", "train-ai=y, search=n"}, // GPTBot reads the CMS's * group
 		{"Googlebot", "/shop/x", "train-ai=n, search=n"}, // both files' n hold
 		{"GPTBot", "/a", "search=n"},
