@@ -42,7 +42,12 @@ func lower(b byte) byte {
 // +https://openai.com/gptbot)", "LCC" does not match "SLCC1" nor "LCC-x",
 // and a token with spaces, '/' or '.' ("ChatGPT Agent", "iaskspider/2.0")
 // matches as a phrase with the same boundaries at its two ends, its inner
-// bytes compared literally (case aside).
+// bytes compared literally (case aside). Two exceptions keep other clients
+// from being taken for a crawler: words inside a URL or an e-mail address
+// never match ("spider" in "+http://www.baidu.com/search/spider.html"), and
+// a few everyday words of the catalogue ("Spider", "Code", "Operator": see
+// genericNames) match only as the first product of the header or the first
+// word of a comment entry.
 type UAMatcher struct {
 	// byFirst holds the tokens by the folded first byte, longest first, so
 	// the first token that matches at a position is the longest there.
@@ -54,9 +59,49 @@ type UAMatcher struct {
 }
 
 type uaToken struct {
-	folded string // ASCII lower case
-	word   int    // length of the leading word (up to the first non-word byte)
-	name   string // as given to NewUAMatcher
+	folded  string // ASCII lower case
+	word    int    // length of the leading word (up to the first non-word byte)
+	name    string // as given to NewUAMatcher
+	generic bool   // an everyday word: matched only where a product starts (genericNames)
+}
+
+// genericNames are catalogue names that are everyday words or abbreviations, which other
+// software has in its User-Agent header as a later product or a plain word: VS Code's and
+// Cursor's built-in browsers send "... Code/1.95.3 Chrome/...", Sogou's crawler "Sogou web
+// spider/4.0", Screaming Frog "Screaming Frog SEO Spider/19.0". Such a name matches only as
+// the first product of the header or the first word of a comment entry (after "(" or ";"),
+// where a client names itself (RFC 9110 §10.1.5 lists products in decreasing significance):
+// "Spider/1.0", "Mozilla/5.0 (compatible; Spider/1.0)". Reviewed with the catalogue; folded.
+var genericNames = map[string]bool{
+	"code": true, "cursor": true, "devin": true, "lcc": true, "openai": true, "opencode": true,
+	"operator": true, "spider": true, "trae": true, "useai": true, "yak": true, "newsai": true,
+}
+
+// leadsProduct reports whether the word at start is the header's first product or the first
+// word of a comment entry: only spaces and tabs stand between it and the header's start, a
+// "(" or a ";".
+func leadsProduct(ua string, start int) bool {
+	j := start - 1
+	for j >= 0 && (ua[j] == ' ' || ua[j] == '\t') {
+		j--
+	}
+	return j < 0 || ua[j] == '(' || ua[j] == ';'
+}
+
+// inAddress reports whether the byte at i is part of a URL or an e-mail address: the run of
+// bytes around it up to white space, ";", ",", "(" or ")" holds "://" or "@". Words there
+// ("+http://www.baidu.com/search/spider.html") name a site, not the client.
+func inAddress(ua string, i int) bool {
+	delim := func(b byte) bool { return b == ' ' || b == '\t' || b == ';' || b == ',' || b == '(' || b == ')' }
+	a, b := i, i
+	for a > 0 && !delim(ua[a-1]) {
+		a--
+	}
+	for b < len(ua) && !delim(ua[b]) {
+		b++
+	}
+	run := ua[a:b]
+	return strings.Contains(run, "://") || strings.IndexByte(run, '@') >= 0
 }
 
 // NewUAMatcher returns a matcher for tokens. Each token must be printable
@@ -88,7 +133,7 @@ func NewUAMatcher(tokens []string) (*UAMatcher, error) {
 		for w < len(f) && wordByte[f[w]] {
 			w++
 		}
-		m.byFirst[f[0]] = append(m.byFirst[f[0]], uaToken{folded: f, word: w, name: t})
+		m.byFirst[f[0]] = append(m.byFirst[f[0]], uaToken{folded: f, word: w, name: t, generic: genericNames[f]})
 		m.lens[f[0]] |= 1 << min(w, 63)
 	}
 	for i := range m.byFirst {
@@ -131,7 +176,7 @@ func (m *UAMatcher) Match(userAgent string) (token string, ok bool) {
 			if t.word != i-start || end > n || (end < n && wordByte[ua[end]]) {
 				continue
 			}
-			if equalFolded(ua[start:end], t.folded) {
+			if equalFolded(ua[start:end], t.folded) && (!t.generic || leadsProduct(ua, start)) && !inAddress(ua, start) && !inAddress(ua, end-1) {
 				return t.name, true
 			}
 		}
