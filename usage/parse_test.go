@@ -238,6 +238,12 @@ func TestMergeHeader(t *testing.T) {
 		{Prefs{}, []string{"N"}, "", true},
 		{mustArgs(t, ContentUsage, "train-ai=y", "+ai-use=n"), []string{"train-ai=n, ai-use=y"}, "train-ai=n, ai-use=n", false},
 		{mustArgs(t, ContentSignal, "ai-train=no"), []string{"search=yes, ai-train=yes"}, "search=yes, ai-train=no", false},
+		// An extension key the route states combines with the backend's (found by review: the
+		// route's +foo=y overrode the backend's foo=n); other extensions are ignored.
+		{mustArgs(t, ContentUsage, "train-ai=y", "+foo=y"), []string{"foo=n, search=n"}, "train-ai=y, search=n, foo=n", false},
+		{mustArgs(t, ContentUsage, "+foo=y"), []string{"foo=y, bar=n"}, "foo=y", false},
+		{mustArgs(t, ContentUsage, "+foo=n"), []string{"foo=y"}, "foo=n", false},
+		{mustArgs(t, ContentUsage, "+foo=y"), []string{`foo="n"`}, "foo=y", false},
 	} {
 		got, err := MergeHeader(c.route, c.lines)
 		if got != c.want || (err != nil) != c.wantErr {
