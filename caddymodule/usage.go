@@ -35,7 +35,14 @@ func parseUsageArgs(d *caddyfile.Dispenser, what string, v usage.Vocab, args []s
 	for _, arg := range args {
 		key, value, ok := strings.Cut(arg, "=")
 		if !ok {
-			return d.Errf("%s: %q: a preference is written key=value, e.g. %s=%s (allow) or %s=%s (disallow); a path goes first and starts with /", what, arg, k, allow, k, disallow)
+			where := "a path goes first and starts with /"
+			if strings.HasPrefix(what, "robots_tag") {
+				where = "robots_tag takes no path here: the route's matcher chooses the paths"
+				if strings.HasPrefix(arg, "/") {
+					return d.Errf("%s: %q: %s (robots_tag %s { content_usage ... })", what, arg, where, arg)
+				}
+			}
+			return d.Errf("%s: %q: a preference is written key=value, e.g. %s=%s (allow) or %s=%s (disallow); %s", what, arg, k, allow, k, disallow, where)
 		}
 		if _, dup := into[key]; dup {
 			return d.Errf("%s: key %q given more than once; keep one", what, key)
