@@ -47,6 +47,13 @@ const (
 	// turns into "n" (the header combines routes, any n winning), so it never reaches a
 	// response.
 	LintOverriddenUsage = "overridden-usage"
+	// LintUsageUnreachable: a Content-Usage or Content-Signal rule under a path its crawlers
+	// may not fetch, or a file-level one (no crawler reads it): it has no effect.
+	LintUsageUnreachable = "unreachable-usage"
+	// LintEmptyPreset: a preset group with no rules lets a whole category fetch everything.
+	LintEmptyPreset = "empty-preset-group"
+	// LintDigitToken: a name with digits, which Google's parser reads only up to the digit.
+	LintDigitToken = "digit-token"
 )
 
 // Finding is one problem Lint found. Its JSON form is the output of "lint --format json".
@@ -87,6 +94,7 @@ func Lint(site *Site) ([]Finding, error) {
 		l.expanded = f.Expand(false)
 		l.m = robotsgen.NewMatcher(l.expanded)
 		l.robotsRules()
+		l.fileWarnings()
 		l.sitemaps()
 		l.size()
 	}
@@ -137,6 +145,28 @@ func (l *linter) add(lint string, sev Severity, loc Location, fix, format string
 }
 
 func (l *linter) robotsAt(field string) Location { return l.site.RobotsTxt.Source.At(field) }
+
+// fileWarnings reports what the config load warns about (robotsgen.File.Warnings), so that
+// lint lists every finding the log would show.
+func (l *linter) fileWarnings() {
+	for _, w := range l.file.Warnings() {
+		loc := l.robotsAt(w.Path)
+		switch {
+		case strings.Contains(w.Path, ".content_usage[") || strings.Contains(w.Path, ".content_signal[") || strings.HasPrefix(w.Path, "records["):
+			l.add(LintUsageUnreachable, SeverityWarning, loc,
+				"move the rule to a path its crawlers may fetch (or into a group), or remove it",
+				"%s: %s", w.Value, w.Problem)
+		case strings.HasSuffix(w.Path, ".presets"):
+			l.add(LintEmptyPreset, SeverityWarning, loc, "add disallow / (or the paths to keep them from) to the group",
+				"preset %s: %s", w.Value, w.Problem)
+		case strings.Contains(w.Path, ".user_agents["):
+			l.add(LintDigitToken, SeverityInfo, loc, "keep it if the crawler's operator documents this name; there is no spelling every parser reads whole",
+				"%q: %s", w.Value, w.Problem)
+		default:
+			l.add("robots-txt-warning", SeverityWarning, loc, "see the message", "%s: %s", w.Value, w.Problem)
+		}
+	}
+}
 
 // robotsRules runs the lints on robots.txt groups: dead rules, misspelt tokens, Crawl-delay
 // for Google.

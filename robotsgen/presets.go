@@ -154,10 +154,15 @@ func checkPurposeNotCrawler(p string) string {
 }
 
 // agentWarnings is the part of Warnings about user agents: a name with digits (see
-// syntax.DigitTokenWarning).
+// syntax.DigitTokenWarning), and a group with presets that says nothing to their crawlers.
 func (f *File) agentWarnings() []*configerr.Error {
 	var out []*configerr.Error
 	for gi := range f.Groups {
+		if g := &f.Groups[gi]; len(g.Presets) > 0 && len(g.Rules) == 0 && g.CrawlDelay == 0 && len(g.Records) == 0 &&
+			len(g.ContentUsage) == 0 && len(g.ContentSignal) == 0 {
+			out = append(out, configerr.New(fmt.Sprintf("groups[%d].presets", gi), strings.Join(g.Presets, " "),
+				"the group has no rules, so its crawlers may fetch every path (and enforce refuses none of them); to keep them out, add disallow /"))
+		}
 		for i, ua := range f.Groups[gi].UserAgents {
 			if ua != "*" && !syntax.ProductToken(ua) && syntax.CrawlerToken(ua) {
 				out = append(out, configerr.New(configerr.Index(fmt.Sprintf("groups[%d].user_agents", gi), i), ua, syntax.DigitTokenWarning))

@@ -9,6 +9,7 @@ import (
 	"github.com/jimsmart/grobotstxt"
 
 	"github.com/sitepolicy/caddy-robots/crawlers"
+	"github.com/sitepolicy/caddy-robots/usage"
 )
 
 func categoryNames(t *testing.T, cat string) (writable, uaOnly []string) {
@@ -162,7 +163,27 @@ func TestDigitTokens(t *testing.T) {
 		t.Errorf("ai2bot allowed")
 	}
 	// A preset's names with digits are the catalogue's: no warning.
-	if w := (&File{Groups: []Group{{Presets: []string{"ai-all"}}}}).Warnings(); len(w) != 0 {
+	if w := (&File{Groups: []Group{{Presets: []string{"ai-all"}, Rules: []Rule{{Disallow, "/"}}}}}).Warnings(); len(w) != 0 {
 		t.Errorf("preset warnings %v", w)
+	}
+}
+
+// TestEmptyPresetGroupWarned: a preset group with nothing in it allows every path to a whole
+// category, which is almost always a forgotten block (found by review: "preset ai-training"
+// without "{ disallow / }" loaded silently); a group that says anything is not warned about.
+func TestEmptyPresetGroupWarned(t *testing.T) {
+	w := (&File{Groups: []Group{{Presets: []string{"ai-training", "ai-search"}}}}).Warnings()
+	if len(w) != 1 || w[0].Path != "groups[0].presets" || w[0].Value != "ai-training ai-search" || !strings.Contains(w[0].Problem, "add disallow /") {
+		t.Errorf("warnings %v", w)
+	}
+	for _, g := range []Group{
+		{Presets: []string{"ai-training"}, Rules: []Rule{{Allow, "/"}}},
+		{Presets: []string{"ai-training"}, CrawlDelay: 5},
+		{Presets: []string{"ai-training"}, ContentUsage: []usage.Rule{{Preferences: map[string]string{"train-ai": "n"}}}},
+		{UserAgents: []string{"Googlebot"}}, // an exemption from the * group, often meant
+	} {
+		if w := (&File{Groups: []Group{g}}).Warnings(); len(w) != 0 {
+			t.Errorf("%+v: warnings %v", g, w)
+		}
 	}
 }
