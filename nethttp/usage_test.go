@@ -106,6 +106,8 @@ func TestContentUsageConfigErrors(t *testing.T) {
 		{`{"robots_tag": [{"content_usage": {"train-ai": "n"}, "meta": true}]}`, "robots_tag[0].meta: meta writes"},
 		{`{"robots_txt": {"groups": [{"user_agents": ["*"], "content_usage": [{"path": "/x", "preferences": {"Search": "y"}}]}]}}`, `robots_txt.groups[0].content_usage[0].preferences["Search"] "Search": not a Content-Usage key`},
 		{`{"robots_txt": {"groups": [{"user_agents": ["*"], "content_signal": [{"path": "x/", "preferences": {"search": "yes"}}]}]}}`, `robots_txt.groups[0].content_signal[0].path "x/"`},
+		// Found by review: a 10 KB field was accepted while Robots-Tag is held to 8 KiB.
+		{bigUsage(14000), "robots_tag[0].content_usage: the Content-Usage field would be"},
 	} {
 		_, err := nethttp.NewFromJSON([]byte(c.json), nethttp.Options{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -236,4 +238,15 @@ func TestContentUsageNoCachingEffect(t *testing.T) {
 			t.Errorf("If-None-Match %q: fields\n%v\nwithout the middleware\n%v", inm, got.Header, want.Header)
 		}
 	}
+}
+
+// bigUsage is a robots_tag config whose Content-Usage field has about n bytes of extensions.
+func bigUsage(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"robots_tag": [{"content_usage": {"train-ai": "n"`)
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, `, "+ext-%04d": "n"`, i)
+	}
+	b.WriteString(`}}]}`)
+	return b.String()
 }

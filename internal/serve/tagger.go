@@ -2,6 +2,7 @@ package serve
 
 import (
 	"errors"
+	"fmt"
 	"mime"
 	"net/http"
 	"path"
@@ -205,6 +206,10 @@ func NewTagger(rules map[string][]string, contentUsage map[string]string, meta, 
 		err = configerr.Prefix("rules", err)
 	}
 	u, uerr := usage.ContentUsage.FromConfig(contentUsage)
+	if n := len(u.String()); uerr == nil && n > tagemit.MaxFieldSize {
+		// The same bound as Robots-Tag: a larger field line is refused by common proxies.
+		uerr = configerr.New("", "", fmt.Sprintf("the Content-Usage field would be %d bytes, over the %d that servers and proxies are sure to pass; keep to the vocabulary's keys and a few extensions", n, tagemit.MaxFieldSize))
+	}
 	if err = errors.Join(err, configerr.Prefix("content_usage", uerr)); err != nil {
 		return nil, err
 	}
