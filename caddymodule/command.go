@@ -193,6 +193,9 @@ func exitWith(run func(stdout, stderr io.Writer, args []string) (int, error)) fu
 		status, err := run(c.OutOrStdout(), c.ErrOrStderr(), args)
 		if err != nil {
 			fmt.Fprintf(c.ErrOrStderr(), "caddy robots %s: %v\n", c.Name(), err)
+			if f, _ := c.Flags().GetString("format"); f == "json" {
+				_ = policycheck.WriteErrorJSON(c.OutOrStdout(), err)
+			}
 		}
 		return exitStatus(c, status)
 	}

@@ -269,6 +269,9 @@ func TestRobotsCommandErrors(t *testing.T) {
 		{[]string{"lint", "--config", "clean.caddyfile", "--format", "xml"}, 2, "", `--format "xml"`},
 		{[]string{"lint", "--config", "clean.caddyfile", "extra"}, 2, "", `unexpected argument "extra"`},
 		{[]string{"lint", "--config", "clean.caddyfile"}, 0, "no findings", ""},
+		// With --format json an error is JSON on stdout too (found by review).
+		{[]string{"lint", "--config", "bad-rule.caddyfile", "--format", "json"}, 2, `"error": `, "bad-rule.caddyfile:3"},
+		{[]string{"check", "--config", "missing.caddyfile", "--url", "http://localhost:9999/", "--format", "json"}, 2, `"problems": [`, "missing.caddyfile"},
 		{[]string{"check", "--robots-file", "theirs.txt", "--url", "https://other.example/private/x", "--agent", "FooBot"}, 1, "rule:   line 3: Disallow: /private", ""},
 		{[]string{"check", "--robots-file", "theirs.txt", "--url", "https://other.example/open", "--agent", "FooBot"}, 0, "robots.txt: ALLOWED for /open (file theirs.txt)", ""},
 		{[]string{"check", "--config", "clean.caddyfile", "--url", "http://localhost:9999/admin/x"}, 1, "rule:   line 2: Disallow: /admin/", ""},

@@ -7,6 +7,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/sitepolicy/caddy-robots/configerr"
 )
 
 // WriteText writes the report for people: the robots.txt decision, then the response's tags.
@@ -248,6 +250,35 @@ func RunLint(w io.Writer, sites []*Site, format string) (int, error) {
 		return ExitFail, nil
 	}
 	return ExitOK, nil
+}
+
+// ErrorReport is what check and lint print on standard output with --format json when they
+// fail with status 2, so that a script reading their output always gets JSON.
+type ErrorReport struct {
+	// Error is the whole message, as printed on standard error.
+	Error string `json:"error"`
+	// Problems are the errors in it, one per config error with its field path
+	// (configerr.Error); a usage error or an unreadable file is one problem without a path.
+	Problems []Problem `json:"problems"`
+}
+
+// Problem is one config error of an ErrorReport.
+type Problem struct {
+	Path       string `json:"path"`
+	Value      string `json:"value"`
+	Problem    string `json:"problem"`
+	Suggestion string `json:"suggestion,omitempty"`
+}
+
+// WriteErrorJSON writes err as an ErrorReport.
+func WriteErrorJSON(w io.Writer, err error) error {
+	r := ErrorReport{Error: err.Error(), Problems: []Problem{}}
+	for _, e := range configerr.All(err) {
+		r.Problems = append(r.Problems, Problem{Path: e.Path, Value: e.Value, Problem: e.Problem, Suggestion: e.Suggestion})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
 }
 
 // CheckFormat returns an error unless format is "text" or "json".

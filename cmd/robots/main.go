@@ -78,6 +78,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "robots %s: %v\n", cmd, err)
+		if *format == "json" {
+			_ = policycheck.WriteErrorJSON(stdout, err)
+		}
 		return policycheck.ExitUsage
 	}
 	if fs.NArg() > 0 {

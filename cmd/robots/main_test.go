@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,6 +77,11 @@ func TestCommand(t *testing.T) {
 			[]string{`robots_tag[1].rules["*"]: warning: robots_tag gives every crawler (*) noindex on /drafts/*`, "[unseen-tags]", "\tfix: ", "0 errors, 2 warnings, 1 info"}, ""},
 		{"lint clean", []string{"lint", "--config", clean}, 0, []string{"no findings"}, ""},
 		{"lint invalid", []string{"lint", "--config", invalid}, 2, nil, `robots_tag[0].rules["*"]`},
+		// With --format json an error is JSON on stdout too (found by review).
+		{"invalid config, json", []string{"check", "--config", invalid, "--url", "https://example.com/", "--format", "json"}, 2,
+			[]string{`"error": `, `"path": "robots_tag[0].rules[\"*\"][0]"`, `"value": "noindx"`, `"suggestion": "noindex"`}, `robots_tag[0].rules["*"]`},
+		{"missing file, json", []string{"lint", "--config", filepath.Join(dir, "nope.json"), "--format", "json"}, 2,
+			[]string{`"error": `, `"path": ""`}, "no such file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command(bin, tc.args...)
@@ -99,8 +105,16 @@ func TestCommand(t *testing.T) {
 			if tc.errOut != "" && !strings.Contains(stderr.String(), tc.errOut) {
 				t.Errorf("stderr lacks %q:\n%s", tc.errOut, stderr.String())
 			}
-			if tc.status == 2 && stdout.Len() > 0 {
+			if tc.status == 2 && !slices.Contains(tc.args, "json") && stdout.Len() > 0 {
 				t.Errorf("an error with output on stdout:\n%s", stdout.String())
+			}
+			if tc.status == 2 && slices.Contains(tc.args, "json") {
+				var r policycheck.ErrorReport
+				dec := json.NewDecoder(&stdout)
+				dec.DisallowUnknownFields()
+				if err := dec.Decode(&r); err != nil || r.Error == "" {
+					t.Errorf("stdout is not an error report: %v %+v", err, r)
+				}
 			}
 		})
 	}
