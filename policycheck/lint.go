@@ -13,6 +13,7 @@ import (
 	"github.com/sitepolicy/caddy-robots/nethttp"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 	"github.com/sitepolicy/caddy-robots/tagemit"
+	"github.com/sitepolicy/caddy-robots/usage"
 )
 
 // Severity ranks findings. Lint's command exits 1 when a finding is a warning or an error.
@@ -95,6 +96,7 @@ func Lint(site *Site) ([]Finding, error) {
 		l.m = robotsgen.NewMatcher(l.expanded)
 		l.robotsRules()
 		l.fileWarnings()
+		l.usageConflicts()
 		l.sitemaps()
 		l.size()
 	}
@@ -145,6 +147,46 @@ func (l *linter) add(lint string, sev Severity, loc Location, fix, format string
 }
 
 func (l *linter) robotsAt(field string) Location { return l.site.RobotsTxt.Source.At(field) }
+
+// usageConflicts reports, in each group, a preference rule's "y" (or "yes") that another rule
+// with the same path sets to "n" ("no"): rules with identical paths combine with any n
+// winning, so the y never applies.
+func (l *linter) usageConflicts() {
+	for gi, g := range l.file.Groups {
+		for _, vl := range []struct {
+			field string
+			rules []usage.Rule
+			yes   string
+			no    string
+		}{{"content_usage", g.ContentUsage, "y", "n"}, {"content_signal", g.ContentSignal, "yes", "no"}} {
+			for i, a := range vl.rules {
+				for j, b := range vl.rules {
+					if i == j || a.Path != b.Path {
+						continue
+					}
+					var keys []string
+					for _, k := range slices.Sorted(maps.Keys(a.Preferences)) {
+						if a.Preferences[k] == vl.yes && b.Preferences[k] == vl.no {
+							keys = append(keys, k+"="+vl.yes)
+						}
+					}
+					if len(keys) == 0 {
+						continue
+					}
+					path := a.Path
+					if path == "" {
+						path = "every path"
+					}
+					l.add(LintOverriddenUsage, SeverityWarning, l.robotsAt(fmt.Sprintf("groups[%d].%s[%d]", gi, vl.field, i)),
+						"remove one of the two rules, or give the y to a more specific path",
+						"%s for %s is never read: the group's rule %d for the same path says %s, and rules with the same path combine with any %s winning",
+						strings.Join(keys, ", "), path, j, vl.no, vl.no)
+					break
+				}
+			}
+		}
+	}
+}
 
 // fileWarnings reports what the config load warns about (robotsgen.File.Warnings), so that
 // lint lists every finding the log would show.
