@@ -39,7 +39,7 @@ func parseUsageArgs(d *caddyfile.Dispenser, what string, v usage.Vocab, args []s
 			if strings.HasPrefix(what, "robots_tag") {
 				where = "robots_tag takes no path here: the route's matcher chooses the paths"
 				if strings.HasPrefix(arg, "/") {
-					return d.Errf("%s: %q: %s (robots_tag %s { content_usage ... })", what, arg, where, arg)
+					return d.Errf("%s: %q: %s (robots_tag %s* { content_usage ... })", what, arg, where, strings.TrimSuffix(arg, "*"))
 				}
 			}
 			return d.Errf("%s: %q: a preference is written key=value, e.g. %s=%s (allow) or %s=%s (disallow); %s", what, arg, k, allow, k, disallow, where)

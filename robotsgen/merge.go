@@ -89,9 +89,9 @@ import (
 // y (as a backend's Content-Usage header is merged). A declared "n" always
 // holds; a declared "y" holds where the other file does not say "n". Exact
 // where one of two overlapping rules covers the other (a site-wide rule, a
-// directory and its subdirectories); otherwise both take each other's
-// preferences, erring towards "n", and a Diagnostic names them (see
-// mergeUsage). As for records, the rules are those a crawler without a
+// directory and its subdirectories); otherwise they exchange only their
+// "n" values (no "n" lost, no "y" where neither file gives one, but a "y"
+// may not reach the overlap), and a Diagnostic names them (see mergeUsage). As for records, the rules are those a crawler without a
 // purpose reads.
 //
 // Merge compares the patterns of each group's two rule lists pairwise

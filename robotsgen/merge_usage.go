@@ -21,8 +21,10 @@ import (
 // more specific, and it takes the preferences of the longest rule of the other file that
 // covers it, combined with its own. The longest rule matching a path is then the more
 // specific file's, carrying the other file's best rule there, which is exact. Where neither
-// covers the other (wildcards in the middle, "$"), each takes the other's preferences: that
-// errs towards "n" on the paths only one of them matches, and the note says so.
+// covers the other (wildcards in the middle, "$"), each takes the other's "n" values only
+// (never its "y", which would grant what neither file grants there), and so does a rule's
+// covering rule then: no "n" of either file is lost and no "y" appears where neither file
+// gives one, but a "y" may not reach the paths of the overlap. The note says so.
 func mergeUsage(v usage.Vocab, a, b []usage.Rule) ([]usage.Rule, []string) {
 	if len(a) == 0 || len(b) == 0 {
 		return slices.Concat(cloneUsage(a), cloneUsage(b)), nil
@@ -73,6 +75,7 @@ func mergeUsage(v usage.Vocab, a, b []usage.Rule) ([]usage.Rule, []string) {
 		for _, x := range rules[side] {
 			folded := x.prefs
 			best, bestSize := usage.Prefs{}, -1
+			partial := false
 			for _, y := range rules[1-side] {
 				switch {
 				case !coMatch(x.glob, y.glob):
@@ -87,11 +90,17 @@ func mergeUsage(v usage.Vocab, a, b []usage.Rule) ([]usage.Rule, []string) {
 				case covers(x, y):
 					// y is the more specific: it takes x's preferences.
 				default:
-					folded = usage.Combine(folded, y.prefs)
+					partial = true
+					folded = usage.Combine(folded, disallowsOf(v, y.prefs))
 					if side == 0 {
-						notes = append(notes, v.String()+" rules for "+x.path+" and "+y.path+" share some paths and neither covers the other: each takes the other's preferences, which errs towards n on the paths only one of them matches")
+						notes = append(notes, v.String()+" rules for "+x.path+" and "+y.path+" share some paths and neither covers the other: each takes the other's n values, which errs towards n on the paths only one of them matches")
 					}
 				}
+			}
+			if partial {
+				// Where x shares paths with a rule it does not cover, the covering rule may not
+				// be the other file's answer there: carry only its "n" values.
+				best = disallowsOf(v, best)
 			}
 			folded = usage.Combine(folded, best)
 			r := usage.Rule{Path: x.orig, Preferences: folded.Map()}
@@ -131,4 +140,20 @@ func groupUsage(f *File, sel []int, v usage.Vocab) []usage.Rule {
 
 func sameUsageRule(a, b usage.Rule) bool {
 	return a.Path == b.Path && maps.Equal(a.Preferences, b.Preferences)
+}
+
+// disallowsOf returns the "n" (or "no") preferences of p.
+func disallowsOf(v usage.Vocab, p usage.Prefs) usage.Prefs {
+	no := "n"
+	if v == usage.ContentSignal {
+		no = "no"
+	}
+	m := p.Map()
+	for k, val := range m {
+		if val != no {
+			delete(m, k)
+		}
+	}
+	out, _ := v.FromConfig(m)
+	return out
 }
