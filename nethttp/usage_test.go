@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dunglas/httpsfv"
 	"github.com/sitepolicy/caddy-robots/nethttp"
 )
 
@@ -249,4 +250,61 @@ func bigUsage(n int) string {
 	}
 	b.WriteString(`}}]}`)
 	return b.String()
+}
+
+// TestContentUsageUnionWithinLimit: two routes each under 8 KiB but over it together (found by
+// the second review: a 10.8 KB field went out) send a field within the limit: extension y
+// values are left out first (unknown grants nothing), then extension n values, the
+// vocabulary's keys always kept, and a warning names what was left out, once.
+func TestContentUsageUnionWithinLimit(t *testing.T) {
+	ext := func(prefix, v string, n int) map[string]string {
+		m := map[string]string{}
+		for i := range n {
+			m[fmt.Sprintf("+%s-%04d", prefix, i)] = v
+		}
+		return m
+	}
+	site := ext("site", "n", 350) // about 4.5 KB of n values
+	site["train-ai"] = "n"
+	x := ext("x", "y", 350) // about 3.5 KB of y values
+	x["search"] = "y"
+	for k, v := range ext("xn", "n", 150) {
+		x[k] = v
+	}
+	logs := &logRecorder{level: slog.LevelWarn}
+	m, err := nethttp.New(nethttp.Config{RobotsTag: []nethttp.Route{
+		{TagConfig: nethttp.TagConfig{ContentUsage: site}},
+		{Paths: []string{"/x*"}, TagConfig: nethttp.TagConfig{ContentUsage: x}},
+	}}, nethttp.Options{Logger: slog.New(logs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, m, http.HandlerFunc(okHandler))
+	for range 2 {
+		resp, _ := get(t, nil, "GET", srv.URL+"/x")
+		cu := resp.Header.Values("Content-Usage")
+		if len(cu) != 1 || len(cu[0]) > 8192 {
+			t.Fatalf("Content-Usage: %d lines, %d bytes", len(cu), len(strings.Join(cu, "")))
+		}
+		d, err := httpsfv.UnmarshalDictionary(cu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"train-ai", "search", "site-0000", "site-0349", "xn-0000"} {
+			if _, ok := d.Get(k); !ok {
+				t.Errorf("%s left out of %d bytes", k, len(cu[0]))
+			}
+		}
+		if _, ok := d.Get("x-0000"); ok {
+			t.Error("a y value kept while n values were at stake")
+		}
+	}
+	if all := logs.all(); len(all) != 1 || !strings.Contains(all[0], "Content-Usage: the routes' preferences together are over 8192 bytes") || !strings.Contains(all[0], "+x-0000=y") {
+		t.Errorf("warnings: %q", all)
+	}
+	// The site-wide route alone is sent whole.
+	resp, _ := get(t, nil, "GET", srv.URL+"/a")
+	if d, _ := httpsfv.UnmarshalDictionary(resp.Header.Values("Content-Usage")); len(d.Names()) != 351 {
+		t.Errorf("site-wide field has %d keys", len(d.Names()))
+	}
 }

@@ -3,9 +3,11 @@ package serve
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"mime"
 	"net/http"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -50,6 +52,7 @@ type Tagger struct {
 const (
 	warnFieldTooLong = iota // restrictions dropped to keep Robots-Tag within MaxFieldSize
 	warnEncodedBody         // meta wanted, but the body arrived already encoded
+	warnUsageTooLong        // extension preferences dropped to keep Content-Usage within MaxFieldSize
 	numWarnings
 )
 
@@ -68,6 +71,9 @@ type tagOutput struct {
 	usage        usage.Prefs
 	contentUsage []string
 	usageMerged  usageCache
+	// usageDropped names the extension preferences left out to keep the Content-Usage value
+	// of a union of routes within tagemit.MaxFieldSize.
+	usageDropped []string
 
 	// dropped names the members left out to keep the Robots-Tag value within
 	// tagemit.MaxFieldSize; errs are what could not be read of a backend's header.
@@ -80,7 +86,8 @@ type tagOutput struct {
 
 func newTagOutput(p tagemit.Policy, u usage.Prefs) *tagOutput {
 	p, dropped := p.FitFieldSize()
-	o := &tagOutput{policy: p, meta: p.MetaElements(), dropped: dropped, usage: u}
+	u, usageDropped := fitUsage(u)
+	o := &tagOutput{policy: p, meta: p.MetaElements(), dropped: dropped, usage: u, usageDropped: usageDropped}
 	if v := u.String(); v != "" {
 		o.contentUsage = []string{v}
 	}
@@ -91,6 +98,39 @@ func newTagOutput(p tagemit.Policy, u usage.Prefs) *tagOutput {
 		o.xRobotsTag = lines[:len(lines):len(lines)]
 	}
 	return o
+}
+
+// fitUsage keeps u's field within tagemit.MaxFieldSize. Each route's field is checked at load
+// (NewTagger), but routes matching one request combine, and only extension keys can make the
+// union long: it leaves out extension "y" values first (the key becomes unknown, which grants
+// nothing), then extension "n" values, in key order, and returns the keys left out.
+func fitUsage(u usage.Prefs) (usage.Prefs, []string) {
+	if len(u.String()) <= tagemit.MaxFieldSize {
+		return u, nil
+	}
+	m := u.Map()
+	keys := slices.Sorted(maps.Keys(m))
+	size := len(u.String())
+	var dropped []string
+	for _, allow := range []bool{true, false} {
+		for _, k := range keys {
+			if size <= tagemit.MaxFieldSize {
+				break
+			}
+			v, ok := m[k]
+			if !ok || !strings.HasPrefix(k, "+") || (v == "y" || v == "yes") != allow {
+				continue
+			}
+			size -= len(k) - 1 + 1 + len(v) + 2 // "key=v, " (the "+" is not written)
+			delete(m, k)
+			dropped = append(dropped, k+"="+v)
+		}
+	}
+	fitted, err := u.Vocab().FromConfig(m)
+	if err != nil || len(fitted.String()) > tagemit.MaxFieldSize {
+		return u, nil // cannot happen: the vocabulary's own keys are a few bytes
+	}
+	return fitted, dropped
 }
 
 // backendKey is what a backend sent: its Robots-Tag and X-Robots-Tag field lines, each

@@ -155,6 +155,9 @@ func (tw *TagWriter) setHeaders() {
 		} else {
 			h["Content-Usage"] = out.contentUsage
 		}
+		if len(out.usageDropped) > 0 {
+			tw.warn(warnUsageTooLong, fmt.Sprintf("Content-Usage: the routes' preferences together are over %d bytes, which servers and proxies may refuse; left out %s (extension y values first, then n)", tagemit.MaxFieldSize, strings.Join(out.usageDropped, ", ")))
+		}
 	}
 	if out.policy.IsEmpty() {
 		// Only Content-Usage routes: the robots headers are the handler's business.
