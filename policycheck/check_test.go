@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -352,5 +353,29 @@ func TestProductToken(t *testing.T) {
 		if got, _ := ProductToken(agent, []string{"ExampleBot"}); got != want {
 			t.Errorf("%q: %q, want %q", agent, got, want)
 		}
+	}
+}
+
+// TestCheckTextLongGroup: a preset group's many user-agent lines are summed up in the text
+// report, the matching one always named; the JSON lists them all.
+func TestCheckTextLongGroup(t *testing.T) {
+	s := site(t, `{"robots_txt": {"groups": [{"presets": ["ai-training"], "rules": [{"type": "disallow", "path": "/"}]}]}}`)
+	rep, err := Check(s, Request{URL: "https://example.com/a", Agent: "Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	line := ""
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(l, "  group:") {
+			line = l
+		}
+	}
+	n := len(rep.RobotsTxt.Group.UserAgents)
+	if n < 20 || !strings.Contains(line, "User-agent: GPTBot") || !strings.Contains(line, fmt.Sprintf("and %d more lines", n-maxGroupWho)) {
+		t.Errorf("%d user agents; group line %q", n, line)
 	}
 }

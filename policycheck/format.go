@@ -43,8 +43,7 @@ func (rep *Report) WriteText(w io.Writer) error {
 		p("robots.txt: %s for %s (file %s)", verdict, rd.Path, rd.Source)
 	}
 	if g := rd.Group; g != nil {
-		who := append(prefixAll("User-agent: ", g.UserAgents), prefixAll("User-Agent-Purpose: ", g.Purposes)...)
-		p("  group:  line %d (%s)", g.Line, strings.Join(who, ", "))
+		p("  group:  line %d (%s)", g.Line, groupWho(g))
 		if len(g.MergedLines) > 0 {
 			p("          merged with the groups at lines %s", joinInts(g.MergedLines))
 		}
@@ -294,4 +293,25 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// maxGroupWho is how many of a group's lines the text report names before summing up the rest
+// (a preset group has one user-agent line per crawler of its categories).
+const maxGroupWho = 6
+
+// groupWho names a group's user-agent and purpose lines, the one that matched always among
+// them, the rest counted when there are many. The JSON report lists them all.
+func groupWho(g *GroupInfo) string {
+	who := append(prefixAll("User-agent: ", g.UserAgents), prefixAll("User-Agent-Purpose: ", g.Purposes)...)
+	if len(who) <= maxGroupWho {
+		return strings.Join(who, ", ")
+	}
+	shown := who[: maxGroupWho-1 : maxGroupWho-1]
+	for _, w := range who[maxGroupWho-1:] {
+		if g.Matched != "" && g.Matched != "*" && strings.EqualFold(w[strings.IndexByte(w, ' ')+1:], g.Matched) {
+			shown = append(shown, w)
+			break
+		}
+	}
+	return fmt.Sprintf("%s and %d more lines", strings.Join(shown, ", "), len(who)-len(shown))
 }
