@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -271,24 +272,17 @@ func loadConfig(f commandFlags) (*loadedConfig, error) {
 	// left with its JSON. Handlers with equal JSON are interchangeable, except for their lines,
 	// which then follow the config's order (the adapter sorts directives, so it may differ
 	// from the Caddyfile's).
-	for _, name := range lc.serverNames() {
-		base := "apps.http.servers." + name + ".routes"
-		for i, rr := range lc.raw.Apps.HTTP.Servers[name].Routes {
-			var rt route
-			if json.Unmarshal(rr, &rt) != nil {
-				continue
+	for top := range lc.topRoutes() {
+		var fs []found
+		collect(top.route, top.path, nil, false, &fs)
+		for _, f := range fs {
+			src := policycheck.Source{}
+			key := canonicalJSON(f.raw)
+			if n := sources[key]; len(n) > 0 {
+				src, sources[key] = n[0], n[1:]
 			}
-			var fs []found
-			collect(rt, fmt.Sprintf("%s[%d]", base, i), nil, false, &fs)
-			for _, f := range fs {
-				src := policycheck.Source{}
-				key := canonicalJSON(f.raw)
-				if n := sources[key]; len(n) > 0 {
-					src, sources[key] = n[0], n[1:]
-				}
-				src.JSONPath = f.path
-				lc.sources[f.path] = src
-			}
+			src.JSONPath = f.path
+			lc.sources[f.path] = src
 		}
 	}
 	return lc, nil
@@ -310,6 +304,31 @@ func (lc *loadedConfig) serverNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// topRoute is a top-level route of a server (a site block of a Caddyfile).
+type topRoute struct {
+	server string
+	path   string // its JSON path
+	route  route
+}
+
+// topRoutes yields the top-level routes of every server, servers in name order; a route
+// that does not decode is skipped (caddy.Validate has accepted the config already).
+func (lc *loadedConfig) topRoutes() iter.Seq[topRoute] {
+	return func(yield func(topRoute) bool) {
+		for _, name := range lc.serverNames() {
+			for i, rr := range lc.raw.Apps.HTTP.Servers[name].Routes {
+				var rt route
+				if json.Unmarshal(rr, &rt) != nil {
+					continue
+				}
+				if !yield(topRoute{name, fmt.Sprintf("apps.http.servers.%s.routes[%d]", name, i), rt}) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // found is one robots handler met in a walk of the routes.
@@ -539,54 +558,48 @@ func (lc *loadedConfig) siteFor(rawURL string) (*policycheck.Site, *where, error
 // routes' path matchers.
 func (lc *loadedConfig) sites() []*policycheck.Site {
 	var out []*policycheck.Site
-	for _, name := range lc.serverNames() {
-		base := "apps.http.servers." + name + ".routes"
-		for i, rr := range lc.raw.Apps.HTTP.Servers[name].Routes {
-			var rt route
-			if json.Unmarshal(rr, &rt) != nil {
-				continue
+	for top := range lc.topRoutes() {
+		rt := top.route
+		var hosts []string
+		for _, m := range rt.Match {
+			var hm struct {
+				Host []string `json:"host"`
 			}
-			var hosts []string
-			for _, m := range rt.Match {
-				var hm struct {
-					Host []string `json:"host"`
-				}
-				if json.Unmarshal(m, &hm) == nil {
-					hosts = append(hosts, hm.Host...)
-				}
+			if json.Unmarshal(m, &hm) == nil {
+				hosts = append(hosts, hm.Host...)
 			}
-			var fs []found
-			collect(rt, fmt.Sprintf("%s[%d]", base, i), nil, false, &fs)
-			if len(fs) == 0 {
-				continue
-			}
-			site := &policycheck.Site{Name: name, Hosts: hosts}
-			if len(hosts) > 0 {
-				site.Name = strings.Join(hosts, ", ")
-			}
-			for _, f := range fs {
-				src := lc.source(f.raw, f.path)
-				switch f.handler {
-				case "robots_txt":
-					var h RobotsTxt
-					if json.Unmarshal(f.raw, &h) == nil && site.RobotsTxt == nil {
-						site.RobotsTxt = &policycheck.RobotsTxt{Config: h.RobotsTxtConfig, Source: src}
-					}
-				case "robots_tag":
-					var h RobotsTag
-					if json.Unmarshal(f.raw, &h) != nil {
-						continue
-					}
-					r := policycheck.Route{Tags: h.TagConfig, Source: src}
-					r.Paths, r.Condition = pathsOf(f.matchers)
-					if f.rewritten {
-						r.Condition = strings.TrimPrefix(r.Condition+"; a rewrite before it", "; ")
-					}
-					site.Routes = append(site.Routes, r)
-				}
-			}
-			out = append(out, site)
 		}
+		var fs []found
+		collect(rt, top.path, nil, false, &fs)
+		if len(fs) == 0 {
+			continue
+		}
+		site := &policycheck.Site{Name: top.server, Hosts: hosts}
+		if len(hosts) > 0 {
+			site.Name = strings.Join(hosts, ", ")
+		}
+		for _, f := range fs {
+			src := lc.source(f.raw, f.path)
+			switch f.handler {
+			case "robots_txt":
+				var h RobotsTxt
+				if json.Unmarshal(f.raw, &h) == nil && site.RobotsTxt == nil {
+					site.RobotsTxt = &policycheck.RobotsTxt{Config: h.RobotsTxtConfig, Source: src}
+				}
+			case "robots_tag":
+				var h RobotsTag
+				if json.Unmarshal(f.raw, &h) != nil {
+					continue
+				}
+				r := policycheck.Route{Tags: h.TagConfig, Source: src}
+				r.Paths, r.Condition = pathsOf(f.matchers)
+				if f.rewritten {
+					r.Condition = strings.TrimPrefix(r.Condition+"; a rewrite before it", "; ")
+				}
+				site.Routes = append(site.Routes, r)
+			}
+		}
+		out = append(out, site)
 	}
 	return out
 }

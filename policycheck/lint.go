@@ -156,9 +156,9 @@ func (l *linter) usageConflicts() {
 		for _, vl := range []struct {
 			field string
 			rules []usage.Rule
-			yes   string
-			no    string
-		}{{"content_usage", g.ContentUsage, "y", "n"}, {"content_signal", g.ContentSignal, "yes", "no"}} {
+			vocab usage.Vocab
+		}{{"content_usage", g.ContentUsage, usage.ContentUsage}, {"content_signal", g.ContentSignal, usage.ContentSignal}} {
+			yes, no := vl.vocab.Value(usage.Allow), vl.vocab.Value(usage.Disallow)
 			for i, a := range vl.rules {
 				for j, b := range vl.rules {
 					if i == j || a.Path != b.Path {
@@ -166,8 +166,8 @@ func (l *linter) usageConflicts() {
 					}
 					var keys []string
 					for _, k := range slices.Sorted(maps.Keys(a.Preferences)) {
-						if a.Preferences[k] == vl.yes && b.Preferences[k] == vl.no {
-							keys = append(keys, k+"="+vl.yes)
+						if a.Preferences[k] == yes && b.Preferences[k] == no {
+							keys = append(keys, k+"="+yes)
 						}
 					}
 					if len(keys) == 0 {
@@ -180,7 +180,7 @@ func (l *linter) usageConflicts() {
 					l.add(LintOverriddenUsage, SeverityWarning, l.robotsAt(fmt.Sprintf("groups[%d].%s[%d]", gi, vl.field, i)),
 						"remove one of the two rules, or give the y to a more specific path",
 						"%s for %s is never read: the group's rule %d for the same path says %s, and rules with the same path combine with any %s winning",
-						strings.Join(keys, ", "), path, j, vl.no, vl.no)
+						strings.Join(keys, ", "), path, j, no, no)
 					break
 				}
 			}
@@ -562,8 +562,8 @@ func pathsCover(b, a []string) bool {
 func overriddenUsage(b, a map[string]string) []string {
 	var keys []string
 	for _, k := range slices.Sorted(maps.Keys(a)) {
-		if a[k] == "y" && b[k] == "n" {
-			keys = append(keys, k+"=y")
+		if yes := usage.ContentUsage.Value(usage.Allow); a[k] == yes && b[k] == usage.ContentUsage.Value(usage.Disallow) {
+			keys = append(keys, k+"="+yes)
 		}
 	}
 	return keys

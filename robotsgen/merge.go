@@ -372,25 +372,33 @@ func prepRules(rs []Rule) []prioRule {
 			continue // matches nothing, or a duplicate
 		}
 		seen[r] = true
-		p := prioRule{Rule: r, allow: r.Type == Allow, size: len(r.Path) + 2*nonASCII(r.Path)}
+		p := prioRule{Rule: r, allow: r.Type == Allow}
+		var ends bool
+		p.size, p.glob, ends, p.prefix = patternShape(r.Path)
 		p.ell = p.size
-		n := normalise(r.Path, true)
-		if strings.HasSuffix(n, "$") {
-			p.glob = n[:len(n)-1]
-			p.padMax = p.size
-			if strings.Contains(r.Path, "*") {
-				p.padMax = max(p.size, maxPatternSize)
-			}
-		} else {
-			p.glob = n + "*"
-			p.padMax = max(p.size, maxPatternSize)
-			if t := strings.TrimRight(n, "*"); !strings.Contains(t, "*") {
-				p.prefix = t
-			}
+		p.padMax = max(p.size, maxPatternSize)
+		if ends && !strings.Contains(r.Path, "*") {
+			p.padMax = p.size // "/a$" cannot take a wildcard without matching other paths
 		}
 		out = append(out, p)
 	}
 	return out
+}
+
+// patternShape returns what Merge compares of a pattern: its specificity as written
+// (Matcher's measure: octets, non-ASCII percent-encoded), its normalised glob anchored at both
+// ends ("*" any octets; a pattern without "$" ends in "*"), whether it ends in "$", and for a
+// plain prefix pattern ("/a", "/a*") its prefix, else "".
+func patternShape(path string) (size int, glob string, ends bool, prefix string) {
+	size = len(path) + 2*nonASCII(path)
+	n := normalise(path, true)
+	if strings.HasSuffix(n, "$") {
+		return size, n[:len(n)-1], true, ""
+	}
+	if t := strings.TrimRight(n, "*"); !strings.Contains(t, "*") {
+		prefix = t
+	}
+	return size, n + "*", false, prefix
 }
 
 // beats reports whether a rule of specificity l1 (allow a1) wins over one of

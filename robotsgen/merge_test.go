@@ -621,10 +621,7 @@ func TestMergeKeepsUsageLines(t *testing.T) {
 // neither file grants). A "y" of want may be missing from got: where two rules overlap
 // without one covering the other, only "n" values are exchanged.
 func atLeastAsRestrictive(v usage.Vocab, got, want usage.Prefs) bool {
-	no := "n"
-	if v == usage.ContentSignal {
-		no = "no"
-	}
+	no := v.Value(usage.Disallow)
 	g, w := got.Map(), want.Map()
 	for k, wv := range w {
 		if wv == no && g[k] != no {

@@ -43,17 +43,9 @@ func mergeUsage(v usage.Vocab, a, b []usage.Rule) ([]usage.Rule, []string) {
 		if path == "" {
 			path = "/"
 		}
-		p := prep{orig: r.Path, path: path, size: len(path) + 2*nonASCII(path)}
+		p := prep{orig: r.Path, path: path}
 		p.prefs, _ = v.FromConfig(r.Preferences)
-		n := normalise(path, true)
-		if strings.HasSuffix(n, "$") {
-			p.glob = n[:len(n)-1]
-		} else {
-			p.glob = n + "*"
-			if t := strings.TrimRight(n, "*"); !strings.Contains(t, "*") {
-				p.prefix = t
-			}
-		}
+		p.size, p.glob, _, p.prefix = patternShape(path)
 		p.lit, _, _ = strings.Cut(p.glob, "*")
 		return p
 	}
@@ -142,15 +134,11 @@ func sameUsageRule(a, b usage.Rule) bool {
 	return a.Path == b.Path && maps.Equal(a.Preferences, b.Preferences)
 }
 
-// disallowsOf returns the "n" (or "no") preferences of p.
+// disallowsOf returns the disallow preferences of p.
 func disallowsOf(v usage.Vocab, p usage.Prefs) usage.Prefs {
-	no := "n"
-	if v == usage.ContentSignal {
-		no = "no"
-	}
 	m := p.Map()
 	for k, val := range m {
-		if val != no {
+		if val != v.Value(usage.Disallow) {
 			delete(m, k)
 		}
 	}

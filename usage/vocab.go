@@ -99,6 +99,10 @@ func (p Pref) String() string {
 // combine is the vocabulary's rule for one key: any Disallow wins, otherwise any Allow.
 func combine(p, q Pref) Pref { return max(p, q) }
 
+// Value returns how v writes an explicit preference in the configuration form and on the
+// wire: "y" / "n" for Content-Usage, "yes" / "no" for Content-Signal.
+func (v Vocab) Value(p Pref) string { return v.token(p) }
+
 // token returns the Token for an explicit preference in v.
 func (v Vocab) token(p Pref) string {
 	if p == Allow {

@@ -118,7 +118,7 @@ func fitUsage(u usage.Prefs) (usage.Prefs, []string) {
 				break
 			}
 			v, ok := m[k]
-			if !ok || !strings.HasPrefix(k, "+") || (v == "y" || v == "yes") != allow {
+			if !ok || !strings.HasPrefix(k, "+") || (v == u.Vocab().Value(usage.Allow)) != allow {
 				continue
 			}
 			size -= len(k) - 1 + 1 + len(v) + 2 // "key=v, " (the "+" is not written)
