@@ -6,13 +6,18 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sitepolicy/caddy-robots/internal/syntax"
 	"github.com/sitepolicy/caddy-robots/usage"
 )
 
 // Merge combines the file of the declared config with another robots.txt
 // that the site already has (a CMS's, read with Parse), so that neither
-// file's restrictions are lost (issue 14). For every crawler (product token
-// and purpose) and every path, with decisions as Matcher takes them:
+// file's restrictions are lost. Everything the declared file serves on its own
+// is in the merged file: its presets are written out as the user agents Render
+// writes for them (Expand), and its purposes, preference rules, records,
+// sitemaps and comments are kept. For every crawler (product token and
+// purpose) and every path, with decisions as Matcher takes them, and in
+// Google's reading of patterns as well as RFC 9309's (see shape):
 //
 //  1. if declared disallows, the merged file disallows;
 //  2. if other disallows, the merged file disallows, unless the group of
@@ -100,12 +105,30 @@ import (
 // unless it is too large to render, which is reported too. Nil means an
 // empty file.
 func Merge(declared, other *File) (*File, []Diagnostic) {
+	m, diags := MergeForMatching(declared, other)
+	m = m.Renderable()
+	if err := m.Validate(); err != nil {
+		diags = append(diags, Diagnostic{Reason: "the merged file is not valid: " + err.Error()})
+	}
+	return m, diags
+}
+
+// MergeForMatching is Merge for deciding by User-Agent, as enforcement does: the presets of
+// declared are written out with the names never written to robots.txt too (Expand(true)), and
+// the merged file keeps a group for each of those names, decided as its declared group
+// combined with the other file, exactly as a product token named only in declared. A name
+// whose leading word either file names as a user agent is left out: that crawler reads
+// robots.txt as that token. The file is not for rendering: Merge returns it without those
+// names (Renderable), and Merge's diagnostics are these.
+func MergeForMatching(declared, other *File) (*File, []Diagnostic) {
 	if declared == nil {
 		declared = &File{}
 	}
 	if other == nil {
 		other = &File{}
 	}
+	declared = declared.Expand(true)
+	other = other.Expand(true)
 	m := &File{}
 	for _, c := range declared.Comments {
 		m.Comments = appendNew(m.Comments, c)
@@ -128,10 +151,23 @@ func Merge(declared, other *File) (*File, []Diagnostic) {
 	}
 
 	var tokens, purposes []string // first spelling, declared's first
+	written := map[string]bool{}  // lower-case crawler tokens of either file
+	for _, f := range []*File{declared, other} {
+		for _, g := range f.Groups {
+			for _, ua := range g.UserAgents {
+				if syntax.CrawlerToken(ua) {
+					written[strings.ToLower(ua)] = true
+				}
+			}
+		}
+	}
 	seen := map[string]bool{}
 	for _, f := range []*File{declared, other} {
 		for _, g := range f.Groups {
 			for _, ua := range g.UserAgents {
+				if !syntax.CrawlerToken(ua) && written[leadingWord(strings.ToLower(ua))] {
+					continue // that crawler reads robots.txt as the token it starts with
+				}
 				if k := "a:" + strings.ToLower(ua); ua != "*" && !seen[k] {
 					seen[k] = true
 					tokens = append(tokens, ua)
@@ -187,10 +223,28 @@ func Merge(declared, other *File) (*File, []Diagnostic) {
 		add(g, "User-agent: *", notes)
 	}
 	m.Groups = out
-	if err := m.Validate(); err != nil {
-		diags = append(diags, Diagnostic{Reason: "the merged file is not valid: " + err.Error()})
-	}
 	return m, diags
+}
+
+// Renderable returns f without the user agents that are never written to robots.txt (names
+// that are not crawler tokens, such as a preset's "ChatGPT Agent", which Expand(true) and
+// MergeForMatching add for matching by User-Agent), leaving out groups then without user
+// agent or purpose. Without such names it returns f.
+func (f *File) Renderable() *File {
+	if !slices.ContainsFunc(f.Groups, func(g Group) bool {
+		return slices.ContainsFunc(g.UserAgents, func(ua string) bool { return ua != "*" && !syntax.CrawlerToken(ua) })
+	}) {
+		return f
+	}
+	c := *f
+	c.Groups = nil
+	for _, g := range f.Groups {
+		g.UserAgents = slices.DeleteFunc(slices.Clone(g.UserAgents), func(ua string) bool { return ua != "*" && !syntax.CrawlerToken(ua) })
+		if len(g.UserAgents)+len(g.Purposes) > 0 {
+			c.Groups = append(c.Groups, g)
+		}
+	}
+	return &c
 }
 
 func appendNew(s []string, v string) []string {
@@ -355,12 +409,10 @@ const maxPatternSize = maxLineLen - len(disallowKey)
 
 type prioRule struct {
 	Rule
+	shape
 	allow  bool
-	size   int    // specificity as written (Matcher's measure)
-	ell    int    // specificity after padding (rules of A only)
-	padMax int    // largest ell padding can reach
-	glob   string // normalised pattern, anchored: a prefix pattern ends in "*"
-	prefix string // for a plain prefix pattern, the prefix; else ""
+	ell    int // specificity after padding (rules of A only)
+	padMax int // largest ell padding can reach
 	drop   bool
 }
 
@@ -372,12 +424,10 @@ func prepRules(rs []Rule) []prioRule {
 			continue // matches nothing, or a duplicate
 		}
 		seen[r] = true
-		p := prioRule{Rule: r, allow: r.Type == Allow}
-		var ends bool
-		p.size, p.glob, ends, p.prefix = patternShape(r.Path)
+		p := prioRule{Rule: r, allow: r.Type == Allow, shape: shapeOf(r.Path)}
 		p.ell = p.size
 		p.padMax = max(p.size, maxPatternSize)
-		if ends && !strings.Contains(r.Path, "*") {
+		if p.ends && !strings.Contains(r.Path, "*") {
 			p.padMax = p.size // "/a$" cannot take a wildcard without matching other paths
 		}
 		out = append(out, p)
@@ -385,20 +435,81 @@ func prepRules(rs []Rule) []prioRule {
 	return out
 }
 
-// patternShape returns what Merge compares of a pattern: its specificity as written
-// (Matcher's measure: octets, non-ASCII percent-encoded), its normalised glob anchored at both
-// ends ("*" any octets; a pattern without "$" ends in "*"), whether it ends in "$", and for a
-// plain prefix pattern ("/a", "/a*") its prefix, else "".
-func patternShape(path string) (size int, glob string, ends bool, prefix string) {
-	size = len(path) + 2*nonASCII(path)
+// shape is what Merge compares of a pattern, for its rules and its preference rules. Parsers
+// read patterns two ways, and the merge must hold in both: RFC 9309 (section 2.2.2) treats a
+// percent-escape of an unreserved character as that character ("/%7Ejane/" is "/~jane/"), and
+// Google's parser compares escapes as written, only upper-casing their hex digits and
+// escaping non-ASCII octets. Two patterns overlap when they can match a common path in either
+// reading; one covers another only when it does in both.
+type shape struct {
+	size        int  // specificity as written (Matcher's and Google's measure: octets, non-ASCII percent-encoded)
+	ends        bool // the pattern ends in "$"
+	rfc, google reading
+}
+
+// reading is a pattern as one parser model reads it.
+type reading struct {
+	glob   string // normalised, anchored at both ends ("*" any octets); a pattern without "$" ends in "*"
+	lit    string // the fixed start: glob up to its first "*"
+	prefix string // for a plain prefix pattern ("/a", "/a*"), its prefix; else ""
+}
+
+func shapeOf(path string) shape {
 	n := normalise(path, true)
-	if strings.HasSuffix(n, "$") {
-		return size, n[:len(n)-1], true, ""
+	s := shape{size: len(path) + 2*nonASCII(path), ends: strings.HasSuffix(n, "$")}
+	s.rfc = readingOf(n, s.ends)
+	s.google = readingOf(googleNormalise(path), s.ends)
+	return s
+}
+
+func readingOf(n string, ends bool) reading {
+	var r reading
+	if ends {
+		r.glob = n[:len(n)-1]
+	} else {
+		if t := strings.TrimRight(n, "*"); !strings.Contains(t, "*") {
+			r.prefix = t
+		}
+		r.glob = n + "*"
 	}
-	if t := strings.TrimRight(n, "*"); !strings.Contains(t, "*") {
-		prefix = t
+	r.lit, _, _ = strings.Cut(r.glob, "*")
+	return r
+}
+
+// googleNormalise is a pattern as Google's parser stores it and compares it with a path:
+// octets from 0x80 percent-encoded, the hex digits of escapes upper-cased, nothing decoded.
+// A "$" other than the last octet is a literal there.
+func googleNormalise(p string) string {
+	b := make([]byte, 0, len(p)+2*nonASCII(p))
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '%' && i+2 < len(p) && isHex(p[i+1]) && isHex(p[i+2]):
+			b = append(b, '%', upperHex[unhex(p[i+1])], upperHex[unhex(p[i+2])])
+			i += 2
+		case c >= 0x80:
+			b = append(b, '%', upperHex[c>>4], upperHex[c&15])
+		default:
+			b = append(b, c)
+		}
 	}
-	return size, n + "*", false, prefix
+	return string(b)
+}
+
+// overlaps reports whether the patterns can match a common path in either reading.
+func (x shape) overlaps(y shape) bool {
+	return coMatch(x.rfc.glob, y.rfc.glob) || coMatch(x.google.glob, y.google.glob)
+}
+
+// prefixCovers reports whether x is a plain prefix pattern that matches every path y
+// matches, in both readings.
+func (x shape) prefixCovers(y shape) bool {
+	return x.rfc.prefix != "" && strings.HasPrefix(y.rfc.lit, x.rfc.prefix) &&
+		x.google.prefix != "" && strings.HasPrefix(y.google.lit, x.google.prefix)
+}
+
+// same reports whether the patterns match the same paths in both readings.
+func (x shape) same(y shape) bool {
+	return x.rfc.glob == y.rfc.glob && x.google.glob == y.google.glob
 }
 
 // beats reports whether a rule of specificity l1 (allow a1) wins over one of
@@ -415,9 +526,8 @@ func encodePriority(ra, rb []Rule) ([]Rule, []string) {
 	// decide; leaving them out saves padding.
 	for j := range bs {
 		b := &bs[j]
-		lit, _, _ := strings.Cut(b.glob, "*")
 		for _, a := range as {
-			if a.prefix != "" && strings.HasPrefix(lit, a.prefix) || a.glob == b.glob {
+			if a.prefixCovers(b.shape) || a.same(b.shape) {
 				b.drop = true
 				break
 			}
@@ -427,7 +537,7 @@ func encodePriority(ra, rb []Rule) ([]Rule, []string) {
 	for i := range as {
 		coAB[i] = make([]bool, len(bs))
 		for j := range bs {
-			coAB[i][j] = !bs[j].drop && as[i].allow != bs[j].allow && coMatch(as[i].glob, bs[j].glob)
+			coAB[i][j] = !bs[j].drop && as[i].allow != bs[j].allow && as[i].overlaps(bs[j].shape)
 		}
 	}
 	coAA := make([][]bool, len(as))
@@ -436,7 +546,7 @@ func encodePriority(ra, rb []Rule) ([]Rule, []string) {
 	}
 	for i := range as {
 		for k := i + 1; k < len(as); k++ {
-			if as[i].allow != as[k].allow && coMatch(as[i].glob, as[k].glob) {
+			if as[i].allow != as[k].allow && as[i].overlaps(as[k].shape) {
 				coAA[i][k], coAA[k][i] = true, true
 			}
 		}

@@ -3,7 +3,6 @@ package robotsgen
 import (
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/sitepolicy/caddy-robots/usage"
 )
@@ -30,23 +29,18 @@ func mergeUsage(v usage.Vocab, a, b []usage.Rule) ([]usage.Rule, []string) {
 		return slices.Concat(cloneUsage(a), cloneUsage(b)), nil
 	}
 	type prep struct {
-		orig   string // as written
-		path   string // as written; "" is "/"
-		size   int
-		glob   string // normalised, anchored: a prefix pattern ends in "*"
-		lit    string // the fixed start: glob up to its first "*"
-		prefix string // for a plain prefix pattern ("/a", "/a*"), its prefix; else ""
-		prefs  usage.Prefs
+		shape
+		orig  string // as written
+		path  string // as written; "" is "/"
+		prefs usage.Prefs
 	}
 	prepare := func(r usage.Rule) prep {
 		path := r.Path
 		if path == "" {
 			path = "/"
 		}
-		p := prep{orig: r.Path, path: path}
+		p := prep{orig: r.Path, path: path, shape: shapeOf(path)}
 		p.prefs, _ = v.FromConfig(r.Preferences)
-		p.size, p.glob, _, p.prefix = patternShape(path)
-		p.lit, _, _ = strings.Cut(p.glob, "*")
 		return p
 	}
 	rules := [2][]prep{}
@@ -55,11 +49,11 @@ func mergeUsage(v usage.Vocab, a, b []usage.Rule) ([]usage.Rule, []string) {
 			rules[i] = append(rules[i], prepare(r))
 		}
 	}
-	// covers: every path y matches, x matches, and where both match the matcher picks y (it is
-	// longer) or they tie on the same paths (the matcher combines them). "/**" covers "/a"
-	// but is longer: that pair counts as overlapping.
+	// covers: every path y matches, x matches (in both readings, see shape), and where both
+	// match the matcher picks y (it is longer) or they tie on the same paths (the matcher
+	// combines them). "/**" covers "/a" but is longer: that pair counts as overlapping.
 	covers := func(x, y prep) bool {
-		return x.prefix != "" && strings.HasPrefix(y.lit, x.prefix) && (x.size < y.size || x.glob == y.glob)
+		return x.prefixCovers(y.shape) && (x.size < y.size || x.same(y.shape))
 	}
 	var notes []string
 	var out []usage.Rule
@@ -70,7 +64,7 @@ func mergeUsage(v usage.Vocab, a, b []usage.Rule) ([]usage.Rule, []string) {
 			partial := false
 			for _, y := range rules[1-side] {
 				switch {
-				case !coMatch(x.glob, y.glob):
+				case !x.overlaps(y.shape):
 				case covers(y, x):
 					// The longest covering rule decides for the other file on x's paths; rules
 					// of the same length are combined, as the matcher combines them.

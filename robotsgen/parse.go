@@ -124,12 +124,24 @@ type parser struct {
 	// usageInHeader are the Content-Usage and Content-Signal lines read while cur had no
 	// rule yet: if another user-agent line follows, the readings disagree (usage.go).
 	usageInHeader []pendingLine
+	// runs are cur's runs of user-agent lines that preference lines separate, each with
+	// those lines, and runStart where the next run starts in cur's user agents and purposes
+	// (usage.go: usageBetweenAgents, splitRuns).
+	runs     []agentRun
+	runStart [2]int
+}
+
+type agentRun struct {
+	userAgents, purposes []string
+	lines                []pendingLine
 }
 
 type pendingLine struct {
 	n   int
 	raw string
 	key string
+	vi  int // the vocabulary: index into usageVocabs
+	at  int // the rule's index in cur's rules of that vocabulary
 }
 
 func (p *parser) diag(line int, raw []byte, reason string) {
@@ -440,7 +452,7 @@ func (p *parser) finish() {
 			p.diags = append(p.diags, Diagnostic{Line: p.curLine, Reason: "group without a valid user-agent or purpose skipped with its rules"})
 		}
 	} else {
-		p.f.Groups = append(p.f.Groups, *p.cur)
+		p.f.Groups = append(p.f.Groups, p.splitRuns()...)
 	}
-	p.cur = nil
+	p.cur, p.runs, p.runStart = nil, nil, [2]int{}
 }

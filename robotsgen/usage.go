@@ -2,6 +2,7 @@ package robotsgen
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -165,7 +166,7 @@ func (p *parser) usageLine(n int, raw []byte, vi int, val string) {
 	if kept := len(p.cur.usageRules(vi)); !p.curRules {
 		defer func() {
 			if len(p.cur.usageRules(vi)) > kept {
-				p.usageInHeader = append(p.usageInHeader, pendingLine{n, string(raw), u.v.String()})
+				p.usageInHeader = append(p.usageInHeader, pendingLine{n, string(raw), u.v.String(), vi, kept})
 			}
 		}()
 	}
@@ -216,17 +217,105 @@ func (p *parser) usageLine(n int, raw []byte, vi int, val string) {
 	p.cur.addUsageRule(vi, r)
 }
 
-// usageBetweenAgents reports the preference lines read since the group's last user-agent
-// line, when user-agent line n continues the group. draft-ietf-aipref-attach makes the
-// line a rule, which ends the group's user agents, so that it applies only to the agents
-// above it; RFC 9309 parsers, Google's among them, skip it and read the agents above and
-// below as one group, and Parse keeps their allow/disallow decisions. The line is kept for
-// that one group, so it now applies to the agents below it too: it is reported.
+// usageBetweenAgents handles the preference lines read since the group's last user-agent
+// line, when user-agent line n continues the group: the readings disagree there.
+// draft-ietf-aipref-attach makes such a line a rule, which ends the group's user agents, so
+// that it applies only to the agents above it (and the agents below get the rest of the
+// group); RFC 9309 parsers, Google's among them, skip it and read the agents above and below
+// as one group with every line, and Parse keeps their allow/disallow decisions. The line is
+// reported, and the agents above it become a run of their own (splitRuns).
 func (p *parser) usageBetweenAgents(n int) {
-	for _, l := range p.usageInHeader {
-		p.diag(l.n, []byte(l.raw), fmt.Sprintf("%s line between user-agent lines (the next is line %d): draft-ietf-aipref-attach reads it as a rule ending the group, so it applies only to the user agents above it, while RFC 9309 parsers (Google's) read the user agents above and below as one group; kept in that group, as they read it, so it applies to the user agents below it too: put it after the group's allow/disallow rules", l.key, n))
+	if len(p.usageInHeader) == 0 {
+		return
 	}
+	for _, l := range p.usageInHeader {
+		p.diag(l.n, []byte(l.raw), fmt.Sprintf("%s line between user-agent lines (the next is line %d): draft-ietf-aipref-attach reads it as a rule ending the group, so it applies only to the user agents above it, while RFC 9309 parsers (Google's) read the user agents above and below as one group with all its lines; read restrictively: a crawler gets a y only where both readings give it one, and every n of either: put it after the group's allow/disallow rules", l.key, n))
+	}
+	p.runs = append(p.runs, agentRun{
+		userAgents: slices.Clone(p.cur.UserAgents[p.runStart[0]:]),
+		purposes:   slices.Clone(p.cur.Purposes[p.runStart[1]:]),
+		lines:      p.usageInHeader,
+	})
+	p.runStart = [2]int{len(p.cur.UserAgents), len(p.cur.Purposes)}
 	p.usageInHeader = nil
+}
+
+// splitRuns returns cur as groups that give every crawler the more restrictive of the two
+// readings of usageBetweenAgents, and never a "y" that a reading does not give it. Without
+// such lines that is cur. Otherwise cur keeps its user agents, rules and records but no
+// preference rule, and each run of user agents gets a group of its own with:
+//   - the preference rules attach-05 gives the run, whole: the lines above the next run, and
+//     for the last run the group's other preference lines;
+//   - every other preference rule of the group with only its "n" values, and those of the
+//     run's own rules it would override (as long or shorter, matching some of its paths):
+//     where only the other reading applies it, the run's own rules answer in the first.
+//
+// A rule left without preferences is left out, so that it overrides nothing. A crawler merges
+// the groups naming it (RFC 9309 section 2.2.1).
+func (p *parser) splitRuns() []Group {
+	g := *p.cur
+	if len(p.runs) == 0 {
+		return []Group{g}
+	}
+	runs := append(slices.Clone(p.runs), agentRun{
+		userAgents: slices.Clone(g.UserAgents[p.runStart[0]:]),
+		purposes:   slices.Clone(g.Purposes[p.runStart[1]:]),
+	})
+	own := make([]map[[2]int]bool, len(runs))
+	claimed := map[[2]int]bool{}
+	for i, run := range runs[:len(runs)-1] {
+		own[i] = map[[2]int]bool{}
+		for _, l := range run.lines {
+			own[i][[2]int{l.vi, l.at}] = true
+			claimed[[2]int{l.vi, l.at}] = true
+		}
+	}
+	own[len(runs)-1] = map[[2]int]bool{}
+	for vi := range usageVocabs {
+		for k := range p.cur.usageRules(vi) {
+			if !claimed[[2]int{vi, k}] {
+				own[len(runs)-1][[2]int{vi, k}] = true
+			}
+		}
+	}
+	g.ContentUsage, g.ContentSignal = nil, nil
+	out := []Group{g}
+	for i, run := range runs {
+		side := Group{UserAgents: run.userAgents, Purposes: run.purposes}
+		for vi, u := range usageVocabs {
+			rs := p.cur.usageRules(vi)
+			for k, r := range rs {
+				if own[i][[2]int{vi, k}] {
+					side.addUsageRule(vi, usage.Rule{Path: r.Path, Preferences: maps.Clone(r.Preferences)})
+					continue
+				}
+				sh := shapeOf(usagePath(r.Path))
+				prefs, _ := u.v.FromConfig(r.Preferences)
+				nv := disallowsOf(u.v, prefs)
+				for k2, o := range rs {
+					if osh := shapeOf(usagePath(o.Path)); own[i][[2]int{vi, k2}] && osh.size <= sh.size && osh.overlaps(sh) {
+						op, _ := u.v.FromConfig(o.Preferences)
+						nv = usage.Combine(nv, disallowsOf(u.v, op))
+					}
+				}
+				if !nv.IsEmpty() {
+					side.addUsageRule(vi, usage.Rule{Path: r.Path, Preferences: nv.Map()})
+				}
+			}
+		}
+		if len(side.ContentUsage)+len(side.ContentSignal) > 0 {
+			out = append(out, side)
+		}
+	}
+	return out
+}
+
+// usagePath is the pattern a preference rule applies to: its path, or "/" without one.
+func usagePath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	return p
 }
 
 func cutComment(s string) string {

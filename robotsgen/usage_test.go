@@ -423,10 +423,12 @@ func TestUsageParseBetweenUserAgents(t *testing.T) {
 		agents     [][]string // per group
 		diagLines  []int
 	}{
+		// The rules stay with every agent; each run of agents gets a group of its own with its
+		// preference rules whole and the other runs' n values (TestUsageBetweenAgentsProperty).
 		{"between agents", "User-agent: a\nContent-Usage: train-ai=n\nUser-agent: b\nDisallow: /\n",
-			[][]string{{"a", "b"}}, []int{2}},
+			[][]string{{"a", "b"}, {"a"}, {"b"}}, []int{2}},
 		{"both vocabularies, two agents after", "User-agent: a\nContent-Signal: ai-train=no\nContent-Usage: /x train-ai=n\nUser-agent: b\nUser-agent: c\nAllow: /\n",
-			[][]string{{"a", "b", "c"}}, []int{2, 3}},
+			[][]string{{"a", "b", "c"}, {"a"}, {"b", "c"}}, []int{2, 3}},
 		{"after a rule", "User-agent: a\nDisallow: /p\nContent-Usage: train-ai=n\nUser-agent: b\nDisallow: /\n",
 			[][]string{{"a"}, {"b"}}, nil},
 		{"before the rules, no agent after", "User-agent: a\nUser-agent: b\nContent-Usage: train-ai=n\nDisallow: /p\n\nUser-agent: c\nDisallow: /\n",
