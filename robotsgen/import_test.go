@@ -305,19 +305,21 @@ func googleDiffers(f *File, agent, path string) string {
 	}
 	groups, _ := oracleGroups(f, agent, "")
 	np := []byte(normalise(path, false))
+	escapes := false
 	for _, gi := range groups {
 		for _, rl := range f.Groups[gi].Rules {
 			gp := googlePattern(rl.Path)
 			pat := normalise(rl.Path, true)
 			end := strings.HasSuffix(pat, "$")
-			if grobotstxt.Matches(path, gp) != matchPattern(strings.TrimSuffix(pat, "$"), end, np) {
-				return "google compares escapes as written: %62 is not b, %24 is not $, %2a is not %2A (RFC 9309 2.2.2 and figure 6 say they are)"
-			}
+			escapes = escapes || grobotstxt.Matches(path, gp) != matchPattern(strings.TrimSuffix(pat, "$"), end, np)
 			if s := strings.LastIndexByte(gp, '/'); rl.Type == Allow && s >= 0 && strings.HasPrefix(gp[s:], "/index.htm") &&
 				grobotstxt.Matches(path, gp[:s+1]+"$") {
 				return exIndexHTM
 			}
 		}
+	}
+	if escapes {
+		return exEscapes
 	}
 	return ""
 }

@@ -1,12 +1,15 @@
 package robotsgen
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/sitepolicy/caddy-robots/crawlers"
+	"github.com/sitepolicy/caddy-robots/internal/syntax"
 	"github.com/sitepolicy/caddy-robots/usage"
 )
 
@@ -249,7 +252,7 @@ func genMergePair(r *rand.Rand) (*File, *File) {
 				continue
 			}
 			p := pick(r, pats)
-			switch r.IntN(5) {
+			switch r.IntN(6) {
 			case 0:
 				if strings.HasSuffix(p, "$") {
 					p = strings.TrimSuffix(p, "$")
@@ -262,6 +265,9 @@ func genMergePair(r *rand.Rand) (*File, *File) {
 				if len(p) > 1 {
 					p = p[:1+r.IntN(len(p)-1)]
 				}
+			case 3, 4:
+				// The same pattern to RFC 9309, another to Google's parser.
+				p = escapeVariant(r, p) + pick(r, []string{"", "private/", "*"})
 			}
 			if checkPattern(p) == "" {
 				u.Groups[gi].Rules[k].Path = p
@@ -288,12 +294,70 @@ func genMergePair(r *rand.Rand) (*File, *File) {
 			f.Groups = gs
 		}
 	}
+	// Presets in declared (a group of their own, or with the group's user agents), catalogue
+	// crawlers named explicitly in either file.
+	if r.IntN(3) == 0 {
+		g := Group{Presets: []string{pick(r, presetCategories)}}
+		if r.IntN(3) == 0 {
+			g.UserAgents = []string{pick(r, genAgents)}
+		}
+		for range r.IntN(3) {
+			g.Rules = append(g.Rules, Rule{Type: []RuleType{Allow, Disallow, Disallow}[r.IntN(3)], Path: genPattern(r)})
+		}
+		if r.IntN(4) == 0 {
+			g.ContentUsage = genUsage(r, usage.ContentUsage)
+		}
+		d.Groups = append(d.Groups, g)
+	}
+	for _, f := range []*File{d, u} {
+		if r.IntN(4) == 0 && len(f.Groups) > 0 {
+			gi := r.IntN(len(f.Groups))
+			f.Groups[gi].UserAgents = append(f.Groups[gi].UserAgents, pick(r, catalogueAgents))
+		}
+	}
 	body, err := u.Render("https://example.com")
 	if err != nil {
 		panic(err)
 	}
 	pu, _ := Parse(body)
 	return d, pu
+}
+
+var (
+	presetCategories = []string{"ai-training", "ai-search", "ai-assistants", "ai-all"}
+	// catalogueAgents are crawlers of the catalogue: in every category, only in some, with a
+	// digit in the name.
+	catalogueAgents = []string{"GPTBot", "ClaudeBot", "CCBot", "AI2Bot", "Amazonbot", "ChatGPT-User", "PerplexityBot"}
+	mergeAgents     = append(slices.Clone(askAgents), catalogueAgents...)
+)
+
+// escapeVariant returns p with one unreserved character percent-escaped, or one escape of an
+// unreserved character decoded or its hex digits' case changed: a pattern RFC 9309 reads as p
+// (section 2.2.2) and Google's parser as another.
+func escapeVariant(r *rand.Rand, p string) string {
+	for i := 0; i+2 < len(p); i++ {
+		if p[i] == '%' && isHex(p[i+1]) && isHex(p[i+2]) && isUnreserved(unhex(p[i+1])<<4|unhex(p[i+2])) && r.IntN(2) == 0 {
+			if r.IntN(2) == 0 {
+				return p[:i] + string(unhex(p[i+1])<<4|unhex(p[i+2])) + p[i+3:]
+			}
+			return p[:i] + strings.ToLower(p[i:i+3]) + p[i+3:]
+		}
+	}
+	var at []int
+	for i := 1; i < len(p); i++ {
+		if c := p[i]; isUnreserved(c) {
+			at = append(at, i)
+		}
+	}
+	if len(at) == 0 {
+		return p + "%7Ejane/"
+	}
+	i := at[r.IntN(len(at))]
+	hex := fmt.Sprintf("%%%02X", p[i])
+	if r.IntN(3) == 0 {
+		hex = strings.ToLower(hex)
+	}
+	return p[:i] + hex + p[i+1:]
 }
 
 // TestMergeProperty checks rules 1-3 of Merge on 10,000 generated pairs of
@@ -317,6 +381,10 @@ func TestMergeProperty(t *testing.T) {
 		if err := m.Validate(); err != nil {
 			t.Fatalf("pair %d: merged file invalid: %v", c, err)
 		}
+		if len(d.Expand(false).Groups) > 0 && slices.ContainsFunc(d.Groups, func(g Group) bool { return len(g.Presets) > 0 }) {
+			n["pairs with presets"]++
+		}
+		d = d.Expand(false) // the oracles read user agents; Merge was given the presets
 		bd, bu, bm := mustRender(t, d), mustRender(t, u), mustRender(t, m)
 		bda := mustRender(t, allowsOnly(d))
 		rt, pd := Parse([]byte(bm))
@@ -337,7 +405,7 @@ func TestMergeProperty(t *testing.T) {
 			t.Fatalf("pair %d: "+format+"\n--- declared\n%s--- other\n%s--- merged\n%s--- diagnostics %v", append(append([]any{c}, args...), bd, bu, bm, diags)...)
 		}
 		for a := 0; a < 4; a++ {
-			agent := pick(r, askAgents)
+			agent := pick(r, mergeAgents)
 			purpose := ""
 			if r.IntN(3) == 0 {
 				purpose = pick(r, askPurposes)
@@ -383,14 +451,20 @@ func TestMergeProperty(t *testing.T) {
 				if reason == "" {
 					reason = googleDiffers(m, agent, path)
 				}
-				if reason != "" {
+				// Where Google's parser reads an escape otherwise than RFC 9309, its decisions on
+				// the three files are compared with each other: the merge holds in both readings.
+				escapes := reason == exEscapes
+				if reason != "" && !escapes {
 					ex[reason]++
 					continue
 				}
 				gd, gu, gm := googleAllowed(bd, agent, path), googleAllowed(bu, agent, path), googleAllowed(bm, agent, path)
 				gaD := !googleAllowed(bda, agent, path)
-				if gm != dm.Allowed {
+				if !escapes && gm != dm.Allowed {
 					fail("%s %q: google on merged %v, matcher %v", agent, path, gm, dm.Allowed)
+				}
+				if escapes && gd != dd.Allowed || escapes && gu != du.Allowed {
+					n["google: compared where the readings differ"]++
 				}
 				if !gd && gm || !gu && !gaD && gm {
 					fail("%s %q: google: rule 1 or 2 broken (declared %v, other %v, declared allow %v, merged %v)", agent, path, gd, gu, gaD, gm)
@@ -410,7 +484,8 @@ func TestMergeProperty(t *testing.T) {
 		t.Logf("exception %6d × %s", v, k)
 	}
 	if n["google: compared"] < 2*pairs || n["matcher: declared Allow lifted other's Disallow"] < pairs/20 ||
-		n["matcher: other's Allow kept from weakening declared's Disallow"] < pairs/20 {
+		n["matcher: other's Allow kept from weakening declared's Disallow"] < pairs/20 ||
+		n["google: compared where the readings differ"] < pairs/100 || n["pairs with presets"] < pairs/5 {
 		t.Fatalf("too few interesting comparisons: %v", n)
 	}
 }
@@ -483,12 +558,14 @@ func TestMergeUsageProperty(t *testing.T) {
 		pairs = 500
 	}
 	r := rand.New(rand.NewPCG(11, 14))
-	checked, both, inexactPairs := 0, 0, 0
+	checked, both, inexactPairs, googleDiffer := 0, 0, 0, 0
 	for c := 0; c < pairs; c++ {
 		d, u := genMergePair(r)
 		// More preference rules than genFile writes, mostly on nested plain prefixes (the
 		// usual shape: a site-wide rule, a directory, a subdirectory).
+		// Escaped twins ("/%61/" is "/a/" to RFC 9309, another path to Google's parser).
 		nested := []string{"", "", "/a", "/a/", "/a/b", "/b", "/_", "/x.html", "/a/b$"}
+		twins := []string{"/%61/", "/%61", "/%61/b", "/a%2Fb", "/%7E"}
 		for _, f := range []*File{d, u} {
 			for gi := range f.Groups {
 				for vi, v := range []usage.Vocab{usage.ContentUsage, usage.ContentSignal} {
@@ -499,6 +576,9 @@ func TestMergeUsageProperty(t *testing.T) {
 					for k := range rs {
 						if r.IntN(4) != 0 {
 							rs[k].Path = pick(r, nested)
+						}
+						if r.IntN(12) == 0 {
+							rs[k].Path = pick(r, twins)
 						}
 						if rs[k].Path == "" && len(rs[k].Preferences) == 0 {
 							rs[k].Path = "/a" // a rule without a path needs preferences
@@ -526,9 +606,14 @@ func TestMergeUsageProperty(t *testing.T) {
 			inexactPairs++
 		}
 		md, mu, mm := NewMatcher(d), NewMatcher(u), NewMatcher(rt)
-		all := &File{Groups: append(slices.Clone(d.Groups), u.Groups...)}
+		dx := d.Expand(false)
+		bd, bu := mustRender(t, d), mustRender(t, u)
+		all := &File{Groups: append(slices.Clone(dx.Groups), u.Groups...)}
 		for range 6 {
 			agent := pick(r, askAgents)
+			if r.IntN(4) == 0 {
+				agent = pick(r, catalogueAgents)
+			}
 			path := genImportPath(r, all)
 			if !md.Decide(agent, "", path).Allowed || !mu.Decide(agent, "", path).Allowed || !mm.Decide(agent, "", path).Allowed {
 				continue
@@ -538,8 +623,8 @@ func TestMergeUsageProperty(t *testing.T) {
 				want := usage.Combine(pd, pu)
 				got := mm.Preferences(v, agent, "", path)
 				checked++
-				if !pd.IsEmpty() && !pu.IsEmpty() && !inexact {
-					both++
+				if !pd.IsEmpty() && !pu.IsEmpty() {
+					both++ // exact, or at least as restrictive where Merge says it is inexact
 				}
 				ok := got.String() == want.String()
 				if inexact {
@@ -549,11 +634,24 @@ func TestMergeUsageProperty(t *testing.T) {
 					t.Fatalf("pair %d: %s %q %s: merged %q, want %q (declared %q, other %q)\n--- declared\n%s--- other\n%s--- merged\n%s--- diagnostics %v",
 						c, agent, path, v, got, want, pd, pu, mustRender(t, d), mustRender(t, u), body, diags)
 				}
+				// Google's reading of the patterns, where all three files let it fetch the path.
+				if googleDiffers(dx, agent, path) == exPurposeAgent || !googleAllowed(bd, agent, path) || !googleAllowed(bu, agent, path) || !googleAllowed(body, agent, path) {
+					continue
+				}
+				gd, gu, gm := googlePrefs(dx, agent, v, path), googlePrefs(u, agent, v, path), googlePrefs(rt, agent, v, path)
+				gw := usage.Combine(gd, gu)
+				if gd.String() != pd.String() || gu.String() != pu.String() {
+					googleDiffer++
+				}
+				if gm.String() != gw.String() && !(inexact && atLeastAsRestrictive(v, gm, gw)) {
+					t.Fatalf("pair %d: Google's reading: %s %q %s: merged %q, want %q (declared %q, other %q)\n--- declared\n%s--- other\n%s--- merged\n%s--- diagnostics %v",
+						c, agent, path, v, gm, gw, gd, gu, bd, bu, body, diags)
+				}
 			}
 		}
 	}
-	t.Logf("%d checks, %d exact ones with preferences in both files; %d of %d pairs inexact", checked, both, inexactPairs, pairs)
-	if both < pairs/5 {
+	t.Logf("%d checks, %d with preferences in both files; %d of %d pairs inexact; %d where Google's reading differs", checked, both, inexactPairs, pairs, googleDiffer)
+	if both < pairs/5 || googleDiffer < pairs/200 {
 		t.Errorf("the generator is off balance: %d checks, %d with preferences in both files", checked, both)
 	}
 }
@@ -634,4 +732,130 @@ func atLeastAsRestrictive(v usage.Vocab, got, want usage.Prefs) bool {
 		}
 	}
 	return true
+}
+
+// Google's parser compares escapes as written ("/%7Ejane/" is not "/~jane/"), RFC 9309 decodes
+// those of unreserved characters: a rule of the other file is dropped as covered only when
+// it is covered in both readings, and both parsers decide the merged file as the two files.
+func TestMergeEscapesInBothReadings(t *testing.T) {
+	cases := []struct{ declared, other string }{
+		{"User-agent: *\nAllow: /%7Ejane/\n", "User-agent: *\nDisallow: /~jane/private/\n"},
+		{"User-agent: *\nAllow: /~jane/\n", "User-agent: *\nDisallow: /%7Ejane/private/\n"},
+		{"User-agent: *\nAllow: /%7ejane/\n", "User-agent: *\nDisallow: /%7Ejane/private/\n"},
+		{"User-agent: *\nDisallow: /%62log/\n", "User-agent: *\nAllow: /blog/public/\n"},
+		{"User-agent: *\nAllow: /a%2Db\n", "User-agent: *\nDisallow: /a-b/c\nDisallow: /*-b/d$\n"},
+		{"User-agent: FooBot\nAllow: /%41\n", "User-agent: FooBot\nDisallow: /A\n"},
+	}
+	paths := []string{"/~jane/private/x", "/%7Ejane/private/x", "/%7ejane/private/x", "/~jane/x", "/%7Ejane/x",
+		"/blog/public/a", "/%62log/public/a", "/a-b/c", "/a%2Db/c", "/a-b/d", "/x-b/d", "/A", "/%41"}
+	for _, c := range cases {
+		d, o := mustParse(t, c.declared), mustParse(t, c.other)
+		m, diags := Merge(d, o)
+		bd, bo, bm := mustRender(t, d), mustRender(t, o), mustRender(t, m)
+		bda := mustRender(t, allowsOnly(d))
+		for _, agent := range []string{"FooBot", "OtherBot"} {
+			for _, path := range paths {
+				gd, gu, gm := googleAllowed(bd, agent, path), googleAllowed(bo, agent, path), googleAllowed(bm, agent, path)
+				if want := mergeTarget(gd, gu, !googleAllowed(bda, agent, path)); gm != want {
+					t.Errorf("google %s %s: merged %v, want %v (declared %v, other %v)\n%s---\n%s---\n%s%v", agent, path, gm, want, gd, gu, bd, bo, bm, diags)
+				}
+				md, mu, mm := NewMatcher(d).Decide(agent, "", path), NewMatcher(o).Decide(agent, "", path), NewMatcher(m).Decide(agent, "", path)
+				if want := mergeTarget(md.Allowed, mu.Allowed, allowMatches(d, agent, "", path)); mm.Allowed != want {
+					t.Errorf("RFC 9309 %s %s: merged %v, want %v\n%s", agent, path, mm.Allowed, want, bm)
+				}
+			}
+		}
+	}
+}
+
+// A preset group is in the merged file as Render writes it without a merge: every crawler of
+// the category that robots.txt can name, with the group's rules combined with the other file,
+// and a crawler the other file names explicitly is still governed by the preset. The names
+// never written to robots.txt are in MergeForMatching's file, decided as their group.
+func TestMergeKeepsPresets(t *testing.T) {
+	declared := &File{Groups: []Group{
+		{UserAgents: []string{"*"}, Rules: []Rule{{Disallow, "/drafts/"}}},
+		{Presets: []string{"ai-training"}, Rules: []Rule{{Disallow, "/"}, {Allow, "/open-data/"}},
+			ContentUsage: []usage.Rule{{Preferences: map[string]string{"train-ai": "n"}}}},
+		{UserAgents: []string{"AI2Bot"}, Rules: []Rule{{Disallow, "/private/"}}},
+	}}
+	for _, other := range []string{
+		"",
+		"User-agent: *\nDisallow: /wp-admin/\n",
+		"User-agent: GPTBot\nAllow: /\n\nUser-agent: *\nDisallow: /wp-admin/\n",
+		"User-agent: CCBot\nDisallow: /cms-only/\nContent-Usage: train-ai=y\n",
+		"User-Agent-Purpose: training\nDisallow: /t/\n",
+	} {
+		o := mustParse(t, other)
+		m, diags := Merge(declared, o)
+		if err := m.Validate(); err != nil {
+			t.Fatalf("%q: %v", other, err)
+		}
+		body := mustRender(t, m)
+		cs, _ := crawlers.Category("ai-training")
+		writable, uaOnly := crawlers.RobotsTxtNames(cs)
+		for _, name := range writable {
+			if !strings.Contains(body, "User-agent: "+name+"\n") {
+				t.Errorf("%q: merged file lacks the preset's %s\n%s", other, name, body)
+			}
+			if name == "AI2Bot" {
+				continue // named in its own group, which overrides the preset
+			}
+			for _, path := range []string{"/", "/x", "/wp-admin/", "/open-data/a"} {
+				want := path == "/open-data/a"
+				if got := googleAllowed(body, name, path); got != want {
+					t.Errorf("%q: google %s %s = %v, want %v (diags %v)\n%s", other, name, path, got, want, diags, body)
+				}
+				if got := NewMatcher(m).Decide(name, "", path).Allowed; got != want {
+					t.Errorf("%q: matcher %s %s = %v, want %v", other, name, path, got, want)
+				}
+			}
+			if got := NewMatcher(m).Preferences(usage.ContentUsage, name, "", "/open-data/a"); got.String() != "train-ai=n" {
+				t.Errorf("%q: %s preferences %q, want train-ai=n", other, name, got)
+			}
+		}
+		if googleAllowed(body, "AI2Bot", "/private/x") || !googleAllowed(body, "AI2Bot", "/x") {
+			t.Errorf("%q: AI2Bot's own group lost\n%s", other, body)
+		}
+		mm, _ := MergeForMatching(declared, o)
+		mx := NewMatcher(mm)
+		for _, name := range uaOnly {
+			if lw := leadingWord(strings.ToLower(name)); productNamed(m, lw) {
+				name = lw // that crawler reads robots.txt as this token ("Brightbot 1.0")
+			}
+			if d := mx.Decide(name, "", "/x"); d.Allowed || d.Rule == nil {
+				t.Errorf("%q: MergeForMatching decides %q on /x as %+v, want the preset's Disallow", other, name, d)
+			}
+			if !syntax.CrawlerToken(name) && strings.Contains(body, name) {
+				t.Errorf("%q: %q written to robots.txt", other, name)
+			}
+		}
+		if !reflect.DeepEqual(mm.Renderable(), m) {
+			t.Errorf("%q: Merge is not MergeForMatching without the unwritten names", other)
+		}
+	}
+}
+
+// Preference rules too: a rule covers another only when it does in both readings, so a "y"
+// never reaches a path where Google's reading of the other file says "n".
+func TestMergeUsageEscapesInBothReadings(t *testing.T) {
+	d := mustParse(t, "User-agent: *\nAllow: /\nContent-Usage: /~jane/private/ train-ai=y\n")
+	o := mustParse(t, "User-agent: *\nAllow: /\nContent-Usage: /%7Ejane/ train-ai=y\nContent-Usage: train-ai=n\n")
+	m, _ := Merge(d, o)
+	body := mustRender(t, m)
+	rt := mustParse(t, body)
+	for _, path := range []string{"/~jane/private/a", "/%7Ejane/private/a", "/%7Ejane/a", "/~jane/a", "/x"} {
+		for _, google := range []bool{false, true} {
+			var pd, po, pm usage.Prefs
+			if google {
+				pd, po, pm = googlePrefs(d, "Bot", usage.ContentUsage, path), googlePrefs(o, "Bot", usage.ContentUsage, path), googlePrefs(rt, "Bot", usage.ContentUsage, path)
+			} else {
+				pd, po, pm = NewMatcher(d).Preferences(usage.ContentUsage, "Bot", "", path), NewMatcher(o).Preferences(usage.ContentUsage, "Bot", "", path), NewMatcher(rt).Preferences(usage.ContentUsage, "Bot", "", path)
+			}
+			want := usage.Combine(pd, po)
+			if !atLeastAsRestrictive(usage.ContentUsage, pm, want) {
+				t.Errorf("google %v, %s: merged %q, want at least %q\n%s", google, path, pm, want, body)
+			}
+		}
+	}
 }

@@ -106,6 +106,7 @@ func Parse(data []byte) (*File, []Diagnostic) {
 		p.line(line, raw)
 	}
 	p.finish()
+	p.foldForeign()
 	if p.truncated {
 		p.diag(line+1, nil, "file exceeds 500 KiB; everything from this line on is ignored")
 	}
@@ -129,7 +130,12 @@ type parser struct {
 	// (usage.go: usageBetweenAgents, splitRuns).
 	runs     []agentRun
 	runStart [2]int
+	// foreign are the rules splitRuns gave a run that only the one-group reading gives it.
+	foreign []usageRef
 }
+
+// usageRef is a preference rule of p.f: group, vocabulary (index into usageVocabs), rule.
+type usageRef struct{ g, vi, k int }
 
 type agentRun struct {
 	userAgents, purposes []string
@@ -452,7 +458,11 @@ func (p *parser) finish() {
 			p.diags = append(p.diags, Diagnostic{Line: p.curLine, Reason: "group without a valid user-agent or purpose skipped with its rules"})
 		}
 	} else {
-		p.f.Groups = append(p.f.Groups, p.splitRuns()...)
+		gs, foreign := p.splitRuns()
+		for _, ref := range foreign {
+			p.foreign = append(p.foreign, usageRef{len(p.f.Groups) + ref.g, ref.vi, ref.k})
+		}
+		p.f.Groups = append(p.f.Groups, gs...)
 	}
 	p.cur, p.runs, p.runStart = nil, nil, [2]int{}
 }

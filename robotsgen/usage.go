@@ -246,16 +246,18 @@ func (p *parser) usageBetweenAgents(n int) {
 // preference rule, and each run of user agents gets a group of its own with:
 //   - the preference rules attach-05 gives the run, whole: the lines above the next run, and
 //     for the last run the group's other preference lines;
-//   - every other preference rule of the group with only its "n" values, and those of the
-//     run's own rules it would override (as long or shorter, matching some of its paths):
-//     where only the other reading applies it, the run's own rules answer in the first.
+//   - every other preference rule of the group with only its "n" values (foreign, returned
+//     as references into the groups returned): where it is the longest match, the one-group
+//     reading gives the run its preferences, and attach-05 the run's own rules, whose "n"
+//     values foldForeign adds once the whole file is read. A rule without a path left
+//     without preferences is left out (it overrides nothing); with a path it stays, so that
+//     the run's own shorter rules give no "y" there.
 //
-// A rule left without preferences is left out, so that it overrides nothing. A crawler merges
-// the groups naming it (RFC 9309 section 2.2.1).
-func (p *parser) splitRuns() []Group {
+// A crawler merges the groups naming it (RFC 9309 section 2.2.1).
+func (p *parser) splitRuns() ([]Group, []usageRef) {
 	g := *p.cur
 	if len(p.runs) == 0 {
-		return []Group{g}
+		return []Group{g}, nil
 	}
 	runs := append(slices.Clone(p.runs), agentRun{
 		userAgents: slices.Clone(g.UserAgents[p.runStart[0]:]),
@@ -280,34 +282,80 @@ func (p *parser) splitRuns() []Group {
 	}
 	g.ContentUsage, g.ContentSignal = nil, nil
 	out := []Group{g}
+	var foreign []usageRef
 	for i, run := range runs {
 		side := Group{UserAgents: run.userAgents, Purposes: run.purposes}
+		var refs []usageRef
 		for vi, u := range usageVocabs {
-			rs := p.cur.usageRules(vi)
-			for k, r := range rs {
+			for k, r := range p.cur.usageRules(vi) {
 				if own[i][[2]int{vi, k}] {
 					side.addUsageRule(vi, usage.Rule{Path: r.Path, Preferences: maps.Clone(r.Preferences)})
 					continue
 				}
-				sh := shapeOf(usagePath(r.Path))
 				prefs, _ := u.v.FromConfig(r.Preferences)
 				nv := disallowsOf(u.v, prefs)
-				for k2, o := range rs {
-					if osh := shapeOf(usagePath(o.Path)); own[i][[2]int{vi, k2}] && osh.size <= sh.size && osh.overlaps(sh) {
-						op, _ := u.v.FromConfig(o.Preferences)
-						nv = usage.Combine(nv, disallowsOf(u.v, op))
-					}
+				if nv.IsEmpty() && r.Path == "" {
+					continue
 				}
-				if !nv.IsEmpty() {
-					side.addUsageRule(vi, usage.Rule{Path: r.Path, Preferences: nv.Map()})
-				}
+				refs = append(refs, usageRef{len(out), vi, len(side.usageRules(vi))})
+				side.addUsageRule(vi, usage.Rule{Path: r.Path, Preferences: nv.Map()})
 			}
 		}
 		if len(side.ContentUsage)+len(side.ContentSignal) > 0 {
 			out = append(out, side)
+			foreign = append(foreign, refs...)
 		}
 	}
-	return out
+	return out, foreign
+}
+
+// foldForeign adds to each rule that splitRuns gave a run from the one-group reading the "n"
+// values of the rules it overrides for the run's crawlers (as long or shorter, matching some
+// of its paths, in any group naming one of the run's user agents or purposes): where only the
+// one-group reading gives a crawler that rule, attach-05 gives it those.
+func (p *parser) foldForeign() {
+	if len(p.foreign) == 0 {
+		return
+	}
+	f := p.f
+	sharesName := func(a, b *Group) bool {
+		for _, x := range a.UserAgents {
+			if slices.ContainsFunc(b.UserAgents, func(y string) bool { return strings.EqualFold(x, y) }) {
+				return true
+			}
+		}
+		for _, x := range a.Purposes {
+			if slices.ContainsFunc(b.Purposes, func(y string) bool { return strings.EqualFold(x, y) }) {
+				return true
+			}
+		}
+		return false
+	}
+	folded := make([]usage.Prefs, len(p.foreign))
+	for i, ref := range p.foreign {
+		u := usageVocabs[ref.vi]
+		r := f.Groups[ref.g].usageRules(ref.vi)[ref.k]
+		sh := shapeOf(usagePath(r.Path))
+		nv, _ := u.v.FromConfig(r.Preferences)
+		for gi := range f.Groups {
+			if !sharesName(&f.Groups[ref.g], &f.Groups[gi]) {
+				continue
+			}
+			for k, o := range f.Groups[gi].usageRules(ref.vi) {
+				if gi == ref.g && k == ref.k {
+					continue
+				}
+				if osh := shapeOf(usagePath(o.Path)); osh.size <= sh.size && osh.overlaps(sh) {
+					op, _ := u.v.FromConfig(o.Preferences)
+					nv = usage.Combine(nv, disallowsOf(u.v, op))
+				}
+			}
+		}
+		folded[i] = nv
+	}
+	for i, ref := range p.foreign {
+		f.Groups[ref.g].usageRules(ref.vi)[ref.k].Preferences = folded[i].Map()
+	}
 }
 
 // usagePath is the pattern a preference rule applies to: its path, or "/" without one.

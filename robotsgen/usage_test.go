@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -457,4 +458,143 @@ func TestUsageParseBetweenUserAgents(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestUsageBetweenAgentsProperty: a preference line between user-agent lines is read two ways
+// (draft-ietf-aipref-attach: it ends the group, so it is only the agents' above; RFC 9309
+// parsers: one group with every line). For generated files, every crawler's preferences at
+// every path, with RFC 9309's and Google's reading of the patterns, hold every "n" of either
+// reading and a "y" only where both readings give it.
+func TestUsageBetweenAgentsProperty(t *testing.T) {
+	files := 3000
+	if testing.Short() {
+		files = 300
+	}
+	r := rand.New(rand.NewPCG(5, 1))
+	agents := []string{"A", "B", "C", "*"}
+	ask := []string{"A", "B", "C", "Other"}
+	paths := []string{"/", "/a", "/a/", "/a/b", "/%61/b", "/b", "/x.html"}
+	cuLine := func() string {
+		var b strings.Builder
+		b.WriteString("Content-Usage: ")
+		if r.IntN(3) != 0 {
+			b.WriteString(pick(r, []string{"/a", "/a/", "/a/b", "/%61/", "/b", "/*.html", "/a*b"}) + " ")
+		}
+		keys := []string{"train-ai", "search"}
+		for i, k := range keys[:1+r.IntN(2)] {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(k + "=" + pick(r, []string{"y", "n"}))
+		}
+		return b.String()
+	}
+	type item struct {
+		ua   string // a user-agent line, or
+		line string // a preference line
+	}
+	ambiguous, checked := 0, 0
+	for c := 0; c < files; c++ {
+		var orig, one, all strings.Builder
+		for range 1 + r.IntN(3) {
+			header := []item{{ua: pick(r, agents)}}
+			for range r.IntN(5) {
+				if r.IntN(2) == 0 {
+					header = append(header, item{ua: pick(r, agents)})
+				} else {
+					header = append(header, item{line: cuLine()})
+				}
+			}
+			var tail []string
+			for range r.IntN(3) {
+				tail = append(tail, cuLine())
+			}
+			rule := "Disallow: /zz\n"
+			for _, it := range header {
+				if it.ua != "" {
+					orig.WriteString("User-agent: " + it.ua + "\n")
+				} else {
+					orig.WriteString(it.line + "\n")
+				}
+			}
+			orig.WriteString(rule) // without a rule the next group's user agents would join this one
+			for _, l := range tail {
+				orig.WriteString(l + "\n")
+			}
+			orig.WriteString("\n")
+			// Every line in one group.
+			var lines []string
+			for _, it := range header {
+				if it.ua != "" {
+					all.WriteString("User-agent: " + it.ua + "\n")
+				} else {
+					lines = append(lines, it.line)
+				}
+			}
+			all.WriteString(rule + strings.Join(append(lines, tail...), "\n") + "\n\n")
+			// attach-05: a preference line ends the user agents above it.
+			var run, pending []string
+			for _, it := range header {
+				if it.ua != "" {
+					if len(pending) > 0 {
+						one.WriteString(strings.Join(run, "\n") + "\n" + rule + strings.Join(pending, "\n") + "\n\n")
+						run, pending = nil, nil
+						ambiguous++
+					}
+					run = append(run, "User-agent: "+it.ua)
+					continue
+				}
+				pending = append(pending, it.line)
+			}
+			one.WriteString(strings.Join(run, "\n") + "\n" + rule + strings.Join(append(pending, tail...), "\n") + "\n\n")
+		}
+		got, _ := Parse([]byte(orig.String()))
+		f1, d1 := Parse([]byte(one.String()))
+		f2, d2 := Parse([]byte(all.String()))
+		if len(d1)+len(d2) > 0 {
+			t.Fatalf("file %d: the readings are not unambiguous: %v %v\n%s---\n%s", c, d1, d2, one.String(), all.String())
+		}
+		// The round trip through Render must keep it.
+		rt, _ := Parse([]byte(mustRender(t, withoutRules(got))))
+		for _, f := range []*File{got, rt} {
+			for _, agent := range ask {
+				for _, path := range paths {
+					for _, google := range []bool{false, true} {
+						prefs := func(f *File) usage.Prefs {
+							f = withoutRules(f)
+							if google {
+								return googlePrefs(f, agent, usage.ContentUsage, path)
+							}
+							return NewMatcher(f).Preferences(usage.ContentUsage, agent, "", path)
+						}
+						g, p1, p2 := prefs(f), prefs(f1), prefs(f2)
+						for _, k := range usage.ContentUsage.Keys() {
+							gv, v1, v2 := g.Get(k), p1.Get(k), p2.Get(k)
+							if (v1 == usage.Disallow || v2 == usage.Disallow) && gv != usage.Disallow ||
+								gv == usage.Allow && (v1 != usage.Allow || v2 != usage.Allow) {
+								t.Fatalf("file %d, %s %s (google %v): %s=%v, readings %v and %v\n%s--- read as\n%s--- attach-05\n%s--- one group\n%s",
+									c, agent, path, google, k, gv, v1, v2, orig.String(), mustRender(t, withoutRules(got)), one.String(), all.String())
+							}
+						}
+						checked++
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d files, %d ambiguous runs, %d checks", files, ambiguous, checked)
+	if ambiguous < files/2 {
+		t.Fatalf("too few ambiguous lines: %d", ambiguous)
+	}
+}
+
+// withoutRules is f without allow and disallow rules: preferences then depend only on the
+// preference lines and the groups.
+func withoutRules(f *File) *File {
+	c := *f
+	c.Groups = slices.Clone(f.Groups)
+	for i := range c.Groups {
+		c.Groups[i].Rules = nil
+	}
+	return &c
 }

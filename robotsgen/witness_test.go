@@ -165,6 +165,17 @@ func genUsage(r *rand.Rand, v usage.Vocab) []usage.Rule {
 // matching rule of the obeyed groups (a rule without a path is a rule for "/"), rules of
 // the same length combined.
 func oraclePrefs(f *File, groups []int, v usage.Vocab, path string) usage.Prefs {
+	return prefsIn(f, groups, v, path, false)
+}
+
+// googlePrefs is oraclePrefs in Google's reading of patterns: escapes compared as written
+// (googlePattern, grobotstxt.Matches), as a parser built on Google's library would read them.
+func googlePrefs(f *File, agent string, v usage.Vocab, path string) usage.Prefs {
+	groups, _ := oracleGroups(f, agent, "")
+	return prefsIn(f, groups, v, path, true)
+}
+
+func prefsIn(f *File, groups []int, v usage.Vocab, path string, google bool) usage.Prefs {
 	np := []byte(normalise(path, false))
 	var out usage.Prefs
 	best := -1
@@ -180,7 +191,11 @@ func oraclePrefs(f *File, groups []int, v usage.Vocab, path string) usage.Prefs 
 			}
 			pat := normalise(p, true)
 			end := strings.HasSuffix(pat, "$")
-			if !matchPattern(strings.TrimSuffix(pat, "$"), end, np) {
+			if google {
+				if !grobotstxt.Matches(path, googlePattern(p)) {
+					continue
+				}
+			} else if !matchPattern(strings.TrimSuffix(pat, "$"), end, np) {
 				continue
 			}
 			prefs, err := v.FromConfig(rl.Preferences)
@@ -280,6 +295,7 @@ const (
 	exRobotsTxt     = "both: /robots.txt is implicitly allowed (RFC 9309 2.2.2); neither witness special-cases it"
 	exPurposeAgent  = "google: a purpose token equal to the product token; Google's parser reads User-Agent-Purpose lines as user-agent lines"
 	exIndexHTM      = "google: Allow patterns ending in /index.htm(l) also allow the directory (Google-specific normalisation)"
+	exEscapes       = "google compares escapes as written: %62 is not b, %24 is not $, %2a is not %2A (RFC 9309 2.2.2 and figure 6 say they are)"
 	exTemotoPrefix  = "temoto: agents are matched by prefix (\"foo\" group for \"FooBot\" crawler); RFC 9309 2.2.1 matches the product token"
 	exTemotoWild    = "temoto: patterns with * or $ become unanchored regexps whose specificity is the regexp length"
 	exTemotoTie     = "temoto: equal-length allow and disallow: the first listed wins; RFC 9309 says allow SHOULD win"
