@@ -160,9 +160,9 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		}
 	}
 	file := robotsgen.File{Comments: h.Comments, Groups: h.Groups, Sitemaps: h.Sitemaps, Records: h.Records}
-	_, err := serve.NewRobotsTxt(file, time.Duration(h.MaxAge))
+	rt, err := serve.NewRobotsTxt(file, time.Duration(h.MaxAge))
 	if err == nil && h.Enforce != nil {
-		_, err = serve.NewEnforcer(file, h.Enforce.Status)
+		_, err = serve.NewEnforcer(rt, nil, h.Enforce.Status)
 	}
 	err = errors.Join(err, h.mergeOptions().Check())
 	return at.report(err, fileHasPlaceholder(&file))

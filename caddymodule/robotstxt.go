@@ -80,7 +80,7 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 	h.rt = rt
 	h.logger = ctx.Logger()
 	if h.Enforce != nil {
-		if h.enforce, err = serve.NewEnforcer(file, h.Enforce.Status); err != nil {
+		if h.enforce, err = serve.NewEnforcer(rt, h.merge, h.Enforce.Status); err != nil {
 			return err
 		}
 	}

@@ -76,7 +76,7 @@ func New(cfg Config, opts Options) (*Middleware, error) {
 		if err != nil {
 			errs = append(errs, configerr.Prefix("robots_txt", err))
 		} else if e := cfg.RobotsTxt.Enforce; e != nil {
-			m.enforce, err = serve.NewEnforcer(file, e.Status)
+			m.enforce, err = serve.NewEnforcer(rt, up, e.Status)
 			errs = append(errs, configerr.Prefix("robots_txt", err))
 		}
 		m.robots = rt

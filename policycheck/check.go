@@ -14,6 +14,7 @@ import (
 	"github.com/sitepolicy/caddy-robots/internal/serve"
 	"github.com/sitepolicy/caddy-robots/internal/syntax"
 	"github.com/sitepolicy/caddy-robots/nethttp"
+	"github.com/sitepolicy/caddy-robots/robotsgen"
 	"github.com/sitepolicy/caddy-robots/tagemit"
 	"github.com/sitepolicy/caddy-robots/usage"
 )
@@ -220,12 +221,37 @@ func Check(site *Site, req Request) (*Report, error) {
 		}
 	}
 	rep.ProductToken, rep.AgentNote = ProductToken(req.Agent, fileTokens)
+	// With enforce, the crawler is the one enforcement reads from the User-Agent, so that the
+	// decision shown and the enforcement shown are about the same crawler.
+	var enf *serve.Enforcer
+	probe := httptest.NewRequest(http.MethodGet, u.String(), nil)
+	probe.Header.Set("User-Agent", req.Agent)
+	var enfTok string
+	var enfDecision robotsgen.Decision
+	if rt := site.RobotsTxt; rt != nil && rt.Config.Enforce != nil && req.RobotsFile == nil {
+		if enf, err = newEnforcer(rt); err != nil {
+			return nil, err
+		}
+		var ok bool
+		if enfTok, enfDecision, ok = enf.Crawler(probe); ok && !strings.EqualFold(enfTok, rep.ProductToken) {
+			rep.ProductToken, rep.AgentNote = enfTok, fmt.Sprintf("found the crawler name %q in the User-Agent header, as enforcement reads it", enfTok)
+		}
+	}
 	if robots != nil {
 		src, loc, origin := rd.Source, rd.Location, rd.Origin
 		rd = robots.decide(rep.ProductToken, req.Purpose, path)
 		rd.Source, rd.Location, rd.Origin = src, loc, origin
 		for _, d := range robots.diags {
 			rd.Diagnostics = append(rd.Diagnostics, d.Error())
+		}
+		if enfTok != "" && !syntax.CrawlerToken(enfTok) && req.Purpose == "" {
+			// The name cannot be written to robots.txt; its preset's group decides for it
+			// where enforcement does.
+			rd.Allowed, rd.Group, rd.Rule = enfDecision.Allowed, nil, nil
+			if r := enfDecision.Rule; r != nil {
+				rd.Rule = &RuleInfo{Type: string(r.Type), Path: r.Path}
+			}
+			rd.Reason = fmt.Sprintf("%q is never written to robots.txt (it is not a product token), so no group of the file names it; enforce decides it as the group of its preset, and so does this check", enfTok)
 		}
 	}
 	rep.RobotsTxt = rd
@@ -235,16 +261,10 @@ func Check(site *Site, req Request) (*Report, error) {
 		rep.Preferences.ContentUsage = robots.m.Preferences(usage.ContentUsage, rep.ProductToken, req.Purpose, path).Map()
 		rep.Preferences.ContentSignal = robots.m.Preferences(usage.ContentSignal, rep.ProductToken, req.Purpose, path).Map()
 	}
-	if rt := site.RobotsTxt; rt != nil && rt.Config.Enforce != nil && req.RobotsFile == nil {
-		e, err := serve.NewEnforcer(rt.File(), rt.Config.Enforce.Status)
-		if err != nil {
-			return nil, reroot(err, "", rt.Source.JSONPath)
-		}
+	if enf != nil {
 		rep.Enforcement.Configured = true
-		r := httptest.NewRequest(http.MethodGet, u.String(), nil)
-		r.Header.Set("User-Agent", req.Agent)
-		if b, blocked := e.Check(r); blocked {
-			rep.Enforcement.Blocked, rep.Enforcement.Status, rep.Enforcement.Message = true, e.Status(), b.Message()
+		if b, blocked := enf.Check(probe); blocked {
+			rep.Enforcement.Blocked, rep.Enforcement.Status, rep.Enforcement.Message = true, enf.Status(), b.Message()
 		}
 	}
 

@@ -8,8 +8,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"time"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/internal/serve"
 	"github.com/sitepolicy/caddy-robots/nethttp"
 )
 
@@ -54,4 +56,17 @@ func reroot(err error, prefix, to string) error {
 		errs = append(errs, &c)
 	}
 	return errors.Join(errs...)
+}
+
+// newEnforcer is the enforcement of r as the middleware builds it: of the file served, merged
+// with merge_file (merge_upstream's backend file is not seen offline).
+func newEnforcer(r *RobotsTxt) (*serve.Enforcer, error) {
+	c := &r.Config
+	opts := serve.MergeOptions{File: c.MergeFile}
+	rt, _, err := serve.NewMergingRobotsTxt(r.File(), time.Duration(c.MaxAge), opts, serve.Log{}, nil)
+	if err != nil {
+		return nil, reroot(err, "", r.Source.JSONPath)
+	}
+	e, err := serve.NewEnforcer(rt, nil, c.Enforce.Status)
+	return e, reroot(err, "", r.Source.JSONPath)
 }

@@ -36,11 +36,20 @@ func mustEnforcer(t testing.TB, f robotsgen.File, status int) *Enforcer {
 	if err := f.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	e, err := NewEnforcer(f, status)
+	e, err := newEnforcer(f, status)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return e
+}
+
+// newEnforcer is the enforcer of the file f's responder serves.
+func newEnforcer(f robotsgen.File, status int) (*Enforcer, error) {
+	rt, err := NewRobotsTxt(f, 0)
+	if err != nil {
+		return nil, err
+	}
+	return NewEnforcer(rt, nil, status)
 }
 
 func TestEnforcer(t *testing.T) {
@@ -94,7 +103,7 @@ func TestNewEnforcerErrors(t *testing.T) {
 		{blockAI(), 600, "enforce.status", "400 to 599"},
 		{star, 0, "enforce", "no group names a crawler"},
 	} {
-		_, err := NewEnforcer(c.f, c.status)
+		_, err := newEnforcer(c.f, c.status)
 		es := configerr.All(err)
 		if len(es) != 1 || es[0].Path != c.path || !strings.Contains(es[0].Problem, c.want) {
 			t.Errorf("%d: %v", c.status, err)
@@ -143,7 +152,7 @@ func TestEnforcementAgreesWithServedFile(t *testing.T) {
 		if f.Validate() != nil {
 			continue
 		}
-		e, err := NewEnforcer(f, 0)
+		e, err := newEnforcer(f, 0)
 		if err != nil {
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sitepolicy/caddy-robots/robotsgen"
@@ -35,17 +36,33 @@ const maxOriginCache = 256
 
 // RobotsTxt serves one robots.txt file. The body is rendered once, when it is built, or once per
 // origin (scheme and host) when the file lists sitemaps by path; requests only copy bytes.
-// It is safe for concurrent use.
+// With merge_file, the file is merged with another one read from disk, and read again when it
+// changes (watch). It is safe for concurrent use.
 type RobotsTxt struct {
 	cacheControl []string
+	state        atomic.Pointer[rtState]
+	watch        *fileWatch // nil without merge_file
+	// enforcing is set by NewEnforcer: every new state then gets its enforcement state.
+	enforcing atomic.Bool
+}
+
+// rtState is what one version of the file serves. It is never modified once stored, except
+// for the per-origin cache and enforce.
+type rtState struct {
 	lastModified []string
 	modTime      time.Time
 
 	fixed *robotsBody // nil when the body depends on the request's origin
 
-	file     robotsgen.File
+	file     robotsgen.File // served
 	mu       sync.RWMutex
 	byOrigin map[originKey]*robotsBody
+
+	// matching is what enforcement decides with and what merge_upstream merges further: the
+	// served file with presets and the names never written to robots.txt (robotsgen.Expand,
+	// robotsgen.MergeForMatching).
+	matching *robotsgen.File
+	enforce  atomic.Pointer[enforceState]
 }
 
 // originKey identifies an origin without building the "scheme://host" string per request.
@@ -91,28 +108,34 @@ func NewRobotsTxt(file robotsgen.File, maxAge time.Duration) (*RobotsTxt, error)
 	if maxAge == 0 {
 		maxAge = DefaultRobotsTxtMaxAge
 	}
-	now := time.Now().UTC().Truncate(time.Second)
-	rt := &RobotsTxt{
-		cacheControl: []string{"max-age=" + strconv.FormatInt(int64(maxAge/time.Second), 10)},
-		lastModified: []string{now.Format(http.TimeFormat)},
-		modTime:      now,
-		file:         file,
+	st, err := newState(file, file.Expand(true))
+	if err != nil {
+		return nil, err
 	}
+	rt := &RobotsTxt{cacheControl: []string{"max-age=" + strconv.FormatInt(int64(maxAge/time.Second), 10)}}
+	rt.state.Store(st)
+	return rt, nil
+}
+
+// newState renders file (validated) and keeps matching, the same file as enforcement reads it.
+func newState(file robotsgen.File, matching *robotsgen.File) (*rtState, error) {
+	now := time.Now().UTC().Truncate(time.Second)
+	st := &rtState{lastModified: []string{now.Format(http.TimeFormat)}, modTime: now, file: file, matching: matching}
 	if file.NeedsOrigin() {
 		// Render once against a placeholder origin so that size and syntax errors are reported
 		// now, at config load, and not on the first request.
 		if _, err := file.Render("https://example.com"); err != nil {
 			return nil, err
 		}
-		rt.byOrigin = make(map[originKey]*robotsBody)
-		return rt, nil
+		st.byOrigin = make(map[originKey]*robotsBody)
+		return st, nil
 	}
 	body, err := file.Render("")
 	if err != nil {
 		return nil, err
 	}
-	rt.fixed = newRobotsBody(body)
-	return rt, nil
+	st.fixed = newRobotsBody(body)
+	return st, nil
 }
 
 func newRobotsBody(body []byte) *robotsBody {
@@ -127,29 +150,33 @@ func newRobotsBody(body []byte) *robotsBody {
 }
 
 func (rt *RobotsTxt) bodyFor(r *http.Request) (*robotsBody, error) {
-	if rt.fixed != nil {
-		return rt.fixed, nil
+	return rt.state.Load().bodyFor(r)
+}
+
+func (st *rtState) bodyFor(r *http.Request) (*robotsBody, error) {
+	if st.fixed != nil {
+		return st.fixed, nil
 	}
 	if r.Host == "" {
 		return nil, errNoHost
 	}
 	key := originKey{https: r.TLS != nil, host: strings.ToLower(r.Host)}
-	rt.mu.RLock()
-	b := rt.byOrigin[key]
-	rt.mu.RUnlock()
+	st.mu.RLock()
+	b := st.byOrigin[key]
+	st.mu.RUnlock()
 	if b != nil {
 		return b, nil
 	}
-	body, err := rt.file.Render(key.String())
+	body, err := st.file.Render(key.String())
 	if err != nil {
 		return nil, err
 	}
 	b = newRobotsBody(body)
-	rt.mu.Lock()
-	if len(rt.byOrigin) < maxOriginCache {
-		rt.byOrigin[key] = b
+	st.mu.Lock()
+	if len(st.byOrigin) < maxOriginCache {
+		st.byOrigin[key] = b
 	}
-	rt.mu.Unlock()
+	st.mu.Unlock()
 	return b, nil
 }
 
@@ -177,12 +204,14 @@ func (rt *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request) error {
 		h["Allow"] = allowGetHead
 		return &StatusError{http.StatusMethodNotAllowed, "robots.txt answers GET and HEAD"}
 	}
-	b, err := rt.bodyFor(r)
+	rt.refresh()
+	st := rt.state.Load()
+	b, err := st.bodyFor(r)
 	if err != nil {
 		// Only an unusable Host header gets here: the config itself was checked at load.
 		return &StatusError{http.StatusBadRequest, err.Error()}
 	}
-	return rt.serveBody(w, r, b, rt.modTime, rt.lastModified)
+	return rt.serveBody(w, r, b, st.modTime, st.lastModified)
 }
 
 // serveBody writes b, or 304 Not Modified, with the robots.txt headers; modTime and

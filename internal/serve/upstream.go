@@ -19,9 +19,11 @@ import (
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 )
 
-// Merging the declared file with the robots.txt a site already has (issue 14): a file read at
-// load (MergeOptions.File), and the backend's own /robots.txt fetched at serve time
-// (MergeOptions.Upstream, served by Upstream). Both use robotsgen.Merge.
+// Merging the declared file with the robots.txt a site already has: a file read at load and
+// again when it changes (MergeOptions.File, mergefile.go), and the backend's own /robots.txt
+// fetched at serve time (MergeOptions.Upstream, served by Upstream). Both use
+// robotsgen.MergeForMatching: what is served is its file without the names never written to
+// robots.txt, and enforcement decides with the whole of it.
 
 // DefaultUpstreamTimeout bounds one fetch of the backend's robots.txt when no timeout is
 // configured: long enough for a CMS generating the file, short enough that a crawler waiting
@@ -101,13 +103,18 @@ func unwrapPath(err error) error {
 
 // NewMergingRobotsTxt is NewRobotsTxt for a config that may merge other files: it validates
 // the declared file, maxAge and the options together (every problem is reported, by field
-// path), merges File into the declared file, and returns the responder of the result. With
-// Upstream it also returns the Upstream that merges the backend's robots.txt into that result
-// at serve time; otherwise the Upstream is nil. warn (may be nil) is told the lines of File
-// that Parse skipped or changed, with their line numbers, and the combinations Merge could not
-// encode exactly.
+// path), merges File into the declared file, and returns the responder of the result, which
+// reads File again when it changes (see RobotsTxt.ServeHTTP). With Upstream it also returns
+// the Upstream that merges the backend's robots.txt into that result at serve time; otherwise
+// the Upstream is nil. warn (may be nil) is told the lines of File that Parse skipped or
+// changed, with their line numbers, the combinations Merge could not encode exactly, and
+// what happens when File changes.
 func NewMergingRobotsTxt(declared robotsgen.File, maxAge time.Duration, o MergeOptions, log Log, warn func(msg string)) (*RobotsTxt, *Upstream, error) {
 	rt, err := NewRobotsTxt(declared, maxAge)
+	var info os.FileInfo
+	if o.File != "" {
+		info, _ = os.Stat(o.File) // before reading: a change after it is seen by the next check
+	}
 	data, oerr := o.read()
 	if err != nil || oerr != nil {
 		return nil, nil, errors.Join(err, oerr)
@@ -115,21 +122,14 @@ func NewMergingRobotsTxt(declared robotsgen.File, maxAge time.Duration, o MergeO
 	if warn == nil {
 		warn = func(string) {}
 	}
-	served := declared
 	if o.File != "" {
-		other, diags := robotsgen.Parse(data)
-		for _, d := range diags {
-			warn(fmt.Sprintf("merge_file %s: line %d skipped or changed: %s: %q", o.File, d.Line, d.Reason, d.Text))
-		}
-		merged, mdiags := robotsgen.Merge(&declared, other)
-		for _, d := range mdiags {
-			warn(fmt.Sprintf("merge_file %s: merged inexactly, erring towards disallow: %s: %s", o.File, d.Text, d.Reason))
-		}
-		rt, err = NewRobotsTxt(*merged, maxAge)
+		w := &fileWatch{path: o.File, declared: declared, warn: warn, info: info}
+		st, err := w.merge(data)
 		if err != nil {
 			return nil, nil, configerr.New("merge_file", o.File, "the declared file merged with this one is not a valid robots.txt: "+err.Error())
 		}
-		served = *merged
+		rt.state.Store(st)
+		rt.watch = w
 	}
 	if !o.Upstream {
 		return rt, nil, nil
@@ -142,12 +142,11 @@ func NewMergingRobotsTxt(declared robotsgen.File, maxAge time.Duration, o MergeO
 		maxAge = DefaultRobotsTxtMaxAge
 	}
 	return rt, &Upstream{
-		rt:       rt,
-		declared: served,
-		maxAge:   maxAge,
-		timeout:  timeout,
-		log:      log,
-		hosts:    make(map[originKey]*hostEntry),
+		rt:      rt,
+		maxAge:  maxAge,
+		timeout: timeout,
+		log:     log,
+		hosts:   make(map[originKey]*hostEntry),
 	}, nil
 }
 
@@ -173,11 +172,10 @@ type Fetch func(w http.ResponseWriter, sub *http.Request) error
 //     retried after at most 10 seconds; without one, the failure's status is passed on
 //     (crawlers then assume complete disallow, RFC 9309 §2.3.1.4).
 type Upstream struct {
-	rt       *RobotsTxt // the declared file's responder: headers, 405s, its body when there are no rules
-	declared robotsgen.File
-	maxAge   time.Duration
-	timeout  time.Duration
-	log      Log
+	rt      *RobotsTxt // the declared file's responder (with merge_file's): headers, 405s, its body when there are no rules
+	maxAge  time.Duration
+	timeout time.Duration
+	log     Log
 
 	mu      sync.RWMutex
 	hosts   map[originKey]*hostEntry // at most maxOriginCache
@@ -196,7 +194,9 @@ type hostEntry struct {
 // hostState is what the last fetch of an origin left; it is never modified once stored,
 // except for expired.
 type hostState struct {
-	body         *robotsBody // nil when the fetch failed and there was no good merge before
+	base         *rtState      // the responder's state it was merged with: a newer one makes it expired
+	enforce      *enforceState // what enforcement decides with for the origin; nil: base's
+	body         *robotsBody   // nil when the fetch failed and there was no good merge before
 	modTime      time.Time
 	lastModified []string
 	ttl          time.Duration // how long to serve it before revalidating; 0: revalidate now
@@ -236,6 +236,8 @@ func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request, fetchFor fu
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return u.rt.ServeHTTP(w, r) // the 405
 	}
+	u.rt.refresh()
+	base := u.rt.state.Load()
 	key := originKey{https: r.TLS != nil, host: strings.ToLower(r.Host)}
 	u.mu.RLock()
 	e := u.hosts[key]
@@ -243,7 +245,7 @@ func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request, fetchFor fu
 	var st *hostState
 	if e != nil {
 		st = e.state.Load()
-		if st != nil && st.body != nil && !st.expired.Load() {
+		if st != nil && st.body != nil && !st.expired.Load() && st.base == base {
 			return u.rt.serveBody(w, r, st.body, st.modTime, st.lastModified)
 		}
 	}
@@ -263,6 +265,22 @@ func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request, fetchFor fu
 		return st.fail
 	}
 	return u.rt.serveBody(w, r, st.body, st.modTime, st.lastModified)
+}
+
+// enforceFor returns what enforcement decides with for r's origin: the merge last served
+// there, or nil before the first (then the responder's, which that merge only adds to).
+func (u *Upstream) enforceFor(r *http.Request) *enforceState {
+	key := originKey{https: r.TLS != nil, host: strings.ToLower(r.Host)}
+	u.mu.RLock()
+	e := u.hosts[key]
+	u.mu.RUnlock()
+	if e == nil {
+		return nil
+	}
+	if st := e.state.Load(); st != nil && st.body != nil {
+		return st.enforce
+	}
+	return nil
 }
 
 // start starts a fetch for key unless one is running, and returns the entry of key and the
@@ -425,10 +443,11 @@ func (u *Upstream) fetch(ctx context.Context, prev *hostState, key originKey, su
 	// The merge can be larger than the backend's file (its groups are repeated for the tokens
 	// only the declared file names); cut the backend's file further until the merge fits.
 	limit := robotsgen.MaxSize
+	base := u.rt.state.Load()
 	for range 8 {
 		other, diags := robotsgen.Parse(cutLines(body, limit))
-		merged, mdiags := robotsgen.Merge(&u.declared, other)
-		out, rerr := merged.Render(key.String())
+		all, mdiags := robotsgen.MergeForMatching(base.matching, other)
+		out, rerr := all.Renderable().Render(key.String())
 		if rerr != nil {
 			limit = limit * 2 / 3
 			continue
@@ -436,7 +455,10 @@ func (u *Upstream) fetch(ctx context.Context, prev *hostState, key originKey, su
 		if limit < robotsgen.MaxSize {
 			u.warn(sub, fmt.Sprintf("robots.txt of %s: merged with only the first %d bytes of the backend's file, to stay within %d bytes", key, limit, robotsgen.MaxSize))
 		}
-		st := u.fresh(prev, out)
+		st := u.fresh(prev, out, base)
+		if u.rt.enforcing.Load() {
+			st.enforce = newEnforceState(all)
+		}
 		if prev == nil || prev.body == nil || st.body != prev.body {
 			for _, d := range diags {
 				u.debug(sub, fmt.Sprintf("robots.txt of %s: backend's line %d skipped or changed: %s: %q", key, d.Line, d.Reason, d.Text))
@@ -452,19 +474,21 @@ func (u *Upstream) fetch(ctx context.Context, prev *hostState, key originKey, su
 
 // noRules is the state of a backend without rules: the declared file.
 func (u *Upstream) noRules(prev *hostState, sub *http.Request) *hostState {
-	b, err := u.rt.bodyFor(sub)
+	base := u.rt.state.Load()
+	b, err := base.bodyFor(sub)
 	if err != nil {
-		return &hostState{fail: &StatusError{http.StatusBadRequest, err.Error()}}
+		return &hostState{base: base, fail: &StatusError{http.StatusBadRequest, err.Error()}}
 	}
-	return u.fresh(prev, b.body)
+	return u.fresh(prev, b.body, base)
 }
 
-// fresh is the state serving body from now until max_age has passed. The previous body (and
-// its Last-Modified) is kept when the bytes are the same, so that conditional requests still
-// get 304s; a new body's Last-Modified is later than the previous one's.
-func (u *Upstream) fresh(prev *hostState, body []byte) *hostState {
+// fresh is the state serving body, merged with base, from now until max_age has passed. The
+// previous body (and its Last-Modified) is kept when the bytes are the same, so that
+// conditional requests still get 304s; a new body's Last-Modified is later than the previous
+// one's.
+func (u *Upstream) fresh(prev *hostState, body []byte, base *rtState) *hostState {
 	now := time.Now()
-	st := &hostState{ttl: u.maxAge}
+	st := &hostState{ttl: u.maxAge, base: base}
 	if prev != nil && prev.body != nil && bytes.Equal(prev.body.body, body) {
 		st.body, st.modTime, st.lastModified = prev.body, prev.modTime, prev.lastModified
 		return st
@@ -479,13 +503,16 @@ func (u *Upstream) fresh(prev *hostState, body []byte) *hostState {
 
 // failed is the state after a failed fetch: the last good merge, retried soon, or the failure.
 func (u *Upstream) failed(prev *hostState, sub *http.Request, key originKey, fail *StatusError) *hostState {
+	base := u.rt.state.Load()
 	if prev != nil && prev.body != nil {
 		u.warn(sub, fmt.Sprintf("robots.txt of %s: %s; serving the last good merge", key, fail.Msg))
 		retry := min(upstreamRetry, u.maxAge)
-		return &hostState{body: prev.body, modTime: prev.modTime, lastModified: prev.lastModified, ttl: retry}
+		// Enforcement keeps deciding with the merge served; base is the current one, so that
+		// the merge is retried after retry, not on every request.
+		return &hostState{base: base, enforce: prev.enforce, body: prev.body, modTime: prev.modTime, lastModified: prev.lastModified, ttl: retry}
 	}
 	u.warn(sub, fmt.Sprintf("robots.txt of %s: %s; no merge to serve, answering %d", key, fail.Msg, fail.Code))
-	return &hostState{fail: fail}
+	return &hostState{base: base, fail: fail}
 }
 
 func (u *Upstream) warn(r *http.Request, msg string) {
