@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sitepolicy/caddy-robots/crawlers"
+	"github.com/sitepolicy/caddy-robots/internal/fieldcover"
 	"github.com/sitepolicy/caddy-robots/internal/syntax"
 	"github.com/sitepolicy/caddy-robots/usage"
 )
@@ -857,5 +858,21 @@ func TestMergeUsageEscapesInBothReadings(t *testing.T) {
 				t.Errorf("google %v, %s: merged %q, want at least %q\n%s", google, path, pm, want, body)
 			}
 		}
+	}
+}
+
+// TestMergeGeneratorSetsEveryField: the merge property tests' generator sets every field of
+// the declared file, so that a field added to File later is merged in the tests too (a field
+// Merge does not carry would then fail them).
+func TestMergeGeneratorSetsEveryField(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	set := fieldcover.Set{}
+	for range 2000 {
+		d, u := genMergePair(r)
+		set.Add(d)
+		set.Add(u)
+	}
+	if missing := set.Missing(reflect.TypeFor[File]()); len(missing) > 0 {
+		t.Errorf("the generator never sets %q: make genMergePair set them", missing)
 	}
 }
