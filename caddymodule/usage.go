@@ -10,7 +10,7 @@ import (
 	"github.com/sitepolicy/caddy-robots/usage"
 )
 
-// AI usage preferences (issue 11) in the Caddyfile:
+// AI usage preferences in the Caddyfile:
 //
 //	group ... {
 //		content_usage [<path>] <key>=<value>...    # Content-Usage: [path ]train-ai=n, search=y

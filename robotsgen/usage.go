@@ -14,7 +14,7 @@ import (
 	"github.com/sitepolicy/caddy-robots/usage"
 )
 
-// AI usage preferences in robots.txt (issue 11): the Content-Usage rule of
+// AI usage preferences in robots.txt: the Content-Usage rule of
 // draft-ietf-aipref-attach-05 (vocabulary draft-ietf-aipref-vocab-07) and Cloudflare's
 // Content-Signal line (draft-romm-aipref-contentsignals-00), both written
 // "Key: [path SP] dictionary" inside a group. RFC 9309 parsers read them as other
