@@ -301,7 +301,8 @@ func (p *parser) splitRuns() ([]Group, []usageRef) {
 				side.addUsageRule(vi, usage.Rule{Path: r.Path, Preferences: nv.Map()})
 			}
 		}
-		if len(side.ContentUsage)+len(side.ContentSignal) > 0 {
+		// A run whose user-agent lines were all skipped addresses no one.
+		if len(side.ContentUsage)+len(side.ContentSignal) > 0 && len(side.UserAgents)+len(side.Purposes) > 0 {
 			out = append(out, side)
 			foreign = append(foreign, refs...)
 		}
