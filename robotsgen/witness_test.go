@@ -9,6 +9,7 @@ import (
 	"github.com/jimsmart/grobotstxt"
 	"github.com/temoto/robotstxt"
 
+	"github.com/sitepolicy/caddy-robots/internal/fieldcover"
 	"github.com/sitepolicy/caddy-robots/usage"
 )
 
@@ -87,6 +88,10 @@ func genFile(r *rand.Rand) *File {
 		}
 		if r.IntN(200) == 0 {
 			g.Purposes = append(g.Purposes, "FooBot") // collision, see exceptions
+		}
+		if r.IntN(10) == 0 {
+			// A preset: its crawlers are written out as user agents (Expand).
+			g.Presets = append(g.Presets, pick(r, []string{"ai-training", "ai-search", "ai-assistants", "ai-all"}))
 		}
 		nr := r.IntN(6)
 		if r.IntN(4) == 0 {
@@ -310,8 +315,15 @@ func TestWitnesses(t *testing.T) {
 	r := rand.New(rand.NewPCG(9309, 2024))
 	ex := exceptionCounts{}
 	compared := map[string]int{}
+	set := fieldcover.Set{}
+	defer func() {
+		if missing := set.Missing(reflect.TypeFor[File]()); len(missing) > 0 && !t.Failed() {
+			t.Errorf("the generator never sets %q", missing)
+		}
+	}()
 	for c := 0; c < configs; c++ {
 		f := genFile(r)
+		set.Add(f)
 		body, err := f.Render("https://example.com")
 		if err != nil {
 			t.Fatalf("config %d: %v\n%#v", c, err, f)
@@ -322,6 +334,7 @@ func TestWitnesses(t *testing.T) {
 		if len(diags) > 0 || !reflect.DeepEqual(got, want) {
 			t.Fatalf("config %d: round trip\n%s\ndiags %v\ngot  %#v\nwant %#v", c, body, diags, got, want)
 		}
+		f = f.Expand(false) // the oracles read user agents; Render wrote the presets out
 		m := NewMatcher(f)
 		tr, err := robotstxt.FromBytes(body)
 		if err != nil {
