@@ -30,6 +30,7 @@ func ExampleFile_Render() {
 	//
 	// Sitemap: https://example.com/sitemap.xml
 	//
+	// # Groups for crawlers by purpose (User-Agent-Purpose, draft-illyes-rep-purpose). No crawler is named robotsgen-purpose-groups: that line keeps parsers that do not read User-Agent-Purpose from adding these rules to another group.
 	// User-agent: robotsgen-purpose-groups
 	// User-Agent-Purpose: EXAMPLE-PURPOSE-1
 	// Disallow: /

@@ -97,6 +97,9 @@ func Parse(data []byte) (*File, []Diagnostic) {
 		if leading && len(raw) > 0 && raw[0] == '#' {
 			c := string(raw[1:])
 			c = strings.TrimPrefix(c, " ")
+			if c == PurposeSentinelComment {
+				continue // Render's explanation of its guard line, like the line itself
+			}
 			if checkText(c) == "" && checkLineLen(len("# "), c) == "" {
 				p.f.Comments = append(p.f.Comments, c)
 				continue

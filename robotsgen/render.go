@@ -19,6 +19,10 @@ import (
 // uses it, and Validate reserves it so that no config can. Parse drops it.
 const PurposeSentinel = "robotsgen-purpose-groups"
 
+// PurposeSentinelComment is the comment Render writes above the PurposeSentinel line, for the
+// reader of the served file; Parse drops it with the line.
+const PurposeSentinelComment = "Groups for crawlers by purpose (User-Agent-Purpose, draft-illyes-rep-purpose). No crawler is named " + PurposeSentinel + ": that line keeps parsers that do not read User-Agent-Purpose from adding these rules to another group."
+
 // Line prefixes that Render writes; Validate counts them in line lengths.
 const (
 	uaKey       = "User-agent: "
@@ -33,7 +37,8 @@ const (
 //
 // Layout (see the package documentation for why): comment lines; the
 // Sitemap lines and file-level records; purpose-only groups behind a
-// PurposeSentinel user-agent line; then every other group in order. A group
+// PurposeSentinel user-agent line (with a PurposeSentinelComment line
+// above it); then every other group in order. A group
 // without rules gets an empty "Disallow:" so that no parser merges it with
 // the next one.
 func (f *File) Render(origin string) ([]byte, error) {
@@ -120,6 +125,7 @@ func (f *File) renderTo(b writer, origin string) {
 		if g := &f.Groups[i]; len(g.UserAgents) == 0 {
 			blank()
 			if !sentinel {
+				b.WriteString("# " + PurposeSentinelComment + "\n")
 				b.WriteString("User-agent: " + PurposeSentinel + "\n")
 				sentinel = true
 			}
@@ -137,7 +143,7 @@ func (f *File) renderTo(b writer, origin string) {
 }
 
 func (f *File) sizeHint(origin int) int {
-	n := 64 + len(PurposeSentinel)
+	n := 64 + len(PurposeSentinel) + len(PurposeSentinelComment)
 	for _, c := range f.Comments {
 		n += len(c) + 3
 	}

@@ -38,7 +38,8 @@ func TestUsageRender(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `User-agent: robotsgen-purpose-groups
+	want := "# " + PurposeSentinelComment + `
+User-agent: robotsgen-purpose-groups
 User-Agent-Purpose: training
 Allow: /
 Content-Usage: /blog/*.html$ train-ai=n

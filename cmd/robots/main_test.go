@@ -58,7 +58,7 @@ func TestCommand(t *testing.T) {
 		{"allowed", []string{"check", "--config", example, "--url", "https://example.com/articles/a", "--agent", "Googlebot"}, 0,
 			[]string{"robots.txt: ALLOWED for /articles/a", "Robots-Tag:     *;max-image-preview=large;unavailable_after=", "rules for Googlebot: max-image-preview=large, max-snippet=50, unavailable_after=2027-01-01T00:00:00Z"}, ""},
 		{"disallowed", []string{"check", "--config", example, "--url", "https://example.com/drafts/x", "--agent", "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"}, 1,
-			[]string{"DISALLOWED for /drafts/x", "rule:   line 12: Disallow: /drafts/", `found the crawler name "Googlebot"`, `HTML <head>:    <meta name="robots" content="noindex, nosnippet, max-image-preview:large">`, "Note: robots.txt keeps Googlebot from fetching"}, ""},
+			[]string{"DISALLOWED for /drafts/x", "rule:   line 13: Disallow: /drafts/", `found the crawler name "Googlebot"`, `HTML <head>:    <meta name="robots" content="noindex, nosnippet, max-image-preview:large">`, "Note: robots.txt keeps Googlebot from fetching"}, ""},
 		{"backend header", []string{"check", "--config", clean, "--url", "https://example.com/drafts/a", "--backend-header", "Robots-Tag: nofollow", "--backend-header", "X-Other: 1"}, 0,
 			[]string{"backend sends   Robots-Tag: nofollow", "Robots-Tag:     *;noindex;nofollow"}, ""},
 		{"robots file", []string{"check", "--robots-file", theirs, "--url", "https://other.example/private/x"}, 1,

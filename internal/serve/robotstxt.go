@@ -149,10 +149,6 @@ func newRobotsBody(body []byte) *robotsBody {
 	}
 }
 
-func (rt *RobotsTxt) bodyFor(r *http.Request) (*robotsBody, error) {
-	return rt.state.Load().bodyFor(r)
-}
-
 func (st *rtState) bodyFor(r *http.Request) (*robotsBody, error) {
 	if st.fixed != nil {
 		return st.fixed, nil
