@@ -222,7 +222,7 @@ func TestMatchAgreesWithReference(t *testing.T) {
 	seps := []string{"", " ", ";", "; ", "/", "(", ")", "+", ".", ",", "-", "_", "a", "Z", "7", "\t", "é", "\xff", "@", "  ", "://", " +https://x.example/"}
 	rng := rand.New(rand.NewPCG(12, 2026))
 	iterations := 20000
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		iterations = 2000
 	}
 	hits := 0

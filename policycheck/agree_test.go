@@ -142,7 +142,7 @@ func genAgreeConfig(r *rand.Rand, dir string, c int) (*nethttp.RobotsTxtConfig, 
 // never says allowed and blocked together. The generator sets every field of the config.
 func TestCheckServedAndEnforcementAgree(t *testing.T) {
 	configs := 150
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		configs = 30
 	}
 	r := rand.New(rand.NewPCG(19, 9309))

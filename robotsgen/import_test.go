@@ -229,7 +229,7 @@ func unrepresentable(diags []Diagnostic) bool {
 // wherever RFC 9309 and Google agree (the differences are counted).
 func TestImportKeepsGoogleDecisions(t *testing.T) {
 	files := 10000
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		files = 1000
 	}
 	r := rand.New(rand.NewPCG(9309, 2083))

@@ -370,7 +370,7 @@ func escapeVariant(r *rand.Rand, p string) string {
 // Render and Parse.
 func TestMergeProperty(t *testing.T) {
 	pairs := 10000
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		pairs = 1000
 	}
 	r := rand.New(rand.NewPCG(14, 9309))
@@ -555,7 +555,7 @@ func FuzzMerge(f *testing.F) {
 // by review: Merge used to drop every preference line.
 func TestMergeUsageProperty(t *testing.T) {
 	pairs := 5000
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		pairs = 500
 	}
 	r := rand.New(rand.NewPCG(11, 14))

@@ -468,7 +468,7 @@ func TestUsageParseBetweenUserAgents(t *testing.T) {
 // reading and a "y" only where both readings give it.
 func TestUsageBetweenAgentsProperty(t *testing.T) {
 	files := 3000
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		files = 300
 	}
 	r := rand.New(rand.NewPCG(5, 1))

@@ -309,7 +309,7 @@ const (
 
 func TestWitnesses(t *testing.T) {
 	configs := 10000
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		configs = 1000
 	}
 	r := rand.New(rand.NewPCG(9309, 2024))

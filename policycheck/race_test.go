@@ -1,0 +1,5 @@
+//go:build race
+
+package policycheck
+
+const raceEnabled = true

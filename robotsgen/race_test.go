@@ -1,0 +1,5 @@
+//go:build race
+
+package robotsgen
+
+const raceEnabled = true
