@@ -113,7 +113,7 @@ func TestRobotsCommandExample(t *testing.T) {
 		{[]string{"check", "--url", "http://localhost:8080/drafts/x", "--agent", "Googlebot"}, 1, []string{
 			"Server:   srv0 (robots_txt at " + robotsTxt + ", robots_tag at " + drafts + ", robots_tag at " + usageRoute + ", robots_tag at " + siteWide + ")",
 			"robots.txt: DISALLOWED for /drafts/x (file from " + robotsTxt + ", as served at http://localhost:8080/robots.txt)",
-			"rule:   line 12: Disallow: /drafts/",
+			"rule:   line 13: Disallow: /drafts/",
 			`HTML <head>:    <meta name="robots" content="noindex, nosnippet, max-image-preview:large"><meta name="gptbot" content="noindex">`,
 			"Content-Usage:  train-ai=n, search=y",
 			"Enforcement: passes",
