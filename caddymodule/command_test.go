@@ -430,3 +430,67 @@ func TestREADMECheckOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestRobotsCommandCaddyfileErrorJSON: with --format json, a Caddyfile the adapter refuses
+// gives one problem per error, each with its file and line, the token or value at fault, the
+// field when the problem concerns one, and the suggestion, whether the error comes from the
+// robots directives or from Caddy itself.
+func TestRobotsCommandCaddyfileErrorJSON(t *testing.T) {
+	dir := t.TempDir()
+	site := func(body string) string { return "http://localhost:9999 {\n" + body + "\trespond ok\n}\n" }
+	for _, tc := range []struct {
+		name, caddyfile string
+		want            []policycheck.Problem // Problem holds a part of the problem text
+	}{
+		{"misspelt sub-directive", site("\trobots_txt {\n\t\tgroup * {\n\t\t\tdissallow /x\n\t\t}\n\t}\n"), []policycheck.Problem{
+			{Value: "dissallow", Problem: `unknown sub-directive "dissallow"`, Location: &policycheck.Location{Line: 4}}}},
+		{"not a duration", site("\trobots_txt {\n\t\tmax_age soon\n\t}\n"), []policycheck.Problem{
+			{Value: "soon", Problem: `invalid duration "soon"`, Location: &policycheck.Location{Line: 3}}}},
+		{"two user agents with versions", site("\trobots_txt {\n\t\tgroup Googlebot/2.1 {\n\t\t\tuser_agent bingbot/2.0\n\t\t\tdisallow /\n\t\t}\n\t}\n"), []policycheck.Problem{
+			{Path: "groups[0].user_agents[0]", Value: "Googlebot/2.1", Suggestion: "Googlebot", Problem: "a product token may contain only", Location: &policycheck.Location{Line: 3}},
+			{Path: "groups[0].user_agents[1]", Value: "bingbot/2.0", Suggestion: "bingbot", Problem: "a product token may contain only", Location: &policycheck.Location{Line: 4}}}},
+		{"unknown rule", site("\trobots_tag /a/* noindex\n\trobots_tag /b/* noindx\n"), []policycheck.Problem{
+			{Path: `rules["*"][0]`, Value: "noindx", Suggestion: "noindex", Problem: "unknown rule", Location: &policycheck.Location{Line: 3}}}},
+		{"missing argument", site("\trobots_txt {\n\t\tgroup * {\n\t\t\tdisallow\n\t\t}\n\t}\n"), []policycheck.Problem{
+			{Value: "disallow", Problem: "disallow needs at least one path pattern", Location: &policycheck.Location{Line: 4}}}},
+		{"unknown directive", site("\trobots_txtt {\n\t\tgroup * {\n\t\t\tdisallow /x\n\t\t}\n\t}\n"), []policycheck.Problem{
+			{Value: "robots_txtt", Problem: "unrecognized directive: robots_txtt", Location: &policycheck.Location{Line: 2}}}},
+		{"another directive's error", site("\tencode bogus\n"), []policycheck.Problem{
+			{Problem: "bogus", Location: &policycheck.Location{Line: 2}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			name := strings.ReplaceAll(tc.name, " ", "-") + ".caddyfile"
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(tc.caddyfile), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, args := range [][]string{
+				{"robots", "lint", "--config", name, "--format", "json"},
+				{"robots", "check", "--config", name, "--url", "http://localhost:9999/x", "--format", "json"},
+			} {
+				out, errOut, st := runCaddy(t, dir, args...)
+				if st != 2 {
+					t.Fatalf("%v: status %d, want 2\n%s\n%s", args, st, out, errOut)
+				}
+				var r policycheck.ErrorReport
+				dec := json.NewDecoder(strings.NewReader(out))
+				dec.DisallowUnknownFields()
+				if err := dec.Decode(&r); err != nil {
+					t.Fatalf("%v: %v\n%s", args, err, out)
+				}
+				if !strings.Contains(errOut, r.Error) {
+					t.Errorf("%v: error %q is not the message on stderr %q", args, r.Error, errOut)
+				}
+				if len(r.Problems) != len(tc.want) {
+					t.Fatalf("%v: problems %+v, want %d", args, r.Problems, len(tc.want))
+				}
+				for i, w := range tc.want {
+					p := r.Problems[i]
+					if p.Path != w.Path || p.Value != w.Value || p.Suggestion != w.Suggestion || !strings.Contains(p.Problem, w.Problem) ||
+						p.Location == nil || p.Location.File != name || p.Location.Line != w.Location.Line || p.Location.JSONPath != "" {
+						t.Errorf("%v: problem %d is %+v at %+v; want %+v at %s:%d", args, i, p, p.Location, w, name, w.Location.Line)
+					}
+				}
+			}
+		})
+	}
+}
