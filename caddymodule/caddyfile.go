@@ -156,7 +156,7 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 		default:
-			return errf(d, "robots_txt: unknown sub-directive %q (want comment, sitemap, group, preset, record, max_age, enforce, merge_file or merge_upstream)", sub)
+			return unknownSubdirective(d, inRobotsTxt, "robots_txt")
 		}
 	}
 	file := robotsgen.File{Comments: h.Comments, Groups: h.Groups, Sitemaps: h.Sitemaps, Records: h.Records}
@@ -173,6 +173,8 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 // field path.
 func parseGroup(d *caddyfile.Dispenser, at *positions, path string, presets bool) (robotsgen.Group, error) {
 	var g robotsgen.Group
+	// Errors name the block as written: a preset block takes a group's sub-directives.
+	block := d.Val()
 	at.mark(path)
 	addAgents := func(tokens []string) {
 		for _, ua := range tokens {
@@ -198,19 +200,19 @@ func parseGroup(d *caddyfile.Dispenser, at *positions, path string, presets bool
 		case "user_agent":
 			args := d.RemainingArgs()
 			if len(args) == 0 {
-				return g, errf(d, "robots_txt: group: user_agent needs at least one product token, e.g. GPTBot or *")
+				return g, errf(d, "robots_txt: %s: user_agent needs at least one product token, e.g. GPTBot or *", block)
 			}
 			addAgents(args)
 		case "preset":
 			args := d.RemainingArgs()
 			if len(args) == 0 {
-				return g, errf(d, "robots_txt: group: preset needs at least one category of the crawler catalogue: %s", strings.Join(crawlers.Categories(), ", "))
+				return g, errf(d, "robots_txt: %s: preset needs at least one category of the crawler catalogue: %s", block, strings.Join(crawlers.Categories(), ", "))
 			}
 			addPresets(args)
 		case "purpose":
 			args := d.RemainingArgs()
 			if len(args) == 0 {
-				return g, errf(d, "robots_txt: group: purpose needs at least one purpose token")
+				return g, errf(d, "robots_txt: %s: purpose needs at least one purpose token", block)
 			}
 			for _, p := range args {
 				at.mark(configerr.Index(path+".purposes", len(g.Purposes)))
@@ -219,7 +221,7 @@ func parseGroup(d *caddyfile.Dispenser, at *positions, path string, presets bool
 		case "allow", "disallow":
 			args := d.RemainingArgs()
 			if len(args) == 0 {
-				return g, errf(d, "robots_txt: group: %s needs at least one path pattern, e.g. /private/", sub)
+				return g, errf(d, "robots_txt: %s: %s needs at least one path pattern, e.g. /private/", block, sub)
 			}
 			typ := robotsgen.Allow
 			if sub == "disallow" {
@@ -231,32 +233,32 @@ func parseGroup(d *caddyfile.Dispenser, at *positions, path string, presets bool
 			}
 		case "crawl_delay":
 			if haveDelay {
-				return g, errf(d, "robots_txt: group: crawl_delay given twice")
+				return g, errf(d, "robots_txt: %s: crawl_delay given twice", block)
 			}
 			haveDelay = true
-			s, err := oneArg(d, "robots_txt: group: crawl_delay takes one number of seconds")
+			s, err := oneArg(d, "robots_txt: "+block+": crawl_delay takes one number of seconds")
 			if err != nil {
 				return g, err
 			}
 			v, err := strconv.ParseFloat(s, 64)
 			if err != nil {
-				return g, parseErrorf(d, s, "", "robots_txt: group: crawl_delay %q: %s", s, robotsgen.CrawlDelayProblem)
+				return g, parseErrorf(d, s, "", "robots_txt: %s: crawl_delay %q: %s", block, s, robotsgen.CrawlDelayProblem)
 			}
 			at.mark(path + ".crawl_delay")
 			g.CrawlDelay = v
 		case "record":
-			r, err := parseRecord(d, "robots_txt: group: record")
+			r, err := parseRecord(d, "robots_txt: "+block+": record")
 			if err != nil {
 				return g, err
 			}
 			at.mark(configerr.Index(path+".records", len(g.Records)))
 			g.Records = append(g.Records, r)
 		case "content_usage", "content_signal":
-			if err := parseGroupUsage(d, at, path, &g); err != nil {
+			if err := parseGroupUsage(d, at, "robots_txt: "+block, path, &g); err != nil {
 				return g, err
 			}
 		default:
-			return g, errf(d, "robots_txt: group: unknown sub-directive %q (want user_agent, preset, purpose, allow, disallow, crawl_delay, record, content_usage or content_signal)", sub)
+			return g, unknownSubdirective(d, inGroup, "robots_txt: "+block)
 		}
 	}
 	return g, nil
@@ -342,7 +344,7 @@ func (h *RobotsTag) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				haveXRT, h.XRobotsTag = true, true
 			}
 		default:
-			return errf(d, "robots_tag: unknown sub-directive %q (want agent, preset, meta, x_robots_tag or content_usage); rules for every accessor go on the directive's line", sub)
+			return unknownSubdirective(d, inRobotsTag, "robots_tag")
 		}
 	}
 	_, err := serve.NewTagger(h.Rules, h.ContentUsage, h.Meta, h.XRobotsTag, serve.Log{})

@@ -443,7 +443,9 @@ func TestRobotsCommandCaddyfileErrorJSON(t *testing.T) {
 		want            []policycheck.Problem // Problem holds a part of the problem text
 	}{
 		{"misspelt sub-directive", site("\trobots_txt {\n\t\tgroup * {\n\t\t\tdissallow /x\n\t\t}\n\t}\n"), []policycheck.Problem{
-			{Value: "dissallow", Problem: `unknown sub-directive "dissallow"`, Location: &policycheck.Location{Line: 4}}}},
+			{Value: "dissallow", Suggestion: "disallow", Problem: `unknown sub-directive "dissallow"`, Location: &policycheck.Location{Line: 4}}}},
+		{"rule at the top of robots_txt", site("\trobots_txt {\n\t\tdisallow /x\n\t}\n"), []policycheck.Problem{
+			{Value: "disallow", Problem: "disallow goes inside a group", Location: &policycheck.Location{Line: 3}}}},
 		{"not a duration", site("\trobots_txt {\n\t\tmax_age soon\n\t}\n"), []policycheck.Problem{
 			{Value: "soon", Problem: `invalid duration "soon"`, Location: &policycheck.Location{Line: 3}}}},
 		{"two user agents with versions", site("\trobots_txt {\n\t\tgroup Googlebot/2.1 {\n\t\t\tuser_agent bingbot/2.0\n\t\t\tdisallow /\n\t\t}\n\t}\n"), []policycheck.Problem{

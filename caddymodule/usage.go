@@ -53,14 +53,15 @@ func parseUsageArgs(d *caddyfile.Dispenser, what string, v usage.Vocab, args []s
 }
 
 // parseGroupUsage reads "content_usage [<path>] key=value..." or "content_signal ..." in a
-// group; the cursor is on the sub-directive, path is the group's field path.
-func parseGroupUsage(d *caddyfile.Dispenser, at *positions, path string, g *robotsgen.Group) error {
+// group; the cursor is on the sub-directive, block names the group in errors, path is the
+// group's field path.
+func parseGroupUsage(d *caddyfile.Dispenser, at *positions, block, path string, g *robotsgen.Group) error {
 	sub := d.Val()
 	v, list := usage.ContentUsage, &g.ContentUsage
 	if sub == "content_signal" {
 		v, list = usage.ContentSignal, &g.ContentSignal
 	}
-	what := "robots_txt: group: " + sub
+	what := block + ": " + sub
 	args := d.RemainingArgs()
 	if d.NextBlock(d.Nesting()) {
 		return errf(d, "%s takes no block", what)
