@@ -99,7 +99,7 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				if err != nil {
 					return parseErrorf(d, args[0], "", "robots_txt: enforce %q: the status is a number, e.g. 403 or 451", args[0])
 				}
-				at.mark("enforce.status")
+				at.markWritten("enforce.status", sub, args[0])
 				h.Enforce.Status = v
 			}
 		case "comment":
@@ -140,7 +140,7 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				// The config cannot tell 0 from "not set", which means the default.
 				return parseErrorf(d, s, "", "robots_txt: max_age %q: would mean the default (%s); leave max_age out, or give at least 1s", s, serve.DefaultRobotsTxtMaxAge)
 			}
-			at.mark("max_age")
+			at.markWritten("max_age", sub, s)
 			h.MaxAge = nethttp.Duration(v)
 		case "group", "preset":
 			if sub == "preset" && d.CountRemainingArgs() == 0 {
@@ -244,7 +244,7 @@ func parseGroup(d *caddyfile.Dispenser, at *positions, path string, presets bool
 			if err != nil {
 				return g, parseErrorf(d, s, "", "robots_txt: %s: crawl_delay %q: %s", block, s, robotsgen.CrawlDelayProblem)
 			}
-			at.mark(path + ".crawl_delay")
+			at.markWritten(path+".crawl_delay", sub, s)
 			g.CrawlDelay = v
 		case "record":
 			r, err := parseRecord(d, "robots_txt: "+block+": record")
@@ -382,7 +382,11 @@ type positions struct {
 	file      string
 	line      int
 	byPath    map[string]position
-	d         *caddyfile.Dispenser
+	// written are the values as the Caddyfile wrote them, and their sub-directives, for the
+	// fields the adapter converts (a duration, a number): the core's errors show the
+	// converted value ("48h0m0s" for 2d), and a message must show what the user wrote.
+	written map[string][2]string
+	d       *caddyfile.Dispenser
 }
 
 type position struct {
@@ -391,7 +395,7 @@ type position struct {
 }
 
 func newPositions(d *caddyfile.Dispenser, directive string) *positions {
-	p := &positions{directive: directive, file: d.File(), line: d.Line(), byPath: map[string]position{}, d: d}
+	p := &positions{directive: directive, file: d.File(), line: d.Line(), byPath: map[string]position{}, written: map[string][2]string{}, d: d}
 	notePositions(p)
 	return p
 }
@@ -399,6 +403,13 @@ func newPositions(d *caddyfile.Dispenser, directive string) *positions {
 // mark records that the field at path comes from the current token.
 func (p *positions) mark(path string) {
 	p.byPath[path] = position{p.d.File(), p.d.Line()}
+}
+
+// markWritten is mark for a field whose value the adapter converted from text, the argument
+// of sub.
+func (p *positions) markWritten(path, sub, text string) {
+	p.mark(path)
+	p.written[path] = [2]string{sub, text}
 }
 
 // report maps each of the core's errors to the line of the field it names (the nearest
@@ -418,7 +429,12 @@ func (p *positions) report(err error, pending bool) error {
 				break
 			}
 		}
-		errs = append(errs, &parseError{msg: p.directive + ": " + e.Message(), at: fmt.Sprintf("%s:%d", pos.file, pos.line), file: pos.file, line: pos.line, problem: *e})
+		c, msg := *e, p.directive+": "
+		if w, ok := p.written[c.Path]; ok && c.Value != "" {
+			msg += w[0] + " "
+			c.Value = w[1]
+		}
+		errs = append(errs, &parseError{msg: msg + c.Message(), at: fmt.Sprintf("%s:%d", pos.file, pos.line), file: pos.file, line: pos.line, problem: c})
 	}
 	return errors.Join(errs...)
 }

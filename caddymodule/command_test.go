@@ -448,6 +448,10 @@ func TestRobotsCommandCaddyfileErrorJSON(t *testing.T) {
 			{Value: "disallow", Problem: "disallow goes inside a group", Location: &policycheck.Location{Line: 3}}}},
 		{"not a duration", site("\trobots_txt {\n\t\tmax_age soon\n\t}\n"), []policycheck.Problem{
 			{Value: "soon", Problem: `invalid duration "soon"`, Location: &policycheck.Location{Line: 3}}}},
+		{"duration", site("\trobots_txt {\n\t\tmax_age 2d\n\t}\n"), []policycheck.Problem{
+			{Path: "max_age", Value: "2d", Problem: "max_age must be at least 1s", Location: &policycheck.Location{Line: 3}}}},
+		{"merge timeout", site("\trobots_txt {\n\t\tgroup * {\n\t\t\tdisallow /x\n\t\t}\n\t\tmerge_upstream 90s\n\t}\n"), []policycheck.Problem{
+			{Path: "merge_upstream_timeout", Value: "90s", Problem: "a fetch timeout is more than 0 and at most 1m0s", Location: &policycheck.Location{Line: 6}}}},
 		{"two user agents with versions", site("\trobots_txt {\n\t\tgroup Googlebot/2.1 {\n\t\t\tuser_agent bingbot/2.0\n\t\t\tdisallow /\n\t\t}\n\t}\n"), []policycheck.Problem{
 			{Path: "groups[0].user_agents[0]", Value: "Googlebot/2.1", Suggestion: "Googlebot", Problem: "a product token may contain only", Location: &policycheck.Location{Line: 3}},
 			{Path: "groups[0].user_agents[1]", Value: "bingbot/2.0", Suggestion: "bingbot", Problem: "a product token may contain only", Location: &policycheck.Location{Line: 4}}}},

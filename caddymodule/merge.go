@@ -103,7 +103,7 @@ func (h *RobotsTxt) unmarshalMerge(d *caddyfile.Dispenser, at *positions, sub st
 		if v == 0 {
 			return parseErrorf(d, args[0], "", "robots_txt: merge_upstream: timeout %q: would mean the default (%s); leave it out, or give more than 0", args[0], serve.DefaultUpstreamTimeout)
 		}
-		at.mark("merge_upstream_timeout")
+		at.markWritten("merge_upstream_timeout", sub, args[0])
 		h.MergeUpstreamTimeout = nethttp.Duration(v)
 	}
 	return nil
