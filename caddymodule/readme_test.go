@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,5 +54,64 @@ func TestREADMECaddyfiles(t *testing.T) {
 	}
 	if checked < 5 {
 		t.Errorf("only %d README Caddyfile blocks checked", checked)
+	}
+}
+
+// TestREADMESyntaxSummary: the README's syntax summary (the Caddyfile block after the
+// "syntax-summary" marker) lists, in each block, exactly the sub-directives the parsers
+// accept, so a sub-directive cannot be added without being documented, nor documented
+// without existing.
+func TestREADMESyntaxSummary(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "<!-- syntax-summary")
+	if !ok {
+		t.Fatal("README has no syntax-summary marker")
+	}
+	_, rest, ok = strings.Cut(rest, "```caddyfile\n")
+	if !ok {
+		t.Fatal("no Caddyfile block after the syntax-summary marker")
+	}
+	block, _, _ := strings.Cut(rest, "```")
+	listed := map[string][]string{}
+	var open []string // the blocks the current line is in, innermost last
+	for _, line := range strings.Split(block, "\n") {
+		code, _, _ := strings.Cut(line, "#")
+		code = strings.TrimSpace(code)
+		switch {
+		case code == "":
+			continue
+		case code == "}":
+			if len(open) == 0 {
+				t.Fatalf("unbalanced } in the summary")
+			}
+			open = open[:len(open)-1]
+			continue
+		}
+		word := strings.Fields(code)[0]
+		if len(open) > 0 {
+			listed[open[len(open)-1]] = append(listed[open[len(open)-1]], word)
+		}
+		if strings.HasSuffix(code, "{") {
+			open = append(open, word)
+		}
+	}
+	for blk, accepted := range parserSubdirectives(t) {
+		for _, sub := range accepted {
+			if !slices.Contains(listed[blk], sub) {
+				t.Errorf("the README's syntax summary does not list %s in %s (it lists %v)", sub, blk, listed[blk])
+			}
+		}
+		for _, sub := range listed[blk] {
+			if !slices.Contains(accepted, sub) {
+				t.Errorf("the README's syntax summary lists %s in %s, which the parser does not accept", sub, blk)
+			}
+		}
+		delete(listed, blk)
+	}
+	if len(listed) > 0 {
+		t.Errorf("the summary has blocks no parser reads: %v", listed)
 	}
 }
