@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/caddyserver/caddy/v2/caddyconfig"
+
+	"github.com/sitepolicy/caddy-robots/robotsgen"
 )
 
 // TestREADMECaddyfiles adapts every Caddyfile snippet of the README (wrapped in a site when it
@@ -113,5 +115,35 @@ func TestREADMESyntaxSummary(t *testing.T) {
 	}
 	if len(listed) > 0 {
 		t.Errorf("the summary has blocks no parser reads: %v", listed)
+	}
+}
+
+// TestREADMEPurposeGroups: the README's purpose-group config (the Caddyfile block after the
+// "purpose-groups" marker), in a real Caddy, serves the robots.txt the next plain block shows,
+// guard line included, so the explanation of that line is about the real file.
+func TestREADMEPurposeGroups(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "<!-- purpose-groups")
+	if !ok {
+		t.Fatal("README has no purpose-groups marker")
+	}
+	_, rest, _ = strings.Cut(rest, "```caddyfile\n")
+	cfg, rest, _ := strings.Cut(rest, "```")
+	_, rest, ok = strings.Cut(rest, "\n```\n")
+	if !ok {
+		t.Fatal("no plain block after the purpose-groups config")
+	}
+	served, _, _ := strings.Cut(rest, "```")
+	if !strings.HasPrefix(served, "User-agent: "+robotsgen.PurposeSentinel+"\n") {
+		t.Errorf("the README's file does not start with the guard line:\n%s", served)
+	}
+	startCaddyfile(t, "http://localhost:@PORT@ {\n"+cfg+"respond ok\n}\n")
+	resp, body := do(t, "GET", siteURL("/robots.txt"))
+	wantStatus(t, resp, 200)
+	if string(body) != served {
+		t.Errorf("robots.txt\n%s\nREADME shows\n%s", body, served)
 	}
 }
