@@ -415,11 +415,11 @@ func shellWords(t *testing.T, s string) []string {
 	return words
 }
 
-// TestREADMECheckOutput runs the "caddy robots" commands of README.md's "Check before you
+// TestREADMECheckOutput runs the "./caddy-robots robots" commands of README.md's "Check before you
 // deploy" from the repository root and compares their output and exit status with the README,
 // so the documentation shows real output.
 func TestREADMECheckOutput(t *testing.T) {
-	blocks := consoleBlocks(t, "../README.md", "caddy")
+	blocks := consoleBlocks(t, "../README.md", "./caddy-robots")
 	if len(blocks) < 3 {
 		t.Fatalf("README has %d caddy robots examples", len(blocks))
 	}

@@ -2,6 +2,9 @@ package caddymodule
 
 import (
 	"os"
+	"os/exec"
+	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -116,6 +119,45 @@ func TestREADMESyntaxSummary(t *testing.T) {
 	if len(listed) > 0 {
 		t.Errorf("the summary has blocks no parser reads: %v", listed)
 	}
+}
+
+// buildOutput matches a command that builds a binary, with the directory it runs in when it
+// starts with "cd DIR &&", and the path it writes.
+var buildOutput = regexp.MustCompile(`(?:cd (\S+) && )?(?:go build|xcaddy build)[^\n` + "`" + `]*?(?:-o|--output) (\S+?)[` + "`" + `\s]`)
+
+// TestREADMEBuildOutputsIgnored: every binary a README command builds (go build -o, xcaddy
+// build --output) lands on a path .gitignore covers, so following the README leaves a clean
+// checkout; and the commands that run a built binary name one of those paths.
+func TestREADMEBuildOutputsIgnored(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Continued lines ("\" at the end) are one command.
+	text := strings.ReplaceAll(string(b), "\\\n", " ")
+	text = regexp.MustCompile(`[ \t]+`).ReplaceAllString(text, " ")
+	var built []string
+	for _, m := range buildOutput.FindAllStringSubmatch(text, -1) {
+		built = append(built, path.Clean(path.Join(m[1], m[2])))
+	}
+	if len(built) < 2 {
+		t.Fatalf("found only %v built by the README", built)
+	}
+	for _, p := range built {
+		cmd := exec.Command("git", "check-ignore", "-q", "--no-index", p)
+		cmd.Dir = ".."
+		if err := cmd.Run(); err != nil {
+			t.Errorf("the README builds %s, which .gitignore does not cover (git check-ignore: %v)", p, err)
+		}
+	}
+	// The check and lint examples run the binary from the repository root.
+	if len(consoleBlocks(t, "../README.md", "./caddy-robots")) == 0 || !slices.Contains(built, "caddy-robots") {
+		t.Errorf("the check examples do not run ./caddy-robots, or no README command builds it (built: %v)", built)
+	}
+	t.Logf("built by the README: %v", built)
 }
 
 // TestREADMEPurposeGroups: the README's purpose-group config (the Caddyfile block after the
