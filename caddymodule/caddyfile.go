@@ -78,7 +78,7 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name
 	at := newPositions(d, "robots_txt")
 	if d.NextArg() {
-		return d.Errf("robots_txt: unexpected argument %q: the directive takes only a matcher; configure the file in a block", d.Val())
+		return errf(d, "robots_txt: unexpected argument %q: the directive takes only a matcher; configure the file in a block", d.Val())
 	}
 	var haveMaxAge bool
 	for d.NextBlock(0) {
@@ -86,26 +86,26 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		switch sub {
 		case "enforce":
 			if h.Enforce != nil {
-				return d.Errf("robots_txt: enforce given twice")
+				return errf(d, "robots_txt: enforce given twice")
 			}
 			h.Enforce = &nethttp.Enforce{}
 			at.mark("enforce")
 			args := d.RemainingArgs()
 			if len(args) > 1 || d.NextBlock(d.Nesting()) {
-				return d.Errf("robots_txt: enforce takes at most one status code (default 403) and no block")
+				return errf(d, "robots_txt: enforce takes at most one status code (default 403) and no block")
 			}
 			if len(args) == 1 {
 				v, err := strconv.Atoi(args[0])
 				if err != nil {
-					return d.Errf("robots_txt: enforce %q: the status is a number, e.g. 403 or 451", args[0])
+					return parseErrorf(d, args[0], "", "robots_txt: enforce %q: the status is a number, e.g. 403 or 451", args[0])
 				}
-				at.mark("enforce.status")
+				at.markWritten("enforce.status", sub, args[0])
 				h.Enforce.Status = v
 			}
 		case "comment":
 			args := d.RemainingArgs()
 			if len(args) == 0 {
-				return d.Errf("robots_txt: comment needs the text of the comment line")
+				return errf(d, "robots_txt: comment needs the text of the comment line")
 			}
 			at.mark(configerr.Index("comments", len(h.Comments)))
 			h.Comments = append(h.Comments, strings.Join(args, " "))
@@ -125,7 +125,7 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			h.Records = append(h.Records, r)
 		case "max_age":
 			if haveMaxAge {
-				return d.Errf("robots_txt: max_age given twice")
+				return errf(d, "robots_txt: max_age given twice")
 			}
 			haveMaxAge = true
 			s, err := oneArg(d, "robots_txt: max_age takes one duration, e.g. 1h or 1d")
@@ -134,17 +134,17 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			v, err := syntax.ParseDuration(s)
 			if err != nil {
-				return d.Errf("robots_txt: max_age: %v", err)
+				return parseErrorf(d, s, "", "robots_txt: max_age: %v", err)
 			}
 			if v == 0 {
 				// The config cannot tell 0 from "not set", which means the default.
-				return d.Errf("robots_txt: max_age %q: would mean the default (%s); leave max_age out, or give at least 1s", s, serve.DefaultRobotsTxtMaxAge)
+				return parseErrorf(d, s, "", "robots_txt: max_age %q: would mean the default (%s); leave max_age out, or give at least 1s", s, serve.DefaultRobotsTxtMaxAge)
 			}
-			at.mark("max_age")
+			at.markWritten("max_age", sub, s)
 			h.MaxAge = nethttp.Duration(v)
 		case "group", "preset":
 			if sub == "preset" && d.CountRemainingArgs() == 0 {
-				return d.Errf("robots_txt: preset needs at least one category of the crawler catalogue: %s", strings.Join(crawlers.Categories(), ", "))
+				return errf(d, "robots_txt: preset needs at least one category of the crawler catalogue: %s", strings.Join(crawlers.Categories(), ", "))
 			}
 			g, err := parseGroup(d, at, configerr.Index("groups", len(h.Groups)), sub == "preset")
 			if err != nil {
@@ -156,7 +156,7 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 		default:
-			return d.Errf("robots_txt: unknown sub-directive %q (want comment, sitemap, group, preset, record, max_age, enforce, merge_file or merge_upstream)", sub)
+			return unknownSubdirective(d, inRobotsTxt, "robots_txt")
 		}
 	}
 	file := robotsgen.File{Comments: h.Comments, Groups: h.Groups, Sitemaps: h.Sitemaps, Records: h.Records}
@@ -173,6 +173,8 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 // field path.
 func parseGroup(d *caddyfile.Dispenser, at *positions, path string, presets bool) (robotsgen.Group, error) {
 	var g robotsgen.Group
+	// Errors name the block as written: a preset block takes a group's sub-directives.
+	block := d.Val()
 	at.mark(path)
 	addAgents := func(tokens []string) {
 		for _, ua := range tokens {
@@ -198,19 +200,19 @@ func parseGroup(d *caddyfile.Dispenser, at *positions, path string, presets bool
 		case "user_agent":
 			args := d.RemainingArgs()
 			if len(args) == 0 {
-				return g, d.Errf("robots_txt: group: user_agent needs at least one product token, e.g. GPTBot or *")
+				return g, errf(d, "robots_txt: %s: user_agent needs at least one product token, e.g. GPTBot or *", block)
 			}
 			addAgents(args)
 		case "preset":
 			args := d.RemainingArgs()
 			if len(args) == 0 {
-				return g, d.Errf("robots_txt: group: preset needs at least one category of the crawler catalogue: %s", strings.Join(crawlers.Categories(), ", "))
+				return g, errf(d, "robots_txt: %s: preset needs at least one category of the crawler catalogue: %s", block, strings.Join(crawlers.Categories(), ", "))
 			}
 			addPresets(args)
 		case "purpose":
 			args := d.RemainingArgs()
 			if len(args) == 0 {
-				return g, d.Errf("robots_txt: group: purpose needs at least one purpose token")
+				return g, errf(d, "robots_txt: %s: purpose needs at least one purpose token", block)
 			}
 			for _, p := range args {
 				at.mark(configerr.Index(path+".purposes", len(g.Purposes)))
@@ -219,7 +221,7 @@ func parseGroup(d *caddyfile.Dispenser, at *positions, path string, presets bool
 		case "allow", "disallow":
 			args := d.RemainingArgs()
 			if len(args) == 0 {
-				return g, d.Errf("robots_txt: group: %s needs at least one path pattern, e.g. /private/", sub)
+				return g, errf(d, "robots_txt: %s: %s needs at least one path pattern, e.g. /private/", block, sub)
 			}
 			typ := robotsgen.Allow
 			if sub == "disallow" {
@@ -231,32 +233,32 @@ func parseGroup(d *caddyfile.Dispenser, at *positions, path string, presets bool
 			}
 		case "crawl_delay":
 			if haveDelay {
-				return g, d.Errf("robots_txt: group: crawl_delay given twice")
+				return g, errf(d, "robots_txt: %s: crawl_delay given twice", block)
 			}
 			haveDelay = true
-			s, err := oneArg(d, "robots_txt: group: crawl_delay takes one number of seconds")
+			s, err := oneArg(d, "robots_txt: "+block+": crawl_delay takes one number of seconds")
 			if err != nil {
 				return g, err
 			}
 			v, err := strconv.ParseFloat(s, 64)
 			if err != nil {
-				return g, d.Errf("robots_txt: group: crawl_delay %q: %s", s, robotsgen.CrawlDelayProblem)
+				return g, parseErrorf(d, s, "", "robots_txt: %s: crawl_delay %q: %s", block, s, robotsgen.CrawlDelayProblem)
 			}
-			at.mark(path + ".crawl_delay")
+			at.markWritten(path+".crawl_delay", sub, s)
 			g.CrawlDelay = v
 		case "record":
-			r, err := parseRecord(d, "robots_txt: group: record")
+			r, err := parseRecord(d, "robots_txt: "+block+": record")
 			if err != nil {
 				return g, err
 			}
 			at.mark(configerr.Index(path+".records", len(g.Records)))
 			g.Records = append(g.Records, r)
 		case "content_usage", "content_signal":
-			if err := parseGroupUsage(d, at, path, &g); err != nil {
+			if err := parseGroupUsage(d, at, "robots_txt: "+block, path, &g); err != nil {
 				return g, err
 			}
 		default:
-			return g, d.Errf("robots_txt: group: unknown sub-directive %q (want user_agent, preset, purpose, allow, disallow, crawl_delay, record, content_usage or content_signal)", sub)
+			return g, unknownSubdirective(d, inGroup, "robots_txt: "+block)
 		}
 	}
 	return g, nil
@@ -284,7 +286,7 @@ func (h *RobotsTag) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	add := func(tok string, rules []string) error {
 		for _, rule := range rules {
 			if strings.HasPrefix(rule, "*") || strings.HasPrefix(rule, "/") {
-				return d.Errf("robots_tag: %q is not a rule but looks like a path pattern: Caddy reads only *, /path or @name as the matcher of a directive; for other patterns define a named matcher, e.g. @pdf path *.pdf, then robots_tag @pdf noindex", rule)
+				return errf(d, "robots_tag: %q is not a rule but looks like a path pattern: Caddy reads only *, /path or @name as the matcher of a directive; for other patterns define a named matcher, e.g. @pdf path *.pdf, then robots_tag @pdf noindex", rule)
 			}
 			if h.Rules == nil {
 				h.Rules = make(map[string][]string)
@@ -306,7 +308,7 @@ func (h *RobotsTag) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "agent":
 			args := d.RemainingArgs()
 			if len(args) < 2 {
-				return d.Errf("robots_tag: agent takes a product token (or *) and at least one rule, e.g. agent GPTBot noindex")
+				return errf(d, "robots_tag: agent takes a product token (or *) and at least one rule, e.g. agent GPTBot noindex")
 			}
 			if err := add(args[0], args[1:]); err != nil {
 				return err
@@ -314,7 +316,7 @@ func (h *RobotsTag) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "preset":
 			args := d.RemainingArgs()
 			if len(args) < 2 {
-				return d.Errf("robots_tag: preset takes a category of the crawler catalogue (%s) and at least one rule, e.g. preset ai-training noindex", strings.Join(crawlers.Categories(), ", "))
+				return errf(d, "robots_tag: preset takes a category of the crawler catalogue (%s) and at least one rule, e.g. preset ai-training noindex", strings.Join(crawlers.Categories(), ", "))
 			}
 			if err := add(tagemit.PresetPrefix+args[0], args[1:]); err != nil {
 				return err
@@ -325,24 +327,24 @@ func (h *RobotsTag) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 		case "meta", "x_robots_tag":
 			if d.NextArg() {
-				return d.Errf("robots_tag: %s takes no arguments, got %q", sub, d.Val())
+				return errf(d, "robots_tag: %s takes no arguments, got %q", sub, d.Val())
 			}
 			if d.NextBlock(d.Nesting()) {
-				return d.Errf("robots_tag: %s takes no block", sub)
+				return errf(d, "robots_tag: %s takes no block", sub)
 			}
 			if sub == "meta" {
 				if haveMeta {
-					return d.Errf("robots_tag: meta given twice")
+					return errf(d, "robots_tag: meta given twice")
 				}
 				haveMeta, h.Meta = true, true
 			} else {
 				if haveXRT {
-					return d.Errf("robots_tag: x_robots_tag given twice")
+					return errf(d, "robots_tag: x_robots_tag given twice")
 				}
 				haveXRT, h.XRobotsTag = true, true
 			}
 		default:
-			return d.Errf("robots_tag: unknown sub-directive %q (want agent, preset, meta, x_robots_tag or content_usage); rules for every accessor go on the directive's line", sub)
+			return unknownSubdirective(d, inRobotsTag, "robots_tag")
 		}
 	}
 	_, err := serve.NewTagger(h.Rules, h.ContentUsage, h.Meta, h.XRobotsTag, serve.Log{})
@@ -353,10 +355,10 @@ func (h *RobotsTag) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 func oneArg(d *caddyfile.Dispenser, usage string) (string, error) {
 	args := d.RemainingArgs()
 	if len(args) != 1 {
-		return "", d.Errf("%s (got %d arguments)", usage, len(args))
+		return "", errf(d, "%s (got %d arguments)", usage, len(args))
 	}
 	if d.NextBlock(d.Nesting()) {
-		return "", d.Errf("%s; it takes no block", usage)
+		return "", errf(d, "%s; it takes no block", usage)
 	}
 	return args[0], nil
 }
@@ -365,10 +367,10 @@ func oneArg(d *caddyfile.Dispenser, usage string) (string, error) {
 func parseRecord(d *caddyfile.Dispenser, what string) (robotsgen.Record, error) {
 	args := d.RemainingArgs()
 	if len(args) != 2 {
-		return robotsgen.Record{}, d.Errf("%s takes a key and a value, e.g. record Host example.com (quote a value with spaces); got %d arguments", what, len(args))
+		return robotsgen.Record{}, errf(d, "%s takes a key and a value, e.g. record Host example.com (quote a value with spaces); got %d arguments", what, len(args))
 	}
 	if d.NextBlock(d.Nesting()) {
-		return robotsgen.Record{}, d.Errf("%s takes no block", what)
+		return robotsgen.Record{}, errf(d, "%s takes no block", what)
 	}
 	return robotsgen.Record{Key: args[0], Value: args[1]}, nil
 }
@@ -380,7 +382,11 @@ type positions struct {
 	file      string
 	line      int
 	byPath    map[string]position
-	d         *caddyfile.Dispenser
+	// written are the values as the Caddyfile wrote them, and their sub-directives, for the
+	// fields the adapter converts (a duration, a number): the core's errors show the
+	// converted value ("48h0m0s" for 2d), and a message must show what the user wrote.
+	written map[string][2]string
+	d       *caddyfile.Dispenser
 }
 
 type position struct {
@@ -389,7 +395,7 @@ type position struct {
 }
 
 func newPositions(d *caddyfile.Dispenser, directive string) *positions {
-	p := &positions{directive: directive, file: d.File(), line: d.Line(), byPath: map[string]position{}, d: d}
+	p := &positions{directive: directive, file: d.File(), line: d.Line(), byPath: map[string]position{}, written: map[string][2]string{}, d: d}
 	notePositions(p)
 	return p
 }
@@ -397,6 +403,13 @@ func newPositions(d *caddyfile.Dispenser, directive string) *positions {
 // mark records that the field at path comes from the current token.
 func (p *positions) mark(path string) {
 	p.byPath[path] = position{p.d.File(), p.d.Line()}
+}
+
+// markWritten is mark for a field whose value the adapter converted from text, the argument
+// of sub.
+func (p *positions) markWritten(path, sub, text string) {
+	p.mark(path)
+	p.written[path] = [2]string{sub, text}
 }
 
 // report maps each of the core's errors to the line of the field it names (the nearest
@@ -416,7 +429,12 @@ func (p *positions) report(err error, pending bool) error {
 				break
 			}
 		}
-		errs = append(errs, fmt.Errorf("%s: %s, at %s:%d", p.directive, e.Message(), pos.file, pos.line))
+		c, msg := *e, p.directive+": "
+		if w, ok := p.written[c.Path]; ok && c.Value != "" {
+			msg += w[0] + " "
+			c.Value = w[1]
+		}
+		errs = append(errs, &parseError{msg: msg + c.Message(), at: fmt.Sprintf("%s:%d", pos.file, pos.line), file: pos.file, line: pos.line, problem: c})
 	}
 	return errors.Join(errs...)
 }

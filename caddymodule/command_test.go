@@ -415,11 +415,11 @@ func shellWords(t *testing.T, s string) []string {
 	return words
 }
 
-// TestREADMECheckOutput runs the "caddy robots" commands of README.md's "Check before you
+// TestREADMECheckOutput runs the "./caddy-robots robots" commands of README.md's "Check before you
 // deploy" from the repository root and compares their output and exit status with the README,
 // so the documentation shows real output.
 func TestREADMECheckOutput(t *testing.T) {
-	blocks := consoleBlocks(t, "../README.md", "caddy")
+	blocks := consoleBlocks(t, "../README.md", "./caddy-robots")
 	if len(blocks) < 3 {
 		t.Fatalf("README has %d caddy robots examples", len(blocks))
 	}
@@ -428,5 +428,75 @@ func TestREADMECheckOutput(t *testing.T) {
 		if out != b.out || st != b.status {
 			t.Errorf("caddy %s: status %d (README: %d); output:\n%s\nREADME:\n%s\nstderr:\n%s", strings.Join(b.args, " "), st, b.status, out, b.out, errOut)
 		}
+	}
+}
+
+// TestRobotsCommandCaddyfileErrorJSON: with --format json, a Caddyfile the adapter refuses
+// gives one problem per error, each with its file and line, the token or value at fault, the
+// field when the problem concerns one, and the suggestion, whether the error comes from the
+// robots directives or from Caddy itself.
+func TestRobotsCommandCaddyfileErrorJSON(t *testing.T) {
+	dir := t.TempDir()
+	site := func(body string) string { return "http://localhost:9999 {\n" + body + "\trespond ok\n}\n" }
+	for _, tc := range []struct {
+		name, caddyfile string
+		want            []policycheck.Problem // Problem holds a part of the problem text
+	}{
+		{"misspelt sub-directive", site("\trobots_txt {\n\t\tgroup * {\n\t\t\tdissallow /x\n\t\t}\n\t}\n"), []policycheck.Problem{
+			{Value: "dissallow", Suggestion: "disallow", Problem: `unknown sub-directive "dissallow"`, Location: &policycheck.Location{Line: 4}}}},
+		{"rule at the top of robots_txt", site("\trobots_txt {\n\t\tdisallow /x\n\t}\n"), []policycheck.Problem{
+			{Value: "disallow", Problem: "disallow goes inside a group", Location: &policycheck.Location{Line: 3}}}},
+		{"not a duration", site("\trobots_txt {\n\t\tmax_age soon\n\t}\n"), []policycheck.Problem{
+			{Value: "soon", Problem: `invalid duration "soon"`, Location: &policycheck.Location{Line: 3}}}},
+		{"duration", site("\trobots_txt {\n\t\tmax_age 2d\n\t}\n"), []policycheck.Problem{
+			{Path: "max_age", Value: "2d", Problem: "max_age must be at least 1s", Location: &policycheck.Location{Line: 3}}}},
+		{"merge timeout", site("\trobots_txt {\n\t\tgroup * {\n\t\t\tdisallow /x\n\t\t}\n\t\tmerge_upstream 90s\n\t}\n"), []policycheck.Problem{
+			{Path: "merge_upstream_timeout", Value: "90s", Problem: "a fetch timeout is more than 0 and at most 1m0s", Location: &policycheck.Location{Line: 6}}}},
+		{"two user agents with versions", site("\trobots_txt {\n\t\tgroup Googlebot/2.1 {\n\t\t\tuser_agent bingbot/2.0\n\t\t\tdisallow /\n\t\t}\n\t}\n"), []policycheck.Problem{
+			{Path: "groups[0].user_agents[0]", Value: "Googlebot/2.1", Suggestion: "Googlebot", Problem: "a product token may contain only", Location: &policycheck.Location{Line: 3}},
+			{Path: "groups[0].user_agents[1]", Value: "bingbot/2.0", Suggestion: "bingbot", Problem: "a product token may contain only", Location: &policycheck.Location{Line: 4}}}},
+		{"unknown rule", site("\trobots_tag /a/* noindex\n\trobots_tag /b/* noindx\n"), []policycheck.Problem{
+			{Path: `rules["*"][0]`, Value: "noindx", Suggestion: "noindex", Problem: "unknown rule", Location: &policycheck.Location{Line: 3}}}},
+		{"missing argument", site("\trobots_txt {\n\t\tgroup * {\n\t\t\tdisallow\n\t\t}\n\t}\n"), []policycheck.Problem{
+			{Value: "disallow", Problem: "disallow needs at least one path pattern", Location: &policycheck.Location{Line: 4}}}},
+		{"unknown directive", site("\trobots_txtt {\n\t\tgroup * {\n\t\t\tdisallow /x\n\t\t}\n\t}\n"), []policycheck.Problem{
+			{Value: "robots_txtt", Problem: "unrecognized directive: robots_txtt", Location: &policycheck.Location{Line: 2}}}},
+		{"another directive's error", site("\tencode bogus\n"), []policycheck.Problem{
+			{Problem: "bogus", Location: &policycheck.Location{Line: 2}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			name := strings.ReplaceAll(tc.name, " ", "-") + ".caddyfile"
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(tc.caddyfile), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, args := range [][]string{
+				{"robots", "lint", "--config", name, "--format", "json"},
+				{"robots", "check", "--config", name, "--url", "http://localhost:9999/x", "--format", "json"},
+			} {
+				out, errOut, st := runCaddy(t, dir, args...)
+				if st != 2 {
+					t.Fatalf("%v: status %d, want 2\n%s\n%s", args, st, out, errOut)
+				}
+				var r policycheck.ErrorReport
+				dec := json.NewDecoder(strings.NewReader(out))
+				dec.DisallowUnknownFields()
+				if err := dec.Decode(&r); err != nil {
+					t.Fatalf("%v: %v\n%s", args, err, out)
+				}
+				if !strings.Contains(errOut, r.Error) {
+					t.Errorf("%v: error %q is not the message on stderr %q", args, r.Error, errOut)
+				}
+				if len(r.Problems) != len(tc.want) {
+					t.Fatalf("%v: problems %+v, want %d", args, r.Problems, len(tc.want))
+				}
+				for i, w := range tc.want {
+					p := r.Problems[i]
+					if p.Path != w.Path || p.Value != w.Value || p.Suggestion != w.Suggestion || !strings.Contains(p.Problem, w.Problem) ||
+						p.Location == nil || p.Location.File != name || p.Location.Line != w.Location.Line || p.Location.JSONPath != "" {
+						t.Errorf("%v: problem %d is %+v at %+v; want %+v at %s:%d", args, i, p, p.Location, w, name, w.Location.Line)
+					}
+				}
+			}
+		})
 	}
 }

@@ -21,6 +21,12 @@ var badConfigs = []struct {
 }{
 	{"group token with a slash", "robots_txt {\n\tgroup Bad/Bot {\n\t\tdisallow /\n\t}\n}",
 		`{"handler":"robots_txt","groups":[{"user_agents":["Bad/Bot"],"rules":[{"type":"disallow","path":"/"}]}]}`, "groups[0].user_agents[0]", "a product token may contain only"},
+	{"group token with its version", "robots_txt {\n\tgroup Googlebot/2.1 {\n\t\tdisallow /\n\t}\n}",
+		`{"handler":"robots_txt","groups":[{"user_agents":["Googlebot/2.1"],"rules":[{"type":"disallow","path":"/"}]}]}`, "groups[0].user_agents[0]", `a product token may contain only A-Z, a-z, 0-9, "_" and "-" (RFC 9309 product tokens have no digits; a name with digits is accepted with a warning), or be "*" (did you mean "Googlebot"?)`},
+	{"user_agent a whole User-Agent header", "robots_txt {\n\tgroup * {\n\t\tuser_agent \"Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)\"\n\t}\n}",
+		`{"handler":"robots_txt","groups":[{"user_agents":["*","Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)"]}]}`, "groups[0].user_agents[1]", `(did you mean "bingbot"?)`},
+	{"agent token with its version", "robots_tag {\n\tagent GPTBot/1.2 noindex\n}",
+		`{"handler":"robots_tag","rules":{"GPTBot/1.2":["noindex"]}}`, `rules["GPTBot/1.2"]`, `(did you mean "GPTBot"?)`},
 	{"user_agent with a dot", "robots_txt {\n\tgroup * {\n\t\tuser_agent Bot2.0\n\t}\n}",
 		`{"handler":"robots_txt","groups":[{"user_agents":["*","Bot2.0"]}]}`, "groups[0].user_agents[1]", "a product token may contain only"},
 	{"misspelt preset", "robots_txt {\n\tpreset ai-trainnig {\n\t\tdisallow /\n\t}\n}",

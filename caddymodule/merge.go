@@ -74,36 +74,36 @@ func (h *RobotsTxt) mergeOptions() serve.MergeOptions {
 func (h *RobotsTxt) unmarshalMerge(d *caddyfile.Dispenser, at *positions, sub string) error {
 	args := d.RemainingArgs()
 	if d.NextBlock(d.Nesting()) {
-		return d.Errf("robots_txt: %s takes no block", sub)
+		return errf(d, "robots_txt: %s takes no block", sub)
 	}
 	if sub == "merge_file" {
 		if h.MergeFile != "" {
-			return d.Errf("robots_txt: merge_file given twice")
+			return errf(d, "robots_txt: merge_file given twice")
 		}
 		if len(args) != 1 {
-			return d.Errf("robots_txt: merge_file takes one file, the robots.txt to merge (got %d arguments)", len(args))
+			return errf(d, "robots_txt: merge_file takes one file, the robots.txt to merge (got %d arguments)", len(args))
 		}
 		at.mark("merge_file")
 		h.MergeFile = args[0]
 		return nil
 	}
 	if h.MergeUpstream {
-		return d.Errf("robots_txt: merge_upstream given twice")
+		return errf(d, "robots_txt: merge_upstream given twice")
 	}
 	if len(args) > 1 {
-		return d.Errf("robots_txt: merge_upstream takes at most one argument, the fetch timeout (default %s)", serve.DefaultUpstreamTimeout)
+		return errf(d, "robots_txt: merge_upstream takes at most one argument, the fetch timeout (default %s)", serve.DefaultUpstreamTimeout)
 	}
 	at.mark("merge_upstream")
 	h.MergeUpstream = true
 	if len(args) == 1 {
 		v, err := syntax.ParseDuration(args[0])
 		if err != nil {
-			return d.Errf("robots_txt: merge_upstream: timeout: %v", err)
+			return parseErrorf(d, args[0], "", "robots_txt: merge_upstream: timeout: %v", err)
 		}
 		if v == 0 {
-			return d.Errf("robots_txt: merge_upstream: timeout %q: would mean the default (%s); leave it out, or give more than 0", args[0], serve.DefaultUpstreamTimeout)
+			return parseErrorf(d, args[0], "", "robots_txt: merge_upstream: timeout %q: would mean the default (%s); leave it out, or give more than 0", args[0], serve.DefaultUpstreamTimeout)
 		}
-		at.mark("merge_upstream_timeout")
+		at.markWritten("merge_upstream_timeout", sub, args[0])
 		h.MergeUpstreamTimeout = nethttp.Duration(v)
 	}
 	return nil

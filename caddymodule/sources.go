@@ -12,7 +12,9 @@ import (
 // keeps no lines in the JSON it produces, so while a command adapts a config, the directive
 // parsers leave a note of each handler they build and the lines of its fields (the positions
 // that name lines in config errors); the command then pairs the handlers of the adapted JSON
-// with the notes by their JSON. Outside a command nothing is recorded.
+// with the notes by their JSON. The problems of a directive that fails are noted too, so that
+// the command can report them with their lines (Caddy passes on only the message). Outside a
+// command nothing is recorded.
 
 // sourceNotes is the record; on is set only while a command adapts its config (adaptation
 // runs the parsers one after another).
@@ -21,6 +23,8 @@ var sourceNotes struct {
 	on    bool
 	last  *positions
 	notes map[string][]policycheck.Source // by the handler's canonical JSON, in Caddyfile order
+	// problems are those of the directive that failed (adaptation stops at the first).
+	problems []policycheck.Problem
 }
 
 // notePositions is called for each handler's positions as its parsing starts.
@@ -32,12 +36,16 @@ func notePositions(p *positions) {
 	}
 }
 
-// noteHandler records the handler just parsed with the positions of its fields.
+// noteHandler records the handler just parsed with the positions of its fields, or the
+// problems that refused it.
 func noteHandler(h any, err error) {
 	sourceNotes.Lock()
 	defer sourceNotes.Unlock()
 	p := sourceNotes.last
 	sourceNotes.last = nil
+	if sourceNotes.on && err != nil {
+		sourceNotes.problems = append(sourceNotes.problems, problemsOf(err)...)
+	}
 	if !sourceNotes.on || err != nil || p == nil {
 		return
 	}
@@ -53,16 +61,28 @@ func noteHandler(h any, err error) {
 	sourceNotes.notes[key] = append(sourceNotes.notes[key], src)
 }
 
-// recordSources runs adapt with the record on and returns the notes taken.
+// recordSources runs adapt with the record on and returns the notes taken. An error of adapt
+// comes back as a *policycheck.FileError with the problems the directives noted, or, for an
+// error of Caddy's own, the place its message names.
 func recordSources(adapt func() error) (map[string][]policycheck.Source, error) {
 	sourceNotes.Lock()
-	sourceNotes.on, sourceNotes.notes = true, map[string][]policycheck.Source{}
+	sourceNotes.on, sourceNotes.notes, sourceNotes.problems = true, map[string][]policycheck.Source{}, nil
 	sourceNotes.Unlock()
 	err := adapt()
 	sourceNotes.Lock()
 	defer sourceNotes.Unlock()
-	notes := sourceNotes.notes
-	sourceNotes.on, sourceNotes.notes, sourceNotes.last = false, nil, nil
+	notes, problems := sourceNotes.notes, sourceNotes.problems
+	sourceNotes.on, sourceNotes.notes, sourceNotes.last, sourceNotes.problems = false, nil, nil, nil
+	if err != nil {
+		if len(problems) == 0 {
+			if p, ok := caddyLocation(err.Error()); ok {
+				problems = []policycheck.Problem{p}
+			}
+		}
+		if len(problems) > 0 {
+			err = &policycheck.FileError{Err: err, Problems: problems}
+		}
+	}
 	return notes, err
 }
 

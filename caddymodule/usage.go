@@ -39,13 +39,13 @@ func parseUsageArgs(d *caddyfile.Dispenser, what string, v usage.Vocab, args []s
 			if strings.HasPrefix(what, "robots_tag") {
 				where = "robots_tag takes no path here: the route's matcher chooses the paths"
 				if strings.HasPrefix(arg, "/") {
-					return d.Errf("%s: %q: %s (robots_tag %s* { content_usage ... })", what, arg, where, strings.TrimSuffix(arg, "*"))
+					return errf(d, "%s: %q: %s (robots_tag %s* { content_usage ... })", what, arg, where, strings.TrimSuffix(arg, "*"))
 				}
 			}
-			return d.Errf("%s: %q: a preference is written key=value, e.g. %s=%s (allow) or %s=%s (disallow); %s", what, arg, k, allow, k, disallow, where)
+			return errf(d, "%s: %q: a preference is written key=value, e.g. %s=%s (allow) or %s=%s (disallow); %s", what, arg, k, allow, k, disallow, where)
 		}
 		if _, dup := into[key]; dup {
-			return d.Errf("%s: key %q given more than once; keep one", what, key)
+			return errf(d, "%s: key %q given more than once; keep one", what, key)
 		}
 		into[key] = value
 	}
@@ -53,24 +53,25 @@ func parseUsageArgs(d *caddyfile.Dispenser, what string, v usage.Vocab, args []s
 }
 
 // parseGroupUsage reads "content_usage [<path>] key=value..." or "content_signal ..." in a
-// group; the cursor is on the sub-directive, path is the group's field path.
-func parseGroupUsage(d *caddyfile.Dispenser, at *positions, path string, g *robotsgen.Group) error {
+// group; the cursor is on the sub-directive, block names the group in errors, path is the
+// group's field path.
+func parseGroupUsage(d *caddyfile.Dispenser, at *positions, block, path string, g *robotsgen.Group) error {
 	sub := d.Val()
 	v, list := usage.ContentUsage, &g.ContentUsage
 	if sub == "content_signal" {
 		v, list = usage.ContentSignal, &g.ContentSignal
 	}
-	what := "robots_txt: group: " + sub
+	what := block + ": " + sub
 	args := d.RemainingArgs()
 	if d.NextBlock(d.Nesting()) {
-		return d.Errf("%s takes no block", what)
+		return errf(d, "%s takes no block", what)
 	}
 	r := usage.Rule{Preferences: map[string]string{}}
 	if len(args) > 0 && strings.HasPrefix(args[0], "/") {
 		r.Path, args = args[0], args[1:]
 	}
 	if len(args) == 0 && r.Path == "" {
-		return d.Errf("%s needs preferences, e.g. %s %s", what, sub, map[usage.Vocab]string{usage.ContentUsage: "train-ai=n search=y", usage.ContentSignal: "search=yes ai-train=no"}[v])
+		return errf(d, "%s needs preferences, e.g. %s %s", what, sub, map[usage.Vocab]string{usage.ContentUsage: "train-ai=n search=y", usage.ContentSignal: "search=yes ai-train=no"}[v])
 	}
 	if err := parseUsageArgs(d, what, v, args, r.Preferences); err != nil {
 		return err
@@ -84,10 +85,10 @@ func parseGroupUsage(d *caddyfile.Dispenser, at *positions, path string, g *robo
 func parseTagUsage(d *caddyfile.Dispenser, at *positions, h *RobotsTag) error {
 	args := d.RemainingArgs()
 	if len(args) == 0 {
-		return d.Errf("robots_tag: content_usage needs preferences, e.g. content_usage train-ai=n")
+		return errf(d, "robots_tag: content_usage needs preferences, e.g. content_usage train-ai=n")
 	}
 	if d.NextBlock(d.Nesting()) {
-		return d.Errf("robots_tag: content_usage takes no block")
+		return errf(d, "robots_tag: content_usage takes no block")
 	}
 	if h.ContentUsage == nil {
 		h.ContentUsage = map[string]string{}

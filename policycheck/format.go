@@ -2,6 +2,7 @@ package policycheck
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/internal/syntax"
 )
 
 // WriteText writes the report for people: the robots.txt decision, then the response's tags.
@@ -256,24 +258,56 @@ func RunLint(w io.Writer, sites []*Site, format string) (int, error) {
 type ErrorReport struct {
 	// Error is the whole message, as printed on standard error.
 	Error string `json:"error"`
-	// Problems are the errors in it, one per config error with its field path
-	// (configerr.Error); a usage error or an unreadable file is one problem without a path.
+	// Problems are the errors in it: one per config error, with its field path
+	// (configerr.Error) or, for a Caddyfile, its line; a usage error or an unreadable file is
+	// one problem with neither.
 	Problems []Problem `json:"problems"`
 }
 
 // Problem is one config error of an ErrorReport.
 type Problem struct {
-	Path       string `json:"path"`
-	Value      string `json:"value"`
-	Problem    string `json:"problem"`
+	// Path names the field at fault in the JSON form of the config, e.g.
+	// "robots_txt.groups[0].user_agents[1]". For a Caddyfile it is the field of the
+	// directive's handler (as "caddy adapt" writes the handler), e.g. "groups[0].rules[1].path",
+	// when the problem concerns one; "" otherwise (an unknown sub-directive, a missing
+	// argument).
+	Path string `json:"path"`
+	// Value is the offending value as written: for a Caddyfile, the token at fault (the
+	// misspelt sub-directive, the argument that is not a duration); "" when the problem is a
+	// missing value or concerns the whole field.
+	Value string `json:"value"`
+	// Problem says what is wrong and what is allowed.
+	Problem string `json:"problem"`
+	// Suggestion is a likely intended value (the closest known name to a misspelt one), if
+	// there is one.
 	Suggestion string `json:"suggestion,omitempty"`
+	// Location is where in the config file the problem is, for a config with lines (a
+	// Caddyfile): the file as given and the line (json_path is absent, as the adapter
+	// produced no JSON). Absent for JSON, whose Path says where.
+	Location *Location `json:"location,omitempty"`
 }
+
+// FileError is a config error whose problems the loader of a config file (the Caddyfile
+// adapter) knew one by one with their lines, although its message does not carry them:
+// WriteErrorJSON reports Problems instead of reading the message.
+type FileError struct {
+	Err      error
+	Problems []Problem
+}
+
+func (e *FileError) Error() string { return e.Err.Error() }
+func (e *FileError) Unwrap() error { return e.Err }
 
 // WriteErrorJSON writes err as an ErrorReport.
 func WriteErrorJSON(w io.Writer, err error) error {
 	r := ErrorReport{Error: err.Error(), Problems: []Problem{}}
-	for _, e := range configerr.All(err) {
-		r.Problems = append(r.Problems, Problem{Path: e.Path, Value: e.Value, Problem: e.Problem, Suggestion: e.Suggestion})
+	var fe *FileError
+	if errors.As(err, &fe) && len(fe.Problems) > 0 {
+		r.Problems = append(r.Problems, fe.Problems...)
+	} else {
+		for _, e := range configerr.All(err) {
+			r.Problems = append(r.Problems, Problem{Path: e.Path, Value: e.Value, Problem: e.Problem, Suggestion: e.Suggestion})
+		}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -283,6 +317,9 @@ func WriteErrorJSON(w io.Writer, err error) error {
 // CheckFormat returns an error unless format is "text" or "json".
 func CheckFormat(format string) error {
 	if format != "text" && format != "json" {
+		if c := syntax.Closest(strings.ToLower(format), []string{"text", "json"}); c != "" {
+			return fmt.Errorf("--format %q: want text or json (did you mean %q?)", format, c)
+		}
 		return fmt.Errorf("--format %q: want text or json", format)
 	}
 	return nil

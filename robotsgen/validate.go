@@ -49,7 +49,8 @@ func (f *File) Validate() error {
 		checkPresets(f, gi, func(e *configerr.Error) { errs = append(errs, e) })
 		for i, ua := range g.UserAgents {
 			if !validProductToken(ua) {
-				add(ua, syntax.CrawlerTokenProblem, "groups[%d].user_agents[%d]", gi, i)
+				problem, suggestion := syntax.NotCrawlerToken(ua)
+				errs = append(errs, &configerr.Error{Path: fmt.Sprintf("groups[%d].user_agents[%d]", gi, i), Value: ua, Problem: problem, Suggestion: suggestion})
 			} else if msg := checkAgentNotCategory(ua); msg != "" {
 				add(ua, msg, "groups[%d].user_agents[%d]", gi, i)
 			} else if strings.EqualFold(ua, PurposeSentinel) {
@@ -69,7 +70,8 @@ func (f *File) Validate() error {
 		}
 		for i, r := range g.Rules {
 			if r.Type != Allow && r.Type != Disallow {
-				add(string(r.Type), `a rule type is "allow" or "disallow"`, "groups[%d].rules[%d].type", gi, i)
+				errs = append(errs, &configerr.Error{Path: fmt.Sprintf("groups[%d].rules[%d].type", gi, i), Value: string(r.Type), Problem: `a rule type is "allow" or "disallow"`,
+					Suggestion: syntax.Closest(strings.ToLower(string(r.Type)), []string{string(Allow), string(Disallow)})})
 			}
 			if msg := checkPattern(r.Path); msg != "" {
 				add(r.Path, msg, "groups[%d].rules[%d].path", gi, i)

@@ -52,7 +52,13 @@ func TestValidateRejects(t *testing.T) {
 			f.Groups[len(f.Groups)-2].UserAgents = w
 		}, []string{"presets: the presets add no crawler"}},
 		{"empty product token", func(f *File) { f.Groups[0].UserAgents[0] = "" }, []string{`groups[0].user_agents[0]: a product token`}},
-		{"slash in product token", func(f *File) { f.Groups[0].UserAgents[0] = "Googlebot/2.1" }, []string{"user_agents[0]", "product token"}},
+		{"slash in product token", func(f *File) { f.Groups[0].UserAgents[0] = "Googlebot/2.1" }, []string{`user_agents[0] "Googlebot/2.1": a product token`, `(did you mean "Googlebot"?)`}},
+		{"token and version", func(f *File) { f.Groups[0].UserAgents[0] = "Googlebot 2.1" }, []string{`user_agents[0] "Googlebot 2.1"`, `(did you mean "Googlebot"?)`}},
+		{"whole User-Agent header", func(f *File) {
+			f.Groups[1].UserAgents[0] = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm) Chrome/116.0.1938.76 Safari/537.36"
+		}, []string{`groups[1].user_agents[0] "Mozilla/5.0`, `(did you mean "bingbot"?)`}},
+		{"version alone", func(f *File) { f.Groups[0].UserAgents[0] = "2.1" }, []string{`user_agents[0] "2.1"`, "looks like a version number"}},
+		{"browser product", func(f *File) { f.Groups[0].UserAgents[0] = "Mozilla/5.0" }, []string{`"Mozilla/5.0"`, "Mozilla is the browser a User-Agent header claims to be compatible with"}},
 		{"bad purpose", func(f *File) { f.Groups[0].Purposes[0] = "ai training" },
 			[]string{`groups[0].purposes[0] "ai training": a purpose token may contain only A-Z, a-z, 0-9, "_" and "-"`}},
 		{"star purpose", func(f *File) { f.Groups[0].Purposes[0] = "*" }, []string{"purposes[0]"}},
@@ -64,6 +70,8 @@ func TestValidateRejects(t *testing.T) {
 		{"hash in pattern", func(f *File) { f.Groups[0].Rules[0].Path = "/a#b" }, []string{`must not contain "#"`}},
 		{"bad escape", func(f *File) { f.Groups[0].Rules[0].Path = "/100%" }, []string{"%25"}},
 		{"bad rule type", func(f *File) { f.Groups[0].Rules[0].Type = "deny" }, []string{`groups[0].rules[0].type "deny": a rule type is "allow" or "disallow"`}},
+		{"capitalised rule type", func(f *File) { f.Groups[0].Rules[0].Type = "Disallow" }, []string{`groups[0].rules[0].type "Disallow": a rule type is "allow" or "disallow" (did you mean "disallow"?)`}},
+		{"misspelt rule type", func(f *File) { f.Groups[0].Rules[0].Type = "alow" }, []string{`(did you mean "allow"?)`}},
 		{"invalid utf8 pattern", func(f *File) { f.Groups[0].Rules[0].Path = "/\xff" }, []string{"valid UTF-8"}},
 		{"negative delay", func(f *File) { f.Groups[0].CrawlDelay = -1 }, []string{`groups[0].crawl_delay "-1"`, "finite number"}},
 		{"NaN delay", func(f *File) { f.Groups[0].CrawlDelay = math.NaN() }, []string{`crawl_delay "NaN"`}},

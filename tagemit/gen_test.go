@@ -19,7 +19,7 @@ func randomToken(r *rand.Rand) string {
 		for n := r.Intn(12); n > 0; n-- {
 			b = append(b, rest[r.Intn(len(rest))])
 		}
-		if _, problem := checkToken(string(b)); problem == "" {
+		if _, problem, _ := checkToken(string(b)); problem == "" {
 			return string(b)
 		}
 	}

@@ -60,22 +60,23 @@ func (d *policyData) computeLazy() {
 func validToken(tok string) bool { return tok == GlobalToken || syntax.CrawlerToken(tok) }
 
 // checkToken validates and canonicalises a configured product token; the problem is "" for a
-// valid one.
-func checkToken(tok string) (string, string) {
+// valid one, and the suggestion a token that tok most likely meant, or "".
+func checkToken(tok string) (ctok, problem, suggestion string) {
 	if !validToken(tok) {
-		return "", syntax.CrawlerTokenProblem
+		problem, suggestion := syntax.NotCrawlerToken(tok)
+		return "", problem, suggestion
 	}
 	low := strings.ToLower(tok)
 	if crawlers.IsCategory(low) {
-		return "", fmt.Sprintf("%q is a category of the crawler catalogue, not a crawler: write %s%s for its crawlers", low, PresetPrefix, low)
+		return "", fmt.Sprintf("%q is a category of the crawler catalogue, not a crawler: write %s%s for its crawlers", low, PresetPrefix, low), ""
 	}
 	if low == "robots" {
-		return "", fmt.Sprintf("this product token is reserved: in HTML it names every accessor; use %q", GlobalToken)
+		return "", fmt.Sprintf("this product token is reserved: in HTML it names every accessor; use %q", GlobalToken), ""
 	}
 	if isRuleName(low) {
-		return "", "a product token must not be a rule name, which the X-Robots-Tag syntax cannot tell apart from a rule"
+		return "", "a product token must not be a rule name, which the X-Robots-Tag syntax cannot tell apart from a rule", ""
 	}
-	return low, ""
+	return low, "", ""
 }
 
 // NewPolicy builds a Policy from product token -> rule strings such as "noindex",
@@ -111,9 +112,9 @@ func NewPolicy(rules map[string][]string) (Policy, error) {
 			presets += len(names)
 			continue
 		}
-		ctok, problem := checkToken(tok)
+		ctok, problem, suggestion := checkToken(tok)
 		if problem != "" {
-			errs = append(errs, &configerr.Error{Path: at, Value: tok, Problem: problem})
+			errs = append(errs, &configerr.Error{Path: at, Value: tok, Problem: problem, Suggestion: suggestion})
 			continue
 		}
 		rs, rerrs := ruleSetOf(at, rules[tok])

@@ -34,7 +34,7 @@ func presetTokens(key string) (tokens []string, problem *configerr.Error, ok boo
 	}
 	writable, _ := crawlers.RobotsTxtNames(cs)
 	for _, n := range writable {
-		if ctok, problem := checkToken(n); problem == "" {
+		if ctok, problem, _ := checkToken(n); problem == "" {
 			tokens = append(tokens, ctok)
 		}
 	}

@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -47,6 +48,39 @@ func TestClosest(t *testing.T) {
 	for name, want := range map[string]string{"noindx": "noindex", "nosnipet": "nosnippet", "max-snipet": "max-snippet", "zzzzzzzzzz": ""} {
 		if got := Closest(name, cands); got != want {
 			t.Errorf("Closest(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// TestNotCrawlerToken: a name copied from a User-Agent header, with its version or the whole
+// header, gets the crawler's product token suggested; other bad values get none.
+func TestNotCrawlerToken(t *testing.T) {
+	for _, c := range []struct{ in, suggestion, note string }{
+		{"Googlebot/2.1", "Googlebot", ""},
+		{"Googlebot 2.1", "Googlebot", ""},
+		{"Googlebot-Image/1.0", "Googlebot-Image", ""},
+		{"AI2Bot/1.0", "AI2Bot", ""},
+		{"bingbot/2.0;", "bingbot", ""},
+		{"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", "Googlebot", ""},
+		{"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm) Chrome/116.0.1938.76 Safari/537.36", "bingbot", ""},
+		{"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36 GPTBot/1.2", "GPTBot", ""},
+		{"Mozilla/5.0", "", "Mozilla is the browser a User-Agent header claims to be compatible with"},
+		{"2.1", "", "looks like a version number"},
+		{"v1.0.3", "", "looks like a version number"},
+		{"(compatible;", "", ""},
+		{"+http://www.bing.com/bingbot.htm)", "", ""},
+		{"Bot.2", "", ""},
+		{"bad bot!", "", ""},
+	} {
+		problem, sugg := NotCrawlerToken(c.in)
+		if sugg != c.suggestion {
+			t.Errorf("NotCrawlerToken(%q) suggests %q, want %q", c.in, sugg, c.suggestion)
+		}
+		if !strings.HasPrefix(problem, CrawlerTokenProblem) || !strings.Contains(problem, c.note) {
+			t.Errorf("NotCrawlerToken(%q) problem %q, want %q", c.in, problem, c.note)
+		}
+		if c.note == "" && problem != CrawlerTokenProblem {
+			t.Errorf("NotCrawlerToken(%q) adds to the problem: %q", c.in, problem)
 		}
 	}
 }

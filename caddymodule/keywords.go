@@ -1,0 +1,95 @@
+package caddymodule
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	"github.com/sitepolicy/caddy-robots/internal/syntax"
+	"github.com/sitepolicy/caddy-robots/tagemit"
+)
+
+// The sub-directives of each block of the two directives. The switches of the parsers accept
+// exactly these (TestSubdirectiveLists reads the switches), README.md's syntax summary lists
+// them (TestREADMESyntaxSummary), and an unknown one is refused with the list.
+var (
+	robotsTxtSubdirectives = []string{"comment", "sitemap", "group", "preset", "record", "max_age", "enforce", "merge_file", "merge_upstream"}
+	groupSubdirectives     = []string{"user_agent", "preset", "purpose", "allow", "disallow", "crawl_delay", "record", "content_usage", "content_signal"}
+	robotsTagSubdirectives = []string{"agent", "preset", "meta", "x_robots_tag", "content_usage"}
+)
+
+// A block of the Caddyfile syntax, for unknownSubdirective.
+const (
+	inRobotsTxt = iota
+	inGroup
+	inRobotsTag
+)
+
+// unknownSubdirective is the error for the sub-directive on the current line, which block
+// does not accept; what prefixes the message ("robots_txt", "robots_txt: group"). It lists
+// the block's sub-directives and suggests the closest name. A name (or the closest name)
+// that belongs to another block says where it goes, with the line as written: people put
+// disallow at the top of robots_txt, sitemap inside a group, and robots.txt rules in
+// robots_tag.
+func unknownSubdirective(d *caddyfile.Dispenser, block int, what string) error {
+	sub := d.Val()
+	line := strings.Join(append([]string{sub}, d.RemainingArgs()...), " ")
+	own := [...][]string{robotsTxtSubdirectives, groupSubdirectives, robotsTagSubdirectives}[block]
+	var others []string
+	for b, list := range [...][]string{robotsTxtSubdirectives, groupSubdirectives, robotsTagSubdirectives} {
+		if b != block {
+			for _, k := range list {
+				if !slices.Contains(own, k) && !slices.Contains(others, k) {
+					others = append(others, k)
+				}
+			}
+		}
+	}
+	if slices.Contains(others, sub) {
+		return parseErrorf(d, sub, "", "%s: %s", what, elsewhere(block, sub, line))
+	}
+	want := strings.Join(own[:len(own)-1], ", ") + " or " + own[len(own)-1]
+	msg := fmt.Sprintf("%s: unknown sub-directive %q (want %s)", what, sub, want)
+	if block == inRobotsTag && isRule(sub) {
+		return parseErrorf(d, sub, "", "%s; %s is a rule: rules for every accessor go on the directive's line (robots_tag [<matcher>] %s ...), and rules for one crawler in the block as agent <token> %s", msg, sub, sub, sub)
+	}
+	// Names are lower case with "_"; "max-age", "Disallow" and "contentusage" are near misses.
+	c := syntax.Closest(strings.ToLower(sub), append(slices.Clone(own), others...))
+	switch {
+	case c == "":
+		return parseErrorf(d, sub, "", "%s", msg)
+	case slices.Contains(own, c):
+		return parseErrorf(d, sub, c, "%s (did you mean %q?)", msg, c)
+	}
+	return parseErrorf(d, sub, c, "%s (did you mean %q? %s)", msg, c, elsewhere(block, c, c+strings.TrimPrefix(line, sub)))
+}
+
+// elsewhere says where sub, a sub-directive of another block than block, goes; line is the
+// line as it would be written there.
+func elsewhere(block int, sub, line string) string {
+	inTxt, inGrp := slices.Contains(robotsTxtSubdirectives, sub), slices.Contains(groupSubdirectives, sub)
+	switch {
+	case block == inRobotsTxt && inGrp:
+		return fmt.Sprintf("%s goes inside a group, which names the crawlers it applies to: e.g. for every crawler, a line %q, then %q, then %q", sub, "group * {", line, "}")
+	case block == inGroup && sub == "group":
+		return `groups do not nest: close this group with "}" first, then start the next one in robots_txt's block`
+	case block == inGroup && inTxt:
+		return fmt.Sprintf("%s applies to the whole robots.txt, not to one group: put %q in robots_txt's block, after this group's closing \"}\"", sub, line)
+	case block == inRobotsTag && (inTxt || inGrp):
+		where := "a group of robots_txt (group * { ... } for every crawler)"
+		if inTxt {
+			where = "robots_txt's block"
+		}
+		return fmt.Sprintf("%s is a robots.txt sub-directive, and robots_tag sets response headers: put %q in %s", sub, line, where)
+	}
+	// A robots_tag sub-directive in robots_txt or a group.
+	return fmt.Sprintf("%s is a robots_tag sub-directive, which sets response headers: put %q in a robots_tag block", sub, line)
+}
+
+// isRule reports whether s is a Robots-Tag rule (noindex, max-snippet=5).
+func isRule(s string) bool {
+	_, err := tagemit.NewPolicy(map[string][]string{tagemit.GlobalToken: {s}})
+	return err == nil
+}
