@@ -162,7 +162,7 @@ func TestREADMEBuildOutputsIgnored(t *testing.T) {
 
 // TestREADMEPurposeGroups: the README's purpose-group config (the Caddyfile block after the
 // "purpose-groups" marker), in a real Caddy, serves the robots.txt the next plain block shows,
-// guard line included, so the explanation of that line is about the real file.
+// guard line and its comment included, so the explanation of that line is about the real file.
 func TestREADMEPurposeGroups(t *testing.T) {
 	b, err := os.ReadFile("../README.md")
 	if err != nil {
@@ -179,8 +179,8 @@ func TestREADMEPurposeGroups(t *testing.T) {
 		t.Fatal("no plain block after the purpose-groups config")
 	}
 	served, _, _ := strings.Cut(rest, "```")
-	if !strings.HasPrefix(served, "User-agent: "+robotsgen.PurposeSentinel+"\n") {
-		t.Errorf("the README's file does not start with the guard line:\n%s", served)
+	if !strings.HasPrefix(served, "# "+robotsgen.PurposeSentinelComment+"\nUser-agent: "+robotsgen.PurposeSentinel+"\n") {
+		t.Errorf("the README's file does not start with the guard line and its comment:\n%s", served)
 	}
 	startCaddyfile(t, "http://localhost:@PORT@ {\n"+cfg+"respond ok\n}\n")
 	resp, body := do(t, "GET", siteURL("/robots.txt"))
