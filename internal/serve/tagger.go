@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/mimetype"
 	"github.com/sitepolicy/caddy-robots/tagemit"
 	"github.com/sitepolicy/caddy-robots/usage"
 )
@@ -338,8 +339,8 @@ func mayBeHTML(p string) bool {
 	case "", ".html", ".htm", ".xhtml", ".shtml", ".php", ".asp", ".aspx", ".jsp", ".cgi":
 		return true
 	}
-	t := mime.TypeByExtension(ext)
-	return strings.HasPrefix(t, "text/html") || strings.HasPrefix(t, "application/xhtml+xml")
+	mt, _ := mimetype.Parse(mime.TypeByExtension(ext))
+	return mt.IsHTML() || mt.IsXHTML()
 }
 
 // findTagWriter returns the TagWriter that w is or wraps, if any.
