@@ -341,7 +341,7 @@ func TestEncodingsLeftAlone(t *testing.T) {
 		{"text/html;;charset=utf-7;charset=utf-8", []byte(page)}, // the first charset counts
 		{"text/plain, text/html;charset=utf-16", []byte(page)},
 		{"text/html;charset=utf-16, text/html", []byte(page)}, // the charset carries over
-		{"", append([]byte{0xFF, 0xFE}, utf16LE(page)...)}, // sniffed text/plain; charset=utf-16le
+		{"", append([]byte{0xFF, 0xFE}, utf16LE(page)...)},    // sniffed text/plain; charset=utf-16le
 	}
 	for i, c := range cases {
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
