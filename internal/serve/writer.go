@@ -149,7 +149,7 @@ func (tw *TagWriter) setHeaders() {
 			// The handler sent its own: the response carries the combination.
 			v, err := out.withBackendUsage(own)
 			if err != nil {
-				tw.debug("Content-Usage from the handler dropped: " + err.Error())
+				tw.debug("Content-Usage from the handler, not all passed on: " + err.Error())
 			}
 			h["Content-Usage"] = v
 		} else {
