@@ -234,3 +234,38 @@ http://localhost:@PORT2@ {
 		}
 	})
 }
+
+// TestRobotsTagMetaMalformedHTMLTypes: behind reverse_proxy, a page whose Content-Type a
+// browser reads as HTML (a parameter without a value, stray ";", an empty or repeated
+// charset, upper case, a second Content-Type line, XHTML) gets its meta elements in Caddy too.
+func TestRobotsTagMetaMalformedHTMLTypes(t *testing.T) {
+	page := []byte(`<!DOCTYPE html><html><head><title>T</title></head><body><p>x</p></body></html>`)
+	types := [][]string{
+		{"text/html; charset"}, {"TEXT/HTML;;"}, {`text/html; charset=""; charset=utf-16`},
+		{"text/plain", "text/html ;charset=utf-8; foo"}, {"application/xhtml+xml; charset"},
+	}
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		i, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/p/"))
+		w.Header()["Content-Type"] = types[i]
+		_, _ = w.Write(page)
+	}))
+	defer backend.Close()
+	startCaddyfile(t, strings.ReplaceAll(`
+http://localhost:@PORT@ {
+	robots_tag noindex {
+		meta
+	}
+	reverse_proxy @BACKEND@
+}
+`, "@BACKEND@", backend.Listener.Addr().String()))
+	p := policy(t, map[string][]string{"*": {"noindex"}})
+	for i, ct := range types {
+		resp, body := do(t, "GET", siteURL("/p/"+strconv.Itoa(i)))
+		wantStatus(t, resp, 200)
+		if got := resp.Header.Values("Content-Type"); len(got) != len(ct) {
+			t.Fatalf("%q: Caddy passed on Content-Type %q", ct, got)
+		}
+		wantRobotsTag(t, resp, p)
+		wantInjected(t, body, page, p)
+	}
+}

@@ -20,8 +20,9 @@ import (
 // a Robots-Tag (or X-Robots-Tag) header that the next handler set itself (a reverse_proxy
 // backend, for instance), are merged into one union of the rules, since all rules restrict.
 //
-// With Meta, 200 text/html responses also get <meta name="robots"> (and per-token) elements in
-// their <head>, inserted while the body streams through; Content-Length is kept exact and a
+// With Meta, 200 HTML responses (a Content-Type a browser reads as text/html or
+// application/xhtml+xml, see package mimetype) also get <meta name="robots"> (and per-token)
+// elements in their <head>, inserted while the body streams through; Content-Length is kept exact and a
 // strong ETag is weakened. Responses that must not be rewritten (HEAD, 1xx, 204, 304, partial
 // content, a body with a Content-Encoding, Cache-Control: no-transform) keep the header and
 // their bytes; why is logged at debug level. With XRobotsTag the legacy X-Robots-Tag header is

@@ -91,8 +91,8 @@ func usageResponses(t *testing.T) map[string]string {
 		"/":                   "train-ai=n, search=y",
 		"/articles/a":         "train-ai=n, search=y",
 		"/open-data/a.csv":    "train-ai=y",
-		"/backend/x":          "train-ai=n, search=n", // the backend's own, combined; foo ignored
-		"/broken/x":           "train-ai=n, search=y", // unparsable: dropped
+		"/backend/x":          "train-ai=n, search=n, foo=y", // the backend's own, combined; foo passed on
+		"/broken/x":           "train-ai=n, search=y",        // unparsable, and its one member a y: left out
 		"/open-data/../x.csv": "train-ai=n, search=y",
 	} {
 		resp, _ := do(t, "GET", siteURL(path))
@@ -179,9 +179,9 @@ func TestContentUsageCaddyfileErrors(t *testing.T) {
 
 // TestContentUsageCaddyLogs: in a real Caddy, a preference rule for a path its own group
 // disallows is logged at warn level when the config loads (it has no effect: preferences
-// apply only to crawlable paths), a rule the group reopens with an Allow is not, and a
-// backend's Content-Usage that is not a Structured Field Dictionary is dropped, never
-// reinterpreted, with a debug log.
+// apply only to crawlable paths), a rule the group reopens with an Allow is not, and of a
+// backend's Content-Usage that is not a Structured Field Dictionary only the members with
+// the value n are kept (a y is never read from it), with a debug log naming the rest.
 func TestContentUsageCaddyLogs(t *testing.T) {
 	logFile := filepath.Join(t.TempDir(), "caddy.log")
 	caddyTesterWithGlobals(t, `
@@ -207,6 +207,7 @@ http://localhost:@PORT@ {
 	header /broken/* Content-Usage "Train-AI=y"
 	header /two/* Content-Usage "search=y,"
 	header /fine/* Content-Usage "search=n"
+	header /keep/* Content-Usage "ai-input=n;src=cms, Search=n"
 	respond "ok"
 }
 `)
@@ -214,6 +215,7 @@ http://localhost:@PORT@ {
 		"/broken/x": "train-ai=n, search=y",
 		"/two/x":    "train-ai=n, search=y",
 		"/fine/x":   "train-ai=n, search=n",
+		"/keep/x":   "train-ai=n, search=n, ai-input=n;src=cms",
 	} {
 		resp, _ := do(t, "GET", siteURL(path))
 		wantStatus(t, resp, 200)
@@ -232,11 +234,11 @@ http://localhost:@PORT@ {
 		return out
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for len(lines("debug", "Content-Usage from the handler dropped")) < 2 && time.Now().Before(deadline) {
+	for len(lines("debug", "Content-Usage from the handler, not all passed on")) < 3 && time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
 	}
-	dropped := lines("debug", "Content-Usage from the handler dropped")
-	if len(dropped) != 2 || !strings.Contains(strings.Join(dropped, "\n"), `Train-AI=y`) || !strings.Contains(strings.Join(dropped, "\n"), `search=y,`) {
+	dropped := lines("debug", "Content-Usage from the handler, not all passed on")
+	if len(dropped) != 3 || !strings.Contains(strings.Join(dropped, "\n"), `Train-AI=y`) || !strings.Contains(strings.Join(dropped, "\n"), `search=y,`) {
 		t.Errorf("debug logs for the dropped values:\n%s", strings.Join(dropped, "\n"))
 	}
 	if got := lines("debug", "search=n"); len(got) != 0 {

@@ -334,7 +334,14 @@ func TestEncodingsLeftAlone(t *testing.T) {
 		{"text/html", []byte(`<html><head><meta charset="utf-16"><title>t</title></head></html>`)},
 		{"text/html", []byte("<html><head><meta http-equiv=\"Content-Type\" content=\"text/html; charset=iso-2022-jp\"><title>\x1b$B<head>\x1b(B</title></head></html>")},
 		{"text/html", []byte("<html><head><title>\x1b$B<head>\x1b(B</title></head></html>")},
-		{"", append([]byte{0xFF, 0xFE}, utf16LE(page)...)}, // sniffed text/plain; charset=utf-16le
+		// A charset a browser does not know, or an empty one, is none: the page decides.
+		{"text/html; charset=no-such-label", []byte(`<html><head><meta charset="utf-16"><title>t</title></head></html>`)},
+		{`text/html; charset=""`, []byte(`<html><head><meta charset="utf-16"><title>t</title></head></html>`)},
+		{"text/html; charset", []byte("<html><head><title>\x1b$B<head>\x1b(B</title></head></html>")},
+		{"text/html;;charset=utf-7;charset=utf-8", []byte(page)}, // the first charset counts
+		{"text/plain, text/html;charset=utf-16", []byte(page)},
+		{"text/html;charset=utf-16, text/html", []byte(page)}, // the charset carries over
+		{"", append([]byte{0xFF, 0xFE}, utf16LE(page)...)},    // sniffed text/plain; charset=utf-16le
 	}
 	for i, c := range cases {
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

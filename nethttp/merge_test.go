@@ -224,6 +224,15 @@ func TestMergeUpstreamNoRules(t *testing.T) {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			_, _ = w.Write([]byte("<!DOCTYPE html><html><head><title>Not found</title></head><body>Disallow: /x</body></html>"))
 		},
+		// Typed HTML as a browser reads the type, the body not opening a tag.
+		"html; charset without a value": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "TEXT/HTML; charset")
+			_, _ = w.Write([]byte("User-agent: *\nDisallow: /wp-admin/\n"))
+		},
+		"html on a second Content-Type line": func(w http.ResponseWriter, r *http.Request) {
+			w.Header()["Content-Type"] = []string{"text/plain", "text/html;;"}
+			_, _ = w.Write([]byte("User-agent: *\nDisallow: /wp-admin/\n"))
+		},
 		"html as text/plain": func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/plain")
 			_, _ = w.Write([]byte("\n  <html><body>User-agent: *\nDisallow: /wp-admin/\n</body></html>"))

@@ -2,6 +2,7 @@ package nethttp_test
 
 import (
 	"bytes"
+	"encoding/xml"
 	"io"
 	"net/http"
 	"os"
@@ -169,5 +170,81 @@ func TestMetaBehindFileServer(t *testing.T) {
 	resp, body = get(t, nil, "GET", srv.URL+"/index.html", "If-Modified-Since", lm)
 	if resp.StatusCode != http.StatusNotModified || len(body) != 0 || resp.Header.Get("Robots-Tag") == "" {
 		t.Errorf("If-Modified-Since: status %d, %d bytes, Robots-Tag %q", resp.StatusCode, len(body), resp.Header.Get("Robots-Tag"))
+	}
+}
+
+// TestMetaForMalformedHTMLTypes: a page whose Content-Type a browser reads as HTML, however
+// malformed its parameters, however it is cased or spaced, sent on several lines (the last
+// valid value counts), gets its meta elements over a real connection, as x/net/html's full
+// parser finds them in the head; application/xhtml+xml gets them as XML and stays well-formed
+// (encoding/xml); the types that are not HTML to a browser go out byte-identical.
+func TestMetaForMalformedHTMLTypes(t *testing.T) {
+	html := [][]string{
+		{"text/html; charset"}, {"text/html;;"}, {`text/html; charset=""`}, {"text/html; charset=utf-8; foo"},
+		{"TEXT/HTML"}, {"Text/Html; Charset=UTF-8"}, {" \ttext/html\t "}, {"text/html ;charset=utf-8"},
+		{"text/html\t;\tcharset=utf-8"}, {"text/html; charset=utf-8; charset=utf-8"},
+		{"text/html; charset=utf-8; charset=utf-16"}, {"text/html; charset=\u00e9"}, {`text/html; charset="utf\-8"`},
+		{`text/html; charset="utf-8`}, {`text/html; a="x;y\"z"; charset=utf-8`}, {"text/html; charset=no-such-label"},
+		{"text/html;=utf-8"}, {"text/html; foo; bar=; =baz"}, {"text/plain", "text/html; charset"},
+		{"text/html", "*/*"}, {"text/html", "not a type"}, {"text/plain, TEXT/HTML;;"},
+	}
+	notHTML := [][]string{
+		{"text/plain"}, {"text/html", "text/plain"}, {"text /html"}, {"text/htm"}, {"text/html/x"},
+		{"text/html; charset=utf-16; charset=utf-8"}, // the first charset counts: not ASCII-compatible
+	}
+	const xhtml = `<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<!DOCTYPE html>` + "\n" +
+		`<html xmlns="http://www.w3.org/1999/xhtml"><head><title>x</title></head><body><p>x</p></body></html>`
+	types := append(append([][]string{}, html...), notHTML...)
+	xhtmlTypes := [][]string{{"application/xhtml+xml"}, {"Application/XHTML+XML; charset"}, {"application/xhtml+xml;;charset=utf-8"}}
+	srv := serve(t, mustNew(t, metaRoute), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		i, _ := strconv.Atoi(r.URL.Query().Get("i"))
+		body := page
+		if r.URL.Path == "/xhtml" {
+			w.Header()["Content-Type"] = xhtmlTypes[i]
+			body = xhtml
+		} else {
+			w.Header()["Content-Type"] = types[i]
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		_, _ = io.WriteString(w, body)
+	}))
+	for i, ct := range types {
+		resp, body := get(t, nil, "GET", srv.URL+"/?i="+strconv.Itoa(i))
+		// The client trims white space around a field value, as the field syntax says.
+		if got := resp.Header.Values("Content-Type"); strings.Join(got, "\n") != strings.TrimSpace(strings.Join(ct, "\n")) {
+			t.Fatalf("%q: the client received Content-Type %q", ct, got)
+		}
+		if resp.Header.Get("Robots-Tag") != "*;noindex" || resp.Header.Get("Content-Length") != strconv.Itoa(len(body)) {
+			t.Errorf("%q: Robots-Tag %q, Content-Length %q for %d bytes", ct, resp.Header.Get("Robots-Tag"), resp.Header.Get("Content-Length"), len(body))
+		}
+		if i >= len(html) {
+			if string(body) != page {
+				t.Errorf("%q is not HTML to a browser, but the body changed: %s", ct, body)
+			}
+			continue
+		}
+		if metas := headMeta(t, body); metas["robots"] != "noindex" {
+			t.Errorf("%q: meta elements in head %v\nbody: %s", ct, metas, body)
+		}
+	}
+	for i, ct := range xhtmlTypes {
+		_, body := get(t, nil, "GET", srv.URL+"/xhtml?i="+strconv.Itoa(i))
+		if !strings.Contains(string(body), `<head><meta name="robots" content="noindex" /><title>`) {
+			t.Errorf("%q: %s", ct, body)
+		}
+		d := xml.NewDecoder(bytes.NewReader(body))
+		d.Strict = true
+		for {
+			_, err := d.Token()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%q: not well-formed XML: %v\n%s", ct, err, body)
+			}
+		}
+		if metas := headMeta(t, body); metas["robots"] != "noindex" {
+			t.Errorf("%q: meta elements in head %v", ct, metas)
+		}
 	}
 }

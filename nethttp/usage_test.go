@@ -71,9 +71,13 @@ func TestContentUsageOverLoopback(t *testing.T) {
 		{path: "/open-data/a.csv", rt: []string{"googlebot: noarchive"}, wantCU: []string{"train-ai=y, search=y"}, wantRT: []string{"googlebot: noarchive"}},
 		// The handler's own value is combined, in one field line.
 		{path: "/open-data/a.csv", cu: []string{"train-ai=n", "search=n"}, wantCU: []string{"train-ai=n, search=n"}},
-		{path: "/articles/a", cu: []string{"search=y;why=1, foo=n"}, wantCU: []string{"train-ai=n, search=y"}, wantRT: []string{"*;noindex"}},
-		// Unparsable: every preference unknown, dropped, logged.
-		{path: "/articles/a", cu: []string{"Train-AI=y"}, wantCU: []string{"train-ai=n"}, wantRT: []string{"*;noindex"}, debugNoted: `Content-Usage from the handler dropped: Content-Usage value "Train-AI=y" is not a Structured Field Dictionary`},
+		// Members the route does not combine are passed on as sent, parameters and all.
+		{path: "/articles/a", cu: []string{"search=y;why=1, foo=n"}, wantCU: []string{"train-ai=n, search=y;why=1, foo=n"}, wantRT: []string{"*;noindex"}},
+		{path: "/articles/a", cu: []string{"zz=1", "ai-input=n;src=\"cms\", train-ai=y"}, wantCU: []string{"train-ai=n, zz=1, ai-input=n;src=\"cms\""}, wantRT: []string{"*;noindex"}},
+		// Unparsable: to a reader every preference is unknown; its n members are kept (a
+		// lenient reader may see them), the rest left out and logged.
+		{path: "/articles/a", cu: []string{"Train-AI=y"}, wantCU: []string{"train-ai=n"}, wantRT: []string{"*;noindex"}, debugNoted: `Content-Usage from the handler, not all passed on: Content-Usage value "Train-AI=y" is not a Structured Field Dictionary`},
+		{path: "/open-data/a.csv", cu: []string{"Train-AI=n, Foo=y, bar=n"}, wantCU: []string{"train-ai=n, search=y, bar=n"}, debugNoted: `Content-Usage from the handler, not all passed on: Content-Usage value "Train-AI=n, Foo=y, bar=n" is not a Structured Field Dictionary`},
 		// No route preferences: the handler's field is left as it is.
 		{path: "/", cu: []string{"Train-AI=y"}, wantCU: []string{"Train-AI=y"}},
 	} {

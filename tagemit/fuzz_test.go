@@ -1,6 +1,7 @@
 package tagemit
 
 import (
+	"bytes"
 	"math/rand"
 	"strings"
 	"testing"
@@ -88,4 +89,32 @@ func (p Policy) hasExtensions() bool {
 		}
 	}
 	return false
+}
+
+// FuzzInjectorXML: with InjectorOptions.XML, a well-formed XML document stays well-formed
+// whatever the injector does, and a document it passes through is unchanged.
+func FuzzInjectorXML(f *testing.F) {
+	const ns = `<html xmlns="http://www.w3.org/1999/xhtml">`
+	for _, s := range []string{
+		`<?xml version="1.0"?><!DOCTYPE html>` + ns + `<head><title>t</title></head><body/></html>`,
+		ns + `<head/></html>`, ns + `<body><p>x</p></body></html>`, `<svg><title>x</title></svg>`,
+		`<html/>`, `<!-- <head> -->` + ns + `<head><script src="a"/></head></html>`,
+		ns + `<head><![CDATA[ x ]]></head></html>`, ns + `<?pi x?><head><title><![CDATA[<]]></title></head></html>`,
+	} {
+		f.Add([]byte(s), int64(1))
+	}
+	p := corpusPolicy(f)
+	f.Fuzz(func(t *testing.T, doc []byte, seed int64) {
+		r := rand.New(rand.NewSource(seed))
+		in, w := runInjector(t, doc, p, InjectorOptions{XML: true}, func() int { return 1 + r.Intn(16) }, seed%3 == 0)
+		out := w.out.Bytes()
+		if in.State() == PassedThrough && !bytes.Equal(out, doc) {
+			t.Fatalf("passed through, but changed:\n%q\n%q", doc, out)
+		}
+		if wellFormedXML(doc) == "" {
+			if why := wellFormedXML(out); why != "" {
+				t.Fatalf("%q became %q: %s", doc, out, why)
+			}
+		}
+	})
 }

@@ -195,6 +195,9 @@ func (in *Injector) atEOF(off int, lastType html.TokenType, lastStart int) {
 
 // process handles one complete token.
 func (in *Injector) process(z *html.Tokenizer, tt html.TokenType, name string, raw []byte, start, end int) {
+	if in.xml && !in.xmlSafe(tt, raw) {
+		return
+	}
 	if !in.inHead {
 		switch tt {
 		case html.CommentToken:
@@ -209,6 +212,7 @@ func (in *Injector) process(z *html.Tokenizer, tt html.TokenType, name string, r
 		case html.StartTagToken, html.SelfClosingTagToken:
 			switch {
 			case name == "html" && containsFold(raw, "xmlns"):
+				in.htmlOpen = in.htmlOpen || tt == html.StartTagToken
 				for {
 					k, _, more := z.TagAttr()
 					if string(k) == "xmlns" {
@@ -219,6 +223,7 @@ func (in *Injector) process(z *html.Tokenizer, tt html.TokenType, name string, r
 					}
 				}
 			case name == "html":
+				in.htmlOpen = in.htmlOpen || tt == html.StartTagToken
 			case name == "head":
 				in.point, in.inHead = end, true
 			case headTags[name]:
@@ -238,6 +243,47 @@ func (in *Injector) process(z *html.Tokenizer, tt html.TokenType, name string, r
 		return
 	}
 	in.processInHead(z, tt, name, raw)
+}
+
+// xmlSafe checks a token of an XML document (InjectorOptions.XML) read before the decision
+// for what the HTML tokenizer reads differently from an XML parser, or an encoding that is
+// not ASCII-compatible; it passes the body through and reports false on any.
+func (in *Injector) xmlSafe(tt html.TokenType, raw []byte) bool {
+	switch {
+	case tt == html.CommentToken && bytes.HasPrefix(raw, []byte("<![CDATA[")):
+		// The HTML tokenizer ends it at the first ">", an XML parser at "]]>": what
+		// follows could be read as markup that is text.
+		in.passThrough("a CDATA section before the head was read, in an XML document")
+	case tt == html.DoctypeToken && bytes.IndexByte(raw, '[') >= 0:
+		in.passThrough("a DOCTYPE with an internal subset, in an XML document")
+	case tt == html.CommentToken && bytes.HasPrefix(raw, []byte("<?xml")):
+		if label, ok := xmlEncoding(raw); ok && !ASCIICompatible(label) {
+			in.passThrough(notASCIICompatible("the XML declaration", label))
+		}
+	}
+	return in.state == Pending
+}
+
+// xmlEncoding returns the encoding an XML declaration (`<?xml version="1.0"
+// encoding="UTF-16"?>`) names, if it names one.
+func xmlEncoding(decl []byte) (string, bool) {
+	i := bytes.Index(decl, []byte("encoding"))
+	if i < 0 {
+		return "", false
+	}
+	rest := bytes.TrimLeft(decl[i+len("encoding"):], htmlSpace)
+	if len(rest) == 0 || rest[0] != '=' {
+		return "", false
+	}
+	rest = bytes.TrimLeft(rest[1:], htmlSpace)
+	if len(rest) == 0 || (rest[0] != '"' && rest[0] != '\'') {
+		return "", false
+	}
+	end := bytes.IndexByte(rest[1:], rest[0])
+	if end < 0 {
+		return "", false
+	}
+	return string(rest[1 : 1+end]), true
 }
 
 // processInHead handles a token while reading the head for the page's own meta elements.

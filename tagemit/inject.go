@@ -44,6 +44,15 @@ type InjectorOptions struct {
 	// Charset is the charset parameter of the response's Content-Type, if any. A label that
 	// is not ASCIICompatible makes the injector pass the body through.
 	Charset string
+
+	// XML says the body is parsed by an XML parser (application/xhtml+xml), where markup
+	// that is not well-formed breaks the whole page. The meta elements are then written as
+	// empty elements ("/>"), and the body passes through unchanged unless they go inside a
+	// root element named html: when the root is another element or an XHTML one with a
+	// prefix, when a CDATA section or a DOCTYPE with an internal subset (which the HTML
+	// tokenizer reads differently) comes before the decision, or when the XML declaration
+	// names an encoding that is not ASCIICompatible.
+	XML bool
 }
 
 // PrescanLen is how many bytes at the start of a body are searched for a meta element that
@@ -99,7 +108,9 @@ type Injector struct {
 	inHead        bool // the injection point is known and the head is being read
 	point         int  // absolute injection offset, valid when inHead
 	templateDepth int
-	xhtml         bool
+	xhtml         bool               // write the meta elements in XML syntax
+	xml           bool               // InjectorOptions.XML
+	htmlOpen      bool               // the html start tag was read (XML: the root element is open)
 	page          map[string]ruleSet // rules the page's own head meta elements state
 	reader        bytes.Reader
 
@@ -117,7 +128,7 @@ func NewInjector(dst io.Writer, p Policy, opts InjectorOptions) *Injector {
 	if max <= 0 {
 		max = DefaultMaxBuffer
 	}
-	in := &Injector{dst: dst, policy: p, max: max}
+	in := &Injector{dst: dst, policy: p, max: max, xml: opts.XML, xhtml: opts.XML}
 	if p.IsEmpty() {
 		in.state, in.reason = PassedThrough, "empty policy"
 	} else if opts.Charset != "" && !ASCIICompatible(opts.Charset) {
@@ -282,6 +293,12 @@ func (in *Injector) passThrough(reason string) {
 // (once the prescan window has been searched). Unless full, rules the page already states for
 // the same token are left out.
 func (in *Injector) decide(full bool) {
+	if in.xml && !in.htmlOpen {
+		// Anywhere else the elements would be a second root, or inside an element that
+		// is not XHTML's html: either breaks or misplaces them in an XML document.
+		in.passThrough("an XML document whose head would not be inside a root element <html>")
+		return
+	}
 	meta := in.policy.MetaElements()
 	if !full && len(in.page) > 0 {
 		m := in.policy.toMap()

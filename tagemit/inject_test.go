@@ -2,7 +2,10 @@ package tagemit
 
 import (
 	"bytes"
+	"encoding/xml"
 	"errors"
+	"fmt"
+	"io"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -444,5 +447,104 @@ func TestFirstNonSpace(t *testing.T) {
 	long := []byte(strings.Repeat("&#32;", 20000) + "x")
 	if k, ok := firstNonSpace(long); !ok || k != len(long)-1 {
 		t.Fatalf("long run: %d %v", k, ok)
+	}
+}
+
+// wellFormedXML reports why doc is not a well-formed XML document with one root element, or "".
+func wellFormedXML(doc []byte) string {
+	d := xml.NewDecoder(bytes.NewReader(doc))
+	d.Strict = true
+	d.Entity = xml.HTMLEntity
+	d.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil } // the tests' documents are ASCII
+	depth, roots := 0, 0
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err.Error()
+		}
+		switch tok.(type) {
+		case xml.StartElement:
+			if depth == 0 {
+				roots++
+			}
+			depth++
+		case xml.EndElement:
+			depth--
+		}
+	}
+	if roots != 1 {
+		return fmt.Sprintf("%d root elements", roots)
+	}
+	return ""
+}
+
+// TestInjectorXML: an XHTML document parsed as XML gets its meta elements as empty elements
+// inside the root html element, and stays well-formed (encoding/xml is the witness); a
+// document where they could not go there safely passes through byte for byte.
+func TestInjectorXML(t *testing.T) {
+	const ns = `<html xmlns="http://www.w3.org/1999/xhtml">`
+	p := mustPolicy(t, map[string][]string{"*": {"noindex"}, "ExampleBot": {"nosnippet"}})
+	injected := []string{
+		`<?xml version="1.0" encoding="UTF-8"?>` + "\n<!DOCTYPE html>\n" + ns + `<head><title>t</title></head><body><p>x</p></body></html>`,
+		ns + `<head/><body/></html>`,
+		ns + `<body><p>no head</p></body></html>`,
+		`<?xml version="1.0"?>` + ns + "\n  <head>\n<script src=\"a.js\"/><link rel=\"icon\" href=\"i\"/></head><body/></html>",
+		`<html><head><meta charset="utf-8"/></head><body/></html>`, // no namespace: still well-formed
+		`<?xml version="1.0" encoding='ISO-8859-1'?>` + ns + `<head/></html>`,
+		"<!-- c --><?xml-stylesheet href=\"s.css\"?>" + ns + `<head></head></html>`,
+	}
+	for i, doc := range injected {
+		in, w := runInjector(t, []byte(doc), p, InjectorOptions{XML: true}, func() int { return 1 + i }, false)
+		out := w.out.Bytes()
+		if in.State() != Injected || !bytes.Contains(out, []byte(`<meta name="robots" content="noindex" />`)) {
+			t.Errorf("case %d: %v (%s): %s", i, in.State(), in.Reason(), out)
+			continue
+		}
+		if why := wellFormedXML([]byte(doc)); why != "" {
+			t.Fatalf("case %d: the test document is not well-formed: %s", i, why)
+		}
+		if why := wellFormedXML(out); why != "" {
+			t.Errorf("case %d: output not well-formed XML (%s): %s", i, why, out)
+		}
+	}
+	passed := []string{
+		`<svg xmlns="http://www.w3.org/2000/svg"><title>x</title></svg>`,
+		`<x:html xmlns:x="http://www.w3.org/1999/xhtml"><x:head/></x:html>`,
+		`<html xmlns="http://www.w3.org/1999/xhtml"/>`,
+		`<?xml version="1.0"?><!DOCTYPE html [<!ENTITY e "<head>">]>` + ns + `<head/></html>`,
+		`<![CDATA[ <head> ]]>` + ns + `<head/></html>`,
+		ns + `<![CDATA[ > ]]><head/></html>`,
+		`<?xml version="1.0" encoding="UTF-16"?>` + ns + `<head/></html>`,
+		`<?xml version="1.0" encoding = 'ebcdic-cp-us'?>` + ns + `<head/></html>`,
+		"just text",
+	}
+	for i, doc := range passed {
+		in, w := runInjector(t, []byte(doc), p, InjectorOptions{XML: true}, func() int { return 3 }, false)
+		if in.State() != PassedThrough || w.out.String() != doc || in.Reason() == "" {
+			t.Errorf("passed case %d: %v (%q): %s", i, in.State(), in.Reason(), w.out.Bytes())
+		}
+	}
+	// Without XML, the same kind of document is HTML, where the parser moves head content
+	// anywhere: it is rewritten as before.
+	in, _ := runInjector(t, []byte(passed[0]), p, InjectorOptions{}, func() int { return 3 }, false)
+	if in.State() != Injected {
+		t.Errorf("an svg page served as HTML: %v (%s)", in.State(), in.Reason())
+	}
+}
+
+func TestXMLEncoding(t *testing.T) {
+	for decl, want := range map[string]string{
+		`<?xml version="1.0" encoding="UTF-16"?>`:  "UTF-16",
+		`<?xml version='1.0' encoding = 'x-y' ?>`:  "x-y",
+		`<?xml version="1.0"?>`:                    "",
+		`<?xml version="1.0" encoding=utf-16?>`:    "",
+		`<?xml version="1.0" encoding="unclosed?>`: "",
+	} {
+		if got, _ := xmlEncoding([]byte(decl)); got != want {
+			t.Errorf("xmlEncoding(%s) = %q, want %q", decl, got, want)
+		}
 	}
 }

@@ -28,7 +28,8 @@
 //
 // [Vocab.ParseLine] and [FormatLine] split and join the `[path SP] dictionary` value of a
 // robots.txt Content-Usage or Content-Signal line. [MergeHeader] merges a route's
-// preferences with a backend's Content-Usage header.
+// preferences with a backend's Content-Usage header: the keys the route knows combine, the
+// backend's other members are passed on as sent.
 //
 // # Combining
 //

@@ -21,7 +21,9 @@ func Example() {
 	// HTTP: the route's preferences merged with the backend's Content-Usage field.
 	v, err := usage.MergeHeader(site, []string{"train-ai=y, search=n"})
 	fmt.Println("Content-Usage:", v, err)
-	v, err = usage.MergeHeader(site, []string{"Train-AI=y"})
+	v, err = usage.MergeHeader(site, []string{"train-ai=y, ai-input=n;src=cms"})
+	fmt.Println("Content-Usage:", v, err)
+	v, err = usage.MergeHeader(site, []string{"Train-AI=y, Search=n"})
 	fmt.Println("Content-Usage:", v, "/", err)
 
 	// robots.txt: format a rule, read one back, combine rules with identical paths.
@@ -37,7 +39,8 @@ func Example() {
 	// Output:
 	// preferences["train-ia"] "train-ia": not a Content-Usage key: the keys are train-ai, search, and an extension is written +name (did you mean "train-ai"?)
 	// Content-Usage: train-ai=n, search=n <nil>
-	// Content-Usage: train-ai=n, search=y / Content-Usage value "Train-AI=y" is not a Structured Field Dictionary (invalid key format: character 0), so every preference in it is unknown
+	// Content-Usage: train-ai=n, search=y, ai-input=n;src=cms <nil>
+	// Content-Usage: train-ai=n, search=n / Content-Usage value "Train-AI=y, Search=n" is not a Structured Field Dictionary (invalid key format: character 0), so to a reader every preference in it is unknown; its members with the value n are kept, left out "Train-AI=y"
 	// Content-Usage: /open-data/ train-ai=y
 	// /open-data/ allow disallow train-ai=y, search=n
 	// disallow search=yes, ai-input=yes, ai-train=no

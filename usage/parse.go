@@ -23,11 +23,7 @@ func (v Vocab) Parse(value string) (Prefs, error) {
 }
 
 // parse reads the field lines of one field, joined as RFC 9651 says.
-func (v Vocab) parse(lines []string) (Prefs, error) { return v.parseWith(lines, nil) }
-
-// parseWith is parse that also reads the extension keys of ext (sorted), which a reader
-// otherwise ignores.
-func (v Vocab) parseWith(lines []string, ext []extPref) (Prefs, error) {
+func (v Vocab) parse(lines []string) (Prefs, error) {
 	d, err := httpsfv.UnmarshalDictionary(lines)
 	if err != nil {
 		return Prefs{v: v}, &parseError{v: v, value: strings.Join(lines, ", "), err: err}
@@ -45,17 +41,7 @@ func (v Vocab) parseWith(lines []string, ext []extPref) (Prefs, error) {
 		}
 		k[i] = def.pref(item)
 	}
-	var got []extPref
-	for _, e := range ext {
-		if m, ok := d.Get(e.key); ok {
-			if item, ok := m.(httpsfv.Item); ok {
-				if p := def.pref(item); p != Unknown {
-					got = append(got, extPref{e.key, p})
-				}
-			}
-		}
-	}
-	return build(v, k, got), nil
+	return build(v, k, nil), nil
 }
 
 // pref reads one member's value: the vocabulary's Token for allow or disallow, or Unknown.
@@ -126,28 +112,4 @@ func FormatLine(path string, p Prefs) string {
 		return path
 	}
 	return path + " " + p.String()
-}
-
-// MergeHeader merges a route's preferences with the Content-Usage field lines a backend
-// sent (all of them, in order, as in http.Header.Values) and returns the field value to
-// send instead, in canonical form; "" means send no field. The route's vocabulary decides
-// how the lines are read.
-//
-// The lines are read as one field, as RFC 9651 says, with [Vocab.Parse]'s rules, and
-// combined with route by [Combine]. Keys outside the vocabulary in the backend's value
-// are dropped, as the vocabulary tells readers to ignore them, except the extension keys
-// route states itself: those combine like vocabulary keys, so a backend's "foo=n" is not
-// overridden by the route's "+foo=y". A backend value that does
-// not parse says nothing (all unknown): the result is route's own value, and the error
-// describes the backend's value so that the caller can log it. It is never reinterpreted.
-//
-// With no lines, or lines that add nothing to route, the result is route.String() and
-// MergeHeader does not allocate for it. A caller with no route preferences may rather
-// leave the backend's field alone.
-func MergeHeader(route Prefs, lines []string) (string, error) {
-	if len(lines) == 0 {
-		return route.String(), nil
-	}
-	backend, err := route.v.parseWith(lines, route.ext)
-	return Combine(route, backend).String(), err
 }

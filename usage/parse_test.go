@@ -2,6 +2,7 @@ package usage
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -209,45 +210,195 @@ func TestFormatLine(t *testing.T) {
 	}
 }
 
+// TestMergeHeader: the keys the route knows combine, every other member of the backend's
+// field is kept as sent (value and parameters), in the backend's order after the route's
+// keys; a field that does not parse keeps only its members with the value n, and says what
+// it left out.
 func TestMergeHeader(t *testing.T) {
 	route := mustArgs(t, ContentUsage, "train-ai=n")
+	ext := mustArgs(t, ContentUsage, "train-ai=y", "+foo=y")
 	for _, c := range []struct {
 		route   Prefs
 		lines   []string
 		want    string
-		wantErr bool
+		wantErr string // a part of the error, "" for none
 	}{
-		{route, nil, "train-ai=n", false},
-		{route, []string{}, "train-ai=n", false},
-		{route, []string{""}, "train-ai=n", false},
-		{route, []string{"train-ai=y"}, "train-ai=n", false},
-		{route, []string{"search=y"}, "train-ai=n, search=y", false},
-		{route, []string{"search=y", "search=n"}, "train-ai=n, search=n", false},
-		{route, []string{"search=n, search=y"}, "train-ai=n, search=y", false},
-		{route, []string{"search=y;p=1, foo=n"}, "train-ai=n, search=y", false},
-		{route, []string{`search="y"`}, "train-ai=n", false},
-		// Unparsable: contributes nothing, reported.
-		{route, []string{"Search=n"}, "train-ai=n", true},
-		{route, []string{"search=n,"}, "train-ai=n", true},
-		// One bad line spoils the field: RFC 9651 parses the lines as one value.
-		{route, []string{"search=n", "Train-AI=y"}, "train-ai=n", true},
-		{route, []string{"search=n", ""}, "train-ai=n", true},
-		// No route preferences.
-		{Prefs{}, []string{"search=n, train-ai=y"}, "train-ai=y, search=n", false},
-		{Prefs{}, []string{"nonsense"}, "", false},
-		{Prefs{}, []string{"N"}, "", true},
-		{mustArgs(t, ContentUsage, "train-ai=y", "+ai-use=n"), []string{"train-ai=n, ai-use=y"}, "train-ai=n, ai-use=n", false},
-		{mustArgs(t, ContentSignal, "ai-train=no"), []string{"search=yes, ai-train=yes"}, "search=yes, ai-train=no", false},
-		// An extension key the route states combines with the backend's (found by review: the
-		// route's +foo=y overrode the backend's foo=n); other extensions are ignored.
-		{mustArgs(t, ContentUsage, "train-ai=y", "+foo=y"), []string{"foo=n, search=n"}, "train-ai=y, search=n, foo=n", false},
-		{mustArgs(t, ContentUsage, "+foo=y"), []string{"foo=y, bar=n"}, "foo=y", false},
-		{mustArgs(t, ContentUsage, "+foo=n"), []string{"foo=y"}, "foo=n", false},
-		{mustArgs(t, ContentUsage, "+foo=y"), []string{`foo="n"`}, "foo=y", false},
+		{route, nil, "train-ai=n", ""},
+		{route, []string{}, "train-ai=n", ""},
+		{route, []string{""}, "train-ai=n", ""},
+		{route, []string{"train-ai=y"}, "train-ai=n", ""},
+		{route, []string{"search=y"}, "train-ai=n, search=y", ""},
+		{route, []string{"search=y", "search=n"}, "train-ai=n, search=n", ""},
+		{route, []string{"search=n, search=y"}, "train-ai=n, search=y", ""},
+		// Members the route does not combine: kept as sent, parameters included, in order.
+		{route, []string{"search=y;p=1, foo=n"}, "train-ai=n, search=y;p=1, foo=n", ""},
+		{route, []string{"zeta=1, alpha=?0, search=y, ai-input=n;src=\"cms\""}, "train-ai=n, search=y, zeta=1, alpha=?0, ai-input=n;src=\"cms\"", ""},
+		{route, []string{"x=(a \"b, c\");q=1, train-ai=y"}, "train-ai=n, x=(a \"b, c\");q=1", ""},
+		{route, []string{"foo=1, bar=2, foo=3"}, "train-ai=n, foo=3, bar=2", ""}, // last value, first place
+		{route, []string{"foo=1", "bar;x", "search=n", "baz=:AAE=:"}, "train-ai=n, search=n, foo=1, bar;x, baz=:AAE=:", ""},
+		{route, []string{"d=@1700000000, s=%\"caf%c3%a9\", n=-1.5"}, "train-ai=n, d=@1700000000, s=%\"caf%c3%a9\", n=-1.5", ""},
+		// A vocabulary key: the backend's member as sent when its value is the combined one.
+		{route, []string{"train-ai=n;src=cms"}, "train-ai=n;src=cms", ""},
+		{route, []string{"train-ai=y;src=cms"}, "train-ai=n", ""},
+		{route, []string{`search="y"`}, `train-ai=n, search="y"`, ""}, // not a value the vocabulary defines
+		{route, []string{"train-ai=y, train-ai, search=n, search=\"n\""}, "train-ai=n, search=\"n\"", ""},
+		{mustArgs(t, ContentUsage, "search=y"), []string{`search="n"`}, "search=y", ""},
+		// Extension keys the route states combine like the vocabulary's.
+		{mustArgs(t, ContentUsage, "train-ai=y", "+ai-use=n"), []string{"train-ai=n, ai-use=y"}, "train-ai=n, ai-use=n", ""},
+		{ext, []string{"foo=n, search=n"}, "train-ai=y, search=n, foo=n", ""},
+		{mustArgs(t, ContentUsage, "+foo=y"), []string{"foo=y, bar=n"}, "foo=y, bar=n", ""},
+		{mustArgs(t, ContentUsage, "+foo=n"), []string{"foo=y"}, "foo=n", ""},
+		{mustArgs(t, ContentUsage, "+foo=y"), []string{`foo="n"`}, "foo=y", ""},
+		{mustArgs(t, ContentSignal, "ai-train=no"), []string{"search=yes, ai-train=yes, x=no"}, "search=yes, ai-train=no, x=no", ""},
+		// No route preferences: the backend's field, re-serialised.
+		{Prefs{}, []string{"search=n, train-ai=y"}, "train-ai=y, search=n", ""},
+		{Prefs{}, []string{"nonsense"}, "nonsense", ""},
+		// Unparsable: to a reader every preference in it is unknown; its n values are kept
+		// (a lenient reader may see them), nothing else, and the error says what was left.
+		{route, []string{"Search=n"}, "train-ai=n, search=n", "is not a Structured Field Dictionary"},
+		{route, []string{"search=n,"}, "train-ai=n, search=n", "is not a Structured Field Dictionary"},
+		{route, []string{"search=n", "Train-AI=y"}, "train-ai=n, search=n", `left out "Train-AI=y"`},
+		{route, []string{"search=n", ""}, "train-ai=n, search=n", "is not a Structured Field Dictionary"},
+		{route, []string{"FOO=n, bar=n, baz=y, X"}, "train-ai=n, bar=n", `left out "FOO=n", "baz=y", "X"`},
+		{route, []string{"foo=y, Bar=1"}, "train-ai=n", `left out "foo=y", "Bar=1"`},
+		{route, []string{`foo="a, Train-AI=y, search=n", X`}, "train-ai=n", `left out "foo=\"a, Train-AI=y, search=n\"", "X"`},
+		{route, []string{`"x, search=n`}, "train-ai=n", "left out"},
+		{route, []string{"search=n;Note=1, Q"}, "train-ai=n", "left out"},
+		{mustArgs(t, ContentUsage, "train-ai=y"), []string{"Train-AI=n"}, "train-ai=n", "is not a Structured Field Dictionary"},
+		{ext, []string{"FOO=n, Search=y"}, "train-ai=y, foo=n", `left out "Search=y"`},
+		{ext, []string{"train-ai=n;p=1, Bar"}, "train-ai=n;p=1, foo=y", `left out "Bar"`},
+		{mustArgs(t, ContentSignal, "ai-train=no"), []string{"Search=no, ai-input=yes,"}, "search=no, ai-train=no", `left out "ai-input=yes"`},
+		{Prefs{}, []string{"N"}, "", `left out "N"`},
 	} {
 		got, err := MergeHeader(c.route, c.lines)
-		if got != c.want || (err != nil) != c.wantErr {
-			t.Errorf("MergeHeader(%q, %q) = %q, %v; want %q, error %v", c.route, c.lines, got, err, c.want, c.wantErr)
+		if got != c.want || (err != nil) != (c.wantErr != "") || err != nil && !strings.Contains(err.Error(), c.wantErr) {
+			t.Errorf("MergeHeader(%q, %q) = %q, %v; want %q, error with %q", c.route, c.lines, got, err, c.want, c.wantErr)
+			continue
+		}
+		if got == "" {
+			continue
+		}
+		// httpsfv is the witness: the result is one valid Dictionary.
+		if _, err := httpsfv.UnmarshalDictionary([]string{got}); err != nil {
+			t.Errorf("MergeHeader(%q, %q) = %q, which httpsfv refuses: %v", c.route, c.lines, got, err)
 		}
 	}
+}
+
+// TestMergeHeaderFieldSize: a combination over 8 KiB leaves out the backend's other members
+// that are not n first (last first), then parameters, then the backend's other n members
+// (last first), then extension y values, then extension n values, and never a vocabulary
+// key; the result is a valid Dictionary within the limit, and the error names what went.
+func TestMergeHeaderFieldSize(t *testing.T) {
+	long := func(n int) string { return strings.Repeat("x", n) }
+	route := mustArgs(t, ContentUsage, "train-ai=n")
+	cases := []struct {
+		name    string
+		route   Prefs
+		lines   []string
+		want    []string // members the result must hold, serialised
+		notWant []string // members (or parts) it must not
+		leftOut string
+	}{
+		{
+			name:    "other members last first",
+			route:   route,
+			lines:   []string{`search=n;note="` + long(3000) + `", big1="` + long(3000) + `", keep=n, big2="` + long(3000) + `"`},
+			want:    []string{"train-ai=n", `search=n;note="` + long(3000) + `"`, `big1="` + long(3000) + `"`, "keep=n"},
+			notWant: []string{"big2"},
+			leftOut: `left out "big2=`,
+		},
+		{
+			name:    "then parameters",
+			route:   route,
+			lines:   []string{`search=n;note="` + long(5000) + `", a=n;p="` + long(4000) + `"`},
+			want:    []string{"train-ai=n", "search=n", `a=n;p="` + long(4000) + `"`},
+			notWant: []string{"note="},
+			leftOut: `"search's parameters"`,
+		},
+		{
+			name:    "then other n members",
+			route:   route,
+			lines:   []string{"search=y, " + members(2000, "k", "n")},
+			want:    []string{"train-ai=n", "search=y", "k0000=n", "k0500=n"},
+			notWant: []string{"k1999=n"},
+			leftOut: `left out "k1999=n"`,
+		},
+		{
+			name:    "then extension y, then extension n",
+			route:   bigExt(t, 818, "y", "n"),
+			lines:   []string{`search=n, other=?1;p="` + long(100) + `"`},
+			want:    []string{"train-ai=n", "search=n", "x-0001=n", "x-0817=n", "x-0002=y"},
+			notWant: []string{"other=", "x-0000=y"},
+			leftOut: `"x-0000=y"`,
+		},
+		{
+			name:    "extension n values last",
+			route:   bigExt(t, 818, "n"),
+			lines:   []string{"search=n, foo=y"},
+			want:    []string{"train-ai=n", "search=n", "x-0001=n", "x-0817=n"},
+			notWant: []string{"foo=y", "x-0000=n"},
+			leftOut: `left out "foo=y", "x-0000=n"`,
+		},
+	}
+	for _, c := range cases {
+		got, err := MergeHeader(c.route, c.lines)
+		if len(got) > MaxFieldSize {
+			t.Errorf("%s: %d bytes", c.name, len(got))
+		}
+		d, perr := httpsfv.UnmarshalDictionary([]string{got})
+		if perr != nil {
+			t.Fatalf("%s: httpsfv refuses the result: %v", c.name, perr)
+		}
+		for _, w := range c.want {
+			key, _, _ := strings.Cut(w, "=")
+			m, ok := d.Get(key)
+			one := httpsfv.NewDictionary()
+			if ok {
+				one.Add(key, m)
+			}
+			if s, _ := httpsfv.Marshal(one); s != w {
+				t.Errorf("%s: member %.40q is %.40q", c.name, w, s)
+			}
+		}
+		for _, w := range c.notWant {
+			if strings.Contains(got, w) {
+				t.Errorf("%s: %q still in the result", c.name, w)
+			}
+		}
+		if err == nil || !strings.Contains(err.Error(), c.leftOut) || !strings.Contains(err.Error(), "over the 8192") {
+			t.Errorf("%s: error %v, want one naming %q", c.name, err, c.leftOut)
+		}
+		if len(err.Error()) > 1000 {
+			t.Errorf("%s: error of %d bytes", c.name, len(err.Error()))
+		}
+	}
+}
+
+// members returns n members prefix0000=value, prefix0001=value, ...
+func members(n int, prefix, value string) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s%04d=%s", prefix, i, value)
+	}
+	return b.String()
+}
+
+// bigExt returns preferences with n extension keys +x-0000 ..., taking values in turn.
+func bigExt(t *testing.T, n int, values ...string) Prefs {
+	m := map[string]string{"train-ai": "n"}
+	for i := range n {
+		m[fmt.Sprintf("+x-%04d", i)] = values[i%len(values)]
+	}
+	p, err := ContentUsage.FromConfig(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.String()) > MaxFieldSize || len(p.String()) < MaxFieldSize-200 {
+		t.Fatalf("route field is %d bytes", len(p.String()))
+	}
+	return p
 }

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/mimetype"
 	"github.com/sitepolicy/caddy-robots/tagemit"
 	"github.com/sitepolicy/caddy-robots/usage"
 )
@@ -192,13 +193,15 @@ type usageCache struct {
 
 type usageMerge struct {
 	value []string // the field to send
-	err   error    // why the backend's value was dropped, for the debug log
+	err   error    // what of the backend's value is not in it, for the debug log
 }
 
 // withBackendUsage returns the Content-Usage field to send when the handler sent its own:
-// the combination of o's preferences and the backend's (usage.MergeHeader). A value that
-// does not parse says nothing (every preference unknown, vocab §6): it is replaced by o's
-// own, and err says why, for the debug log.
+// o's preferences combined with the backend's, and every other member of the backend's
+// field kept as sent (usage.MergeHeader). Of a value that does not parse only the members
+// with the value n are kept; err says what was left out, for the debug log. Both the key
+// and the value are at most MaxFieldSize bytes, and err's message is bounded, so the cache
+// stays bounded.
 func (o *tagOutput) withBackendUsage(lines []string) ([]string, error) {
 	key := joinKey(lines)
 	c := &o.usageMerged
@@ -213,7 +216,7 @@ func (o *tagOutput) withBackendUsage(lines []string) ([]string, error) {
 	if v != o.usage.String() {
 		m.value = []string{v}
 	}
-	if len(key) <= tagemit.MaxFieldSize {
+	if len(key) <= usage.MaxFieldSize {
 		c.mu.Lock()
 		if c.m == nil || len(c.m) >= maxMerged {
 			c.m = make(map[string]usageMerge)
@@ -338,8 +341,8 @@ func mayBeHTML(p string) bool {
 	case "", ".html", ".htm", ".xhtml", ".shtml", ".php", ".asp", ".aspx", ".jsp", ".cgi":
 		return true
 	}
-	t := mime.TypeByExtension(ext)
-	return strings.HasPrefix(t, "text/html") || strings.HasPrefix(t, "application/xhtml+xml")
+	mt, _ := mimetype.Parse(mime.TypeByExtension(ext))
+	return mt.IsHTML() || mt.IsXHTML()
 }
 
 // findTagWriter returns the TagWriter that w is or wraps, if any.

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"os"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/mimetype"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 )
 
@@ -433,7 +433,7 @@ func (u *Upstream) fetch(ctx context.Context, prev *hostState, key originKey, su
 	default:
 		return u.failed(prev, sub, key, &StatusError{http.StatusBadGateway, fmt.Sprintf("the backend's robots.txt has Content-Encoding %q, which is not read", enc)})
 	}
-	if looksLikeHTML(rec.header.Get("Content-Type"), body) {
+	if looksLikeHTML(rec.header["Content-Type"], body) {
 		u.warn(sub, fmt.Sprintf("robots.txt of %s: the backend answered with an HTML page, which means it has no rules: serving the declared file", key))
 		return u.noRules(prev, sub)
 	}
@@ -540,10 +540,11 @@ func cutLines(b []byte, limit int) []byte {
 }
 
 // looksLikeHTML reports whether a response at /robots.txt is an HTML page (a CMS's "not found"
-// page served with 200, a single-page app's index): its Content-Type says so, or its first
-// non-blank character opens a tag, which no robots.txt line does.
-func looksLikeHTML(contentType string, body []byte) bool {
-	if mt, _, err := mime.ParseMediaType(contentType); err == nil && (mt == "text/html" || mt == "application/xhtml+xml") {
+// page served with 200, a single-page app's index): its Content-Type, read as browsers read
+// it (mimetype.Extract, so "text/html; charset" and a repeated header count), says so, or its
+// first non-blank character opens a tag, which no robots.txt line does.
+func looksLikeHTML(contentType []string, body []byte) bool {
+	if mt, ok := mimetype.Extract(contentType); ok && (mt.IsHTML() || mt.IsXHTML()) {
 		return true
 	}
 	body = bytes.TrimPrefix(body, []byte("\xEF\xBB\xBF"))

@@ -92,3 +92,27 @@ func TestUpstreamStop(t *testing.T) {
 		}
 	}
 }
+
+// TestLooksLikeHTML: a backend's /robots.txt is an HTML page when its Content-Type says so as
+// a browser reads it, whatever malformed parameter it carries, or its body opens a tag.
+func TestLooksLikeHTML(t *testing.T) {
+	text := []byte("User-agent: *\nDisallow: /x\n")
+	for _, ct := range [][]string{
+		{"text/html"}, {"TEXT/HTML"}, {"text/html; charset"}, {"text/html;;"}, {`text/html; charset=""`},
+		{"text/html; charset=utf-8; foo"}, {"\ttext/html ;charset=utf-8 "}, {"text/html; charset=a; charset=b"},
+		{"application/xhtml+xml"}, {"text/plain", "text/html"}, {"text/plain, text/html; x"},
+		{"text/html", "*/*"}, {"text/html", "nonsense"},
+	} {
+		if !looksLikeHTML(ct, text) {
+			t.Errorf("Content-Type %q: not HTML", ct)
+		}
+	}
+	for _, ct := range [][]string{nil, {""}, {"text/plain"}, {"text/html", "text/plain"}, {"text /html"}, {"text/htm"}, {"html"}} {
+		if looksLikeHTML(ct, text) {
+			t.Errorf("Content-Type %q: HTML", ct)
+		}
+	}
+	if !looksLikeHTML([]string{"text/plain"}, []byte("\xEF\xBB\xBF \n<!DOCTYPE html>")) {
+		t.Error("a body that opens a tag is HTML whatever its type")
+	}
+}

@@ -11,8 +11,8 @@ import (
 )
 
 // TestUsageMergeCache: a backend's Content-Usage is combined with the route's once per
-// distinct value; an unparsable value is dropped (the route's value is sent) with an error
-// for the debug log; the cache stays bounded.
+// distinct value; of an unparsable value only its n members are kept, with an error for the
+// debug log; the cache stays bounded.
 func TestUsageMergeCache(t *testing.T) {
 	u, err := usage.ContentUsage.FromConfig(map[string]string{"train-ai": "n"})
 	if err != nil {
@@ -27,9 +27,10 @@ func TestUsageMergeCache(t *testing.T) {
 		{[]string{"search=y"}, "train-ai=n, search=y", false},
 		{[]string{"train-ai=y"}, "train-ai=n", false},
 		{[]string{"train-ai=n", "search=n"}, "train-ai=n, search=n", false},
-		{[]string{"foo=y, search=y;p=1"}, "train-ai=n, search=y", false},
+		{[]string{"foo=y, search=y;p=1"}, "train-ai=n, search=y;p=1, foo=y", false},
 		{[]string{"Train-AI=y"}, "train-ai=n", true},
 		{[]string{"search=y,"}, "train-ai=n", true},
+		{[]string{"search=n,"}, "train-ai=n, search=n", true},
 	} {
 		for range 2 { // the second time from the cache
 			got, err := o.withBackendUsage(c.lines)

@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"mime"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/sitepolicy/caddy-robots/mimetype"
 	"github.com/sitepolicy/caddy-robots/tagemit"
 )
 
@@ -149,7 +149,7 @@ func (tw *TagWriter) setHeaders() {
 			// The handler sent its own: the response carries the combination.
 			v, err := out.withBackendUsage(own)
 			if err != nil {
-				tw.debug("Content-Usage from the handler dropped: " + err.Error())
+				tw.debug("Content-Usage from the handler, not all passed on: " + err.Error())
 			}
 			h["Content-Usage"] = v
 		} else {
@@ -213,7 +213,7 @@ func (tw *TagWriter) debug(msg string) {
 // adjusts the validators, otherwise it writes the header through.
 func (tw *TagWriter) startInjection() {
 	h := tw.rw.Header()
-	reason := uninjectable(tw.status, h)
+	reason, opts := uninjectable(tw.status, h)
 	if reason == "" && tw.req.Method == http.MethodHead {
 		// GET would rewrite this body: HEAD must describe that response, not the original
 		// (RFC 9110 §9.3.2), so it gets the same validators and no Content-Length.
@@ -249,7 +249,7 @@ func (tw *TagWriter) startInjection() {
 	// (RFC 9110 §8.8.1), and byte ranges of the original do not address it.
 	weakenETag(h)
 	delete(h, "Accept-Ranges")
-	tw.inj = tagemit.NewInjector(&tw.sink, combined(tw.all).policy, tagemit.InjectorOptions{})
+	tw.inj = tagemit.NewInjector(&tw.sink, combined(tw.all).policy, opts)
 }
 
 func weakenETag(h http.Header) {
@@ -281,37 +281,47 @@ const (
 )
 
 // uninjectable says why a response's body must be left as it is, or "" if it can be rewritten
-// (for a GET; HEAD is decided by the caller).
-func uninjectable(status int, h http.Header) string {
+// (for a GET; HEAD is decided by the caller), with the options to rewrite it with.
+func uninjectable(status int, h http.Header) (string, tagemit.InjectorOptions) {
 	switch {
 	case status != http.StatusOK:
-		return "status " + strconv.Itoa(status)
+		return "status " + strconv.Itoa(status), tagemit.InjectorOptions{}
 	case h.Get("Content-Range") != "":
-		return "partial content"
+		return "partial content", tagemit.InjectorOptions{}
 	}
 	return unrewritableBody(h)
 }
 
-// unrewritableBody says why a body with these headers is never rewritten, or "".
-func unrewritableBody(h http.Header) string {
-	mt, params, err := mime.ParseMediaType(h.Get("Content-Type"))
-	if err != nil || mt != "text/html" {
-		return notHTML
+// unrewritableBody says why a body with these headers is never rewritten, or "", with the
+// options to rewrite it with.
+//
+// The Content-Type is read as browsers read it (mimetype.Extract): a value with a parameter
+// mime.ParseMediaType refuses ("text/html; charset", a repeated charset, "text/html;;") is
+// still a page to them, so it gets its meta elements; of several values the last valid one
+// counts. application/xhtml+xml is a page too, which an XML parser reads, so the injector
+// is told to keep it well-formed. A charset browsers do not know, or an empty one, is no
+// charset to them (they fall back to the page's own declarations), and the injector then
+// checks the page's declarations as for a page that names none.
+func unrewritableBody(h http.Header) (string, tagemit.InjectorOptions) {
+	mt, ok := mimetype.Extract(h["Content-Type"])
+	if !ok || !mt.IsHTML() && !mt.IsXHTML() {
+		return notHTML, tagemit.InjectorOptions{}
 	}
 	if ce := h.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
-		return encodedBody + ce
+		return encodedBody + ce, tagemit.InjectorOptions{}
 	}
-	if cs := params["charset"]; !tagemit.ASCIICompatible(cs) {
-		return "Content-Type charset " + strconv.Quote(cs) + " is not ASCII-compatible"
+	cs, _ := mt.Param("charset")
+	if !tagemit.ASCIICompatible(cs) {
+		return "Content-Type charset " + strconv.Quote(cs) + " is not ASCII-compatible", tagemit.InjectorOptions{}
 	}
 	for _, cc := range h["Cache-Control"] {
 		for _, d := range strings.Split(cc, ",") {
 			if strings.EqualFold(strings.TrimSpace(d), "no-transform") {
-				return "Cache-Control: no-transform"
+				return "Cache-Control: no-transform", tagemit.InjectorOptions{}
 			}
 		}
 	}
-	return ""
+	return "", tagemit.InjectorOptions{Charset: cs, XML: mt.IsXHTML()}
 }
 
 // commit writes the held status to the underlying writer, with the Content-Length of what the
