@@ -186,3 +186,127 @@ func TestRouteUnionWithinLimit(t *testing.T) {
 		t.Fatalf("warnings: %q", logs.all())
 	}
 }
+
+// TestMergedFieldKeepsDeclaredMembers: a backend whose Robots-Tag and X-Robots-Tag fill the
+// 8 KiB with its own members (noindex ones, which used to be kept before the route's) cannot
+// push out what the route declares. Over a real connection, httpsfv finds every declared
+// member with all its rules in Robots-Tag, the X-Robots-Tag lines carry every declared rule,
+// and both stay within 8 KiB; the backend's restrictions fill what room is left before
+// what only relaxes.
+func TestMergedFieldKeepsDeclaredMembers(t *testing.T) {
+	declared := map[string][]string{
+		"*":         {"noarchive"},
+		"googlebot": {"nosnippet", "max-image-preview=standard"},
+		"bingbot":   {"max-snippet=10"},
+		"_underbot": {"notranslate"},
+	}
+	for i := range 60 {
+		declared["decl-"+letters(i)] = []string{"noimageindex"}
+	}
+	// The backend's field, of which parsers read the first 8 KiB: a noindex for a declared
+	// token, members that only relax, then noindex members past the limit.
+	rt := []string{"bingbot;noindex"}
+	var xrt []string
+	for i := range 50 {
+		rt = append(rt, "relax-"+letters(i)+";max-snippet=-1")
+	}
+	for i := range 700 {
+		rt = append(rt, "bot-"+letters(i)+";noindex;nofollow")
+		xrt = append(xrt, "legacy-"+letters(i)+": noindex")
+	}
+	read, _ := tagemit.ParseRobotsTag([]string{strings.Join(rt, ", ")})
+	logs := &logRecorder{level: slog.LevelWarn}
+	m, err := nethttp.New(nethttp.Config{RobotsTag: []nethttp.Route{
+		{TagConfig: nethttp.TagConfig{Rules: declared, XRobotsTag: true}},
+	}}, nethttp.Options{Logger: slog.New(logs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, m, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["Robots-Tag"] = []string{strings.Join(rt, ", ")}
+		w.Header()["X-Robots-Tag"] = xrt
+		_, _ = io.WriteString(w, "ok")
+	}))
+	route, err := tagemit.NewPolicy(declared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := httpsfv.UnmarshalList([]string{route.RobotsTag()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, _ := get(t, nil, "GET", srv.URL+"/")
+	v := resp.Header.Values("Robots-Tag")
+	lines := resp.Header.Values("X-Robots-Tag")
+	legacy := len(strings.Join(lines, ", "))
+	// The legacy lines are the longer form: they are what fills the 8 KiB.
+	if len(v) != 1 || len(v[0]) > tagemit.MaxFieldSize || legacy > tagemit.MaxFieldSize || legacy < tagemit.MaxFieldSize-200 {
+		t.Fatalf("Robots-Tag: %d lines, %d bytes; X-Robots-Tag lines %d bytes together", len(v), len(strings.Join(v, "")), legacy)
+	}
+	got, err := httpsfv.UnmarshalList(v)
+	if err != nil {
+		t.Fatalf("httpsfv refuses the merged field: %v", err)
+	}
+	members := map[string]httpsfv.Item{}
+	for _, mem := range got {
+		item := mem.(httpsfv.Item)
+		members[fmt.Sprint(item.Value)] = item
+	}
+	for _, mem := range want {
+		w := mem.(httpsfv.Item)
+		g, ok := members[fmt.Sprint(w.Value)]
+		if !ok {
+			t.Errorf("declared member %v missing", w.Value)
+			continue
+		}
+		for _, name := range w.Params.Names() {
+			wv, _ := w.Params.Get(name)
+			if gv, ok := g.Params.Get(name); !ok || gv != wv {
+				t.Errorf("declared member %v lost %s=%v (has %v)", w.Value, name, wv, gv)
+			}
+		}
+	}
+	if b := members["bingbot"]; b.Params == nil || func() bool { _, ok := b.Params.Get("noindex"); return !ok }() {
+		t.Error("the backend's noindex for a declared token was not added")
+	}
+	// Restrictions before what only relaxes: a relax- member is kept only if every bot-
+	// member the backend's first 8 KiB holds is.
+	backendRead, backendKept, relaxKept := 0, 0, 0
+	for tok := range read.Rules() {
+		backendRead += boolInt(strings.HasPrefix(tok, "bot-"))
+	}
+	for tok := range members {
+		backendKept += boolInt(strings.HasPrefix(tok, "bot-"))
+		relaxKept += boolInt(strings.HasPrefix(tok, "relax-"))
+	}
+	if backendRead < 100 || backendKept == 0 || relaxKept > 0 && backendKept < backendRead || relaxKept == 50 {
+		t.Errorf("read %d of the backend's noindex members, kept %d, and %d of 50 that only relax", backendRead, backendKept, relaxKept)
+	}
+	// The legacy lines: every declared rule on its token's line ("*" first, without a token).
+	for tok, rules := range route.Rules() {
+		var line string
+		for i, l := range lines {
+			if rest, ok := strings.CutPrefix(l, tok+": "); ok || tok == "*" && i == 0 {
+				line = rest
+				if tok == "*" {
+					line = l
+				}
+			}
+		}
+		for _, r := range rules {
+			if !strings.Contains(line, strings.Replace(r, "=", ": ", 1)) {
+				t.Errorf("X-Robots-Tag line for %s %q lacks %s", tok, line, r)
+			}
+		}
+	}
+	if warns := logs.all(); len(warns) != 1 || !strings.Contains(warns[0], "routes' members are kept first") || len(warns[0]) > 2000 {
+		t.Errorf("want one short warning, got %q", warns)
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -20,7 +20,37 @@ func FuzzParseRobotsTag(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b string) {
 		p, _ := ParseRobotsTag([]string{a, b})
 		checkReparse(t, p)
+		pa, _ := ParseRobotsTag([]string{a})
+		pb, _ := ParseRobotsTag([]string{b})
+		checkFitUnion(t, pa, pb)
 	})
+}
+
+// checkFitUnion: FitUnion's result fits, is all of the union when that fits, and, when the
+// declared policy fits on its own, keeps every restriction of it.
+func checkFitUnion(t *testing.T, declared, received Policy) {
+	t.Helper()
+	for _, legacy := range []bool{false, true} {
+		fitted, dropped := FitUnion(declared, received, legacy)
+		f := fitter{legacy: legacy}
+		if !f.fits(fitted) {
+			t.Fatalf("legacy=%v: FitUnion left %d bytes, lines %d", legacy, len(fitted.RobotsTag()), legacySize(fitted.XRobotsTag()))
+		}
+		if all := declared.Union(received); f.fits(all) != (dropped == nil) || dropped == nil && !fitted.Equal(all) {
+			t.Fatalf("legacy=%v: the union fits=%v, dropped %q", legacy, f.fits(all), dropped)
+		}
+		if declared.IsEmpty() || !f.fits(declared) {
+			continue
+		}
+		got := fitted.toMap()
+		for i, tok := range declared.d.tokens {
+			rest := declared.d.rules[i].minus(got[tok])
+			rest.flags &^= flagIndexifembedded // relaxes: the union may rightly lose it
+			if !rest.isEmpty() {
+				t.Fatalf("legacy=%v: declared %s lost %q (fitted %s)", legacy, tok, rest.strings("="), fitted)
+			}
+		}
+	}
 }
 
 // FuzzParseXRobotsTag: same for the legacy syntax, and the legacy serialisation reads

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/dunglas/httpsfv"
 )
 
 // TestDraftExample is the example of the newest draft, section 3.1.1: a global nosnippet
@@ -550,5 +552,228 @@ func TestFitFieldSize(t *testing.T) {
 	}
 	if same, d := fitted.FitFieldSize(); !same.Equal(fitted) || d != nil {
 		t.Fatal("a fitting policy changed")
+	}
+}
+
+// sfMembers reads a Robots-Tag value with httpsfv, the independent witness: product token ->
+// its parameters serialised (";name" or ";name=value"), in order.
+func sfMembers(t *testing.T, v string) map[string][]string {
+	t.Helper()
+	l, err := httpsfv.UnmarshalList([]string{v})
+	if err != nil {
+		t.Fatalf("httpsfv refuses %.80q...: %v", v, err)
+	}
+	out := map[string][]string{}
+	for _, m := range l {
+		item := m.(httpsfv.Item)
+		var tok string
+		switch x := item.Value.(type) {
+		case httpsfv.Token:
+			tok = string(x)
+		case string:
+			tok = x
+		}
+		for _, name := range item.Params.Names() {
+			val, _ := item.Params.Get(name)
+			one := httpsfv.NewParams()
+			one.Add(name, val)
+			s, _ := httpsfv.Marshal(one)
+			out[tok] = append(out[tok], s)
+		}
+	}
+	return out
+}
+
+// TestFitUnion: when a declared policy and a received one do not fit together, every declared
+// member is kept whole, then the received members, restrictions before limits before what only
+// relaxes; the result fits (the X-Robots-Tag lines too, when asked) and httpsfv finds every
+// declared member with all its rules.
+func TestFitUnion(t *testing.T) {
+	declaredRules := map[string][]string{"*": {"noarchive"}, "googlebot": {"nosnippet", "max-image-preview=standard"}, "bingbot": {"max-snippet=10"}, "slurp": {"indexifembedded", "noindex"}}
+	for i := range 40 {
+		declaredRules["d"+tokenName(i)] = []string{"noimageindex"}
+	}
+	declared := mustPolicy(t, declaredRules)
+	// A backend flooding the field: many members with noindex, then members that only
+	// relax, members with another restriction, an unknown one, and rules for a declared token.
+	var parts []string
+	for i := range 900 {
+		parts = append(parts, "n"+tokenName(i)+";noindex")
+	}
+	for i := range 300 {
+		parts = append(parts, "p"+tokenName(i)+";max-snippet=-1", "r"+tokenName(i)+";nofollow", "u"+tokenName(i)+";noai")
+	}
+	parts = append(parts, "googlebot;noindex;max-snippet=-1", "*;nofollow")
+	received, errs := ParseRobotsTag([]string{strings.Join(parts[:len(parts)/2], ", "), strings.Join(parts[len(parts)/2:], ", ")})
+	_ = errs // the lines pass the parsing limit: what is past it is not read, as a crawler would not
+	received = received.Union(mustPolicy(t, map[string][]string{"googlebot": {"noindex"}, "*": {"nofollow"}}))
+	for _, legacy := range []bool{false, true} {
+		fitted, dropped := FitUnion(declared, received, legacy)
+		rt := fitted.RobotsTag()
+		full := len(rt)
+		if legacy {
+			full = legacySize(fitted.XRobotsTag()) // the longer of the two
+		}
+		if len(rt) > MaxFieldSize || full > MaxFieldSize || full < MaxFieldSize-200 {
+			t.Fatalf("legacy=%v: %d bytes, the X-Robots-Tag lines %d", legacy, len(rt), legacySize(fitted.XRobotsTag()))
+		}
+		got := sfMembers(t, rt)
+		want := sfMembers(t, declared.RobotsTag())
+		for tok, params := range want {
+			for _, p := range params {
+				if tok == "slurp" && p == ";indexifembedded" {
+					continue // relaxes noindex: union keeps it only if no side states noindex alone
+				}
+				if !slices.Contains(got[tok], p) {
+					t.Errorf("legacy=%v: declared %s%s missing: %q", legacy, tok, p, got[tok])
+				}
+			}
+		}
+		// What received adds to declared tokens comes before its other members.
+		if !slices.Contains(got["googlebot"], ";noindex") || !slices.Contains(got["*"], ";nofollow") {
+			t.Errorf("legacy=%v: the backend's noindex for googlebot or nofollow for * missing: %q %q", legacy, got["googlebot"], got["*"])
+		}
+		if slices.Contains(got["googlebot"], ";max-snippet=-1") && len(dropped) > 0 {
+			t.Errorf("legacy=%v: a relaxing rule was kept while restrictions were left out", legacy)
+		}
+		// Restrictions before what only relaxes: no p member kept while an n, r or u member went.
+		var lost, relaxing []string
+		for i := range 300 {
+			if got["p"+tokenName(i)] != nil {
+				relaxing = append(relaxing, "p"+tokenName(i))
+			}
+		}
+		for _, d := range dropped {
+			if d[0] == 'n' || d[0] == 'r' || d[0] == 'u' {
+				lost = append(lost, d)
+			}
+		}
+		if len(lost) > 0 && len(relaxing) > 0 {
+			t.Errorf("legacy=%v: kept %v while dropping %v", legacy, relaxing[:1], lost[:1])
+		}
+		if len(dropped) == 0 {
+			t.Errorf("legacy=%v: nothing dropped", legacy)
+		}
+		for _, d := range dropped {
+			if tok, _, _ := strings.Cut(d, " "); want[tok] != nil && !strings.Contains(d, "(") {
+				t.Errorf("legacy=%v: declared member %s dropped", legacy, d)
+			}
+		}
+	}
+	// Legacy lines are longer than the Structured Field: a policy whose field fits but whose
+	// lines do not is cut only when the lines are sent.
+	big := map[string][]string{}
+	for i := 0; ; i++ {
+		big["b"+tokenName(i)] = []string{"noindex", "nofollow", "nosnippet"}
+		p := mustPolicyUnchecked(big)
+		if len(p.RobotsTag()) > MaxFieldSize-60 {
+			if legacySize(p.XRobotsTag()) <= MaxFieldSize {
+				t.Fatal("legacy lines fit")
+			}
+			if f, d := FitUnion(p, Policy{}, false); !f.Equal(p) || d != nil {
+				t.Error("cut although the field fits")
+			}
+			f, d := FitUnion(p, Policy{}, true)
+			if legacySize(f.XRobotsTag()) > MaxFieldSize || len(d) == 0 {
+				t.Errorf("legacy lines %d bytes, dropped %v", legacySize(f.XRobotsTag()), d)
+			}
+			break
+		}
+	}
+}
+
+// TestFitUnionCutsMembers: a member that does not fit whole loses what only relaxes first,
+// then its limits, then its unknown rules, then all but noindex and nofollow.
+func TestFitUnionCutsMembers(t *testing.T) {
+	declared := map[string][]string{"*": {"noarchive"}}
+	for i := 0; ; i++ {
+		declared["f"+tokenName(i)] = []string{"nosnippet"}
+		if len(mustPolicyUnchecked(declared).RobotsTag()) > MaxFieldSize-40 {
+			break
+		}
+	}
+	d := mustPolicyUnchecked(declared)
+	room := MaxFieldSize - len(d.RobotsTag())
+	for _, c := range []struct {
+		received string
+		want     []string // the * member's rules after the cut
+	}{
+		{"*;noindex;indexifembedded;max-snippet=-1", []string{";noindex", ";noarchive"}},
+		{"*;noindex;max-snippet=0;max-video-preview=0;max-image-preview=none", []string{";noindex", ";noarchive"}},
+		{"*;noindex;nofollow;noai;noimageai;nocache", []string{";noindex", ";noarchive", ";nocache", ";nofollow"}},
+		{"*;noindex;nofollow;nosnippet;noimageindex;notranslate;nocache", []string{";noindex", ";noarchive", ";nofollow"}},
+	} {
+		r, errs := ParseRobotsTag([]string{c.received})
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		fitted, dropped := FitUnion(d, r, false)
+		got := sfMembers(t, fitted.RobotsTag())
+		for _, w := range c.want {
+			if !slices.Contains(got["*"], w) {
+				t.Errorf("%s (room %d): * is %q, want %q", c.received, room, got["*"], c.want)
+			}
+		}
+		if len(got["*"]) != len(c.want) || len(dropped) != 1 || !strings.HasPrefix(dropped[0], "* (") {
+			t.Errorf("%s: * is %q, dropped %q", c.received, got["*"], dropped)
+		}
+		if len(fitted.RobotsTag()) > MaxFieldSize || len(got) != len(declared) {
+			t.Errorf("%s: %d bytes, %d members", c.received, len(fitted.RobotsTag()), len(got))
+		}
+	}
+}
+
+func mustPolicyUnchecked(rules map[string][]string) Policy {
+	m := map[string]ruleSet{}
+	for tok, rs := range rules {
+		var r ruleSet
+		for _, x := range rs {
+			if err := r.addRuleText(x); err != nil {
+				panic(err)
+			}
+		}
+		m[tok] = r
+	}
+	return build(m)
+}
+
+// TestFitUnionProperty: over random pairs of large policies, FitUnion fits both fields, is
+// the whole union when that fits, and keeps every restriction of a declared policy that fits
+// on its own (checkFitUnion).
+func TestFitUnionProperty(t *testing.T) {
+	rules := []string{"noindex", "nofollow", "nosnippet", "noarchive", "indexifembedded", "max-snippet=-1", "max-snippet=20", "max-image-preview=large", "max-image-preview=none", "unavailable_after=2030-01-01", "noimageindex"}
+	r := rand.New(rand.NewPCG(7, 7))
+	random := func(prefix string, n int) Policy {
+		m := map[string][]string{}
+		for i := range n {
+			tok := prefix + tokenName(r.IntN(n*2))
+			if r.IntN(50) == 0 {
+				tok = "*"
+			}
+			for range 1 + r.IntN(3) {
+				m[tok] = append(m[tok], rules[r.IntN(len(rules))])
+			}
+			if i%7 == 0 {
+				m[tok] = append(m[tok], "noai")
+			}
+		}
+		sets := map[string]ruleSet{}
+		for tok, rs := range m {
+			var set ruleSet
+			for _, x := range rs {
+				if k, v, ok := strings.Cut(x, "="); ok {
+					_ = set.addNamed(k, v, true)
+				} else {
+					_ = set.addParsed(x, "", false)
+				}
+			}
+			sets[tok] = set
+		}
+		return build(sets)
+	}
+	for range 60 {
+		declared := random("d", 20+r.IntN(300))
+		received := random([]string{"d", "r"}[r.IntN(2)], 50+r.IntN(700))
+		checkFitUnion(t, declared, received)
 	}
 }

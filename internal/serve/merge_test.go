@@ -17,7 +17,7 @@ func TestMergeCacheBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := newTagOutput(p, usage.Prefs{})
+	o := newTagOutput(p, usage.Prefs{}, false)
 	for i := range 10_000 {
 		got := o.withBackend([]string{fmt.Sprintf("bot-%s;noindex", strings.Repeat("x", i%50)+string(rune('a'+i%26))+string(rune('a'+i/26%26))+string(rune('a'+i/676%26)))}, nil)
 		if !strings.Contains(got.robotsTag[0], "noindex") {

@@ -76,8 +76,12 @@ type tagOutput struct {
 	// of a union of routes within tagemit.MaxFieldSize.
 	usageDropped []string
 
-	// dropped names the members left out to keep the Robots-Tag value within
-	// tagemit.MaxFieldSize; errs are what could not be read of a backend's header.
+	// legacy is set when the X-Robots-Tag lines are sent, so they count in the size limit too.
+	legacy bool
+
+	// dropped names the members left out to keep the Robots-Tag value (and with legacy the
+	// X-Robots-Tag lines) within tagemit.MaxFieldSize; errs are what could not be read of a
+	// backend's header.
 	dropped []string
 	errs    []error
 
@@ -85,10 +89,17 @@ type tagOutput struct {
 	merged mergeCache
 }
 
-func newTagOutput(p tagemit.Policy, u usage.Prefs) *tagOutput {
-	p, dropped := p.FitFieldSize()
+// newTagOutput precomputes what the routes' policy p and preferences u send, legacy telling
+// whether X-Robots-Tag is sent too.
+func newTagOutput(p tagemit.Policy, u usage.Prefs, legacy bool) *tagOutput {
+	p, dropped := tagemit.FitUnion(p, tagemit.Policy{}, legacy)
+	return buildTagOutput(p, dropped, u, legacy)
+}
+
+// buildTagOutput precomputes what a policy that fits sends.
+func buildTagOutput(p tagemit.Policy, dropped []string, u usage.Prefs, legacy bool) *tagOutput {
 	u, usageDropped := fitUsage(u)
-	o := &tagOutput{policy: p, meta: p.MetaElements(), dropped: dropped, usage: u, usageDropped: usageDropped}
+	o := &tagOutput{policy: p, meta: p.MetaElements(), dropped: dropped, usage: u, usageDropped: usageDropped, legacy: legacy}
 	if v := u.String(); v != "" {
 		o.contentUsage = []string{v}
 	}
@@ -150,7 +161,9 @@ type mergeCache struct {
 }
 
 // withBackend returns the response's output when the handler sent its own robots headers:
-// the union of o and what they state.
+// the union of o and what they state. When the union must be cut to fit the field size, the
+// routes' members are kept first and the backend's most restrictive ones next
+// (tagemit.FitUnion).
 func (o *tagOutput) withBackend(rt, xrt []string) *tagOutput {
 	key := backendKey{joinKey(rt), joinKey(xrt)}
 	c := &o.merged
@@ -160,18 +173,20 @@ func (o *tagOutput) withBackend(rt, xrt []string) *tagOutput {
 	if ok {
 		return m
 	}
-	p, errs := o.policy, []error(nil)
+	var backend tagemit.Policy
+	var errs []error
 	// Restrictions stated in either field count; none is ever dropped for being in the
 	// legacy one.
 	if len(rt) > 0 {
 		q, e := tagemit.ParseRobotsTag(rt)
-		p, errs = p.Union(q), append(errs, e...)
+		backend, errs = backend.Union(q), append(errs, e...)
 	}
 	if len(xrt) > 0 {
 		q, e := tagemit.ParseXRobotsTag(xrt)
-		p, errs = p.Union(q), append(errs, e...)
+		backend, errs = backend.Union(q), append(errs, e...)
 	}
-	m = newTagOutput(p, o.usage)
+	p, dropped := tagemit.FitUnion(o.policy, backend, o.legacy)
+	m = buildTagOutput(p, append(slices.Clip(o.dropped), dropped...), o.usage, o.legacy)
 	m.meta, m.errs = o.meta, errs
 	if len(key.rt)+len(key.xrt) <= tagemit.MaxFieldSize {
 		c.mu.Lock()
@@ -227,6 +242,18 @@ func (o *tagOutput) withBackendUsage(lines []string) ([]string, error) {
 	return m.value, m.err
 }
 
+// xRobotsTagSize is the size of p's X-Robots-Tag lines joined, as parsers count them.
+func xRobotsTagSize(p tagemit.Policy) int {
+	n := 0
+	for i, l := range p.XRobotsTag() {
+		if i > 0 {
+			n += len(", ")
+		}
+		n += len(l)
+	}
+	return n
+}
+
 func joinKey(lines []string) string {
 	switch len(lines) {
 	case 0:
@@ -253,6 +280,10 @@ func NewTagger(rules map[string][]string, contentUsage map[string]string, meta, 
 		// The same bound as Robots-Tag: a larger field line is refused by common proxies.
 		uerr = configerr.New("", "", fmt.Sprintf("the Content-Usage field would be %d bytes, over the %d that servers and proxies are sure to pass; keep to the vocabulary's keys and a few extensions", n, tagemit.MaxFieldSize))
 	}
+	if n := xRobotsTagSize(p); err == nil && xRobotsTag && n > tagemit.MaxFieldSize {
+		// Parsers read the lines together under the same limit as Robots-Tag's.
+		err = configerr.New("x_robots_tag", "", fmt.Sprintf("the X-Robots-Tag lines would be %d bytes together, over the %d-byte limit parsers must honour (the Robots-Tag field is %d); give fewer tokens or rules, or leave x_robots_tag out", n, tagemit.MaxFieldSize, len(p.RobotsTag())))
+	}
 	if err = errors.Join(err, configerr.Prefix("content_usage", uerr)); err != nil {
 		return nil, err
 	}
@@ -272,7 +303,7 @@ func NewTagger(rules map[string][]string, contentUsage map[string]string, meta, 
 		}
 	}
 	t := &Tagger{policy: p, usage: u, meta: meta, xrt: xRobotsTag, log: log}
-	t.out = *newTagOutput(p, u)
+	t.out = *newTagOutput(p, u, xRobotsTag)
 	return t, nil
 }
 
@@ -378,11 +409,11 @@ func combined(taggers []*Tagger) *tagOutput {
 			return o.(*tagOutput)
 		}
 	}
-	p, u := taggers[0].policy, taggers[0].usage
+	p, u, legacy := taggers[0].policy, taggers[0].usage, taggers[0].xrt
 	for _, t := range taggers[1:] {
-		p, u = p.Union(t.policy), usage.Combine(u, t.usage)
+		p, u, legacy = p.Union(t.policy), usage.Combine(u, t.usage), legacy || t.xrt
 	}
-	o := newTagOutput(p, u)
+	o := newTagOutput(p, u, legacy)
 	if cacheable {
 		if prev, loaded := taggers[0].unions.LoadOrStore(key, o); loaded {
 			return prev.(*tagOutput)

@@ -18,7 +18,7 @@ func TestUsageMergeCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := newTagOutput(tagemit.Policy{}, u)
+	o := newTagOutput(tagemit.Policy{}, u, false)
 	for _, c := range []struct {
 		lines   []string
 		want    string
@@ -86,5 +86,29 @@ func TestNewTaggerUsage(t *testing.T) {
 		if !found {
 			t.Errorf("%v %v: %v; want %s: ...%s", c.rules, c.prefs, err, c.path, c.probl)
 		}
+	}
+}
+
+// TestNewTaggerXRobotsTagSize: the X-Robots-Tag lines are longer than the Robots-Tag field
+// they say the same with; a route whose lines together pass 8 KiB is refused when it sends
+// them, and loads when it does not.
+func TestNewTaggerXRobotsTagSize(t *testing.T) {
+	rules := map[string][]string{}
+	for i := 0; ; i++ {
+		rules[fmt.Sprintf("bot%c%c%c", 'a'+i%26, 'a'+i/26%26, 'a'+i/676%26)] = []string{"noindex", "nofollow"}
+		p, err := tagemit.NewPolicy(rules)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(strings.Join(p.XRobotsTag(), ", ")) > tagemit.MaxFieldSize {
+			break
+		}
+	}
+	if _, err := NewTagger(rules, nil, false, false, Log{}); err != nil {
+		t.Fatalf("without x_robots_tag: %v", err)
+	}
+	_, err := NewTagger(rules, nil, false, true, Log{})
+	if es := configerr.All(err); len(es) != 1 || es[0].Path != "x_robots_tag" || !strings.Contains(es[0].Error(), "X-Robots-Tag lines would be") {
+		t.Fatalf("with x_robots_tag: %v", err)
 	}
 }

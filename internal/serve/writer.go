@@ -174,11 +174,21 @@ func (tw *TagWriter) setHeaders() {
 	} // else a backend's legacy header stays as sent; its restrictions are in Robots-Tag too
 
 	if len(out.dropped) > 0 {
-		tw.warn(warnFieldTooLong, fmt.Sprintf("Robots-Tag: the union of the routes' and the backend's rules is over %d bytes, which parsers may ignore; left out the members for %s (\"*\" and the members with noindex are kept first)", tagemit.MaxFieldSize, strings.Join(out.dropped, ", ")))
+		tw.warn(warnFieldTooLong, fmt.Sprintf("Robots-Tag: the union of the routes' and the backend's rules is over %d bytes, which parsers may ignore; left out %s (the routes' members are kept first, then the backend's; on each side \"*\", then noindex, then the other restrictions, limits, and last what only relaxes)", tagemit.MaxFieldSize, listSome(out.dropped)))
 	}
 	if tw.wantMeta {
 		tw.meta = out.meta
 	}
+}
+
+// listSome joins at most ten names and counts the rest, so that a backend sending thousands
+// of members does not make a warning of their size.
+func listSome(names []string) string {
+	const most = 10
+	if len(names) <= most {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:most], ", ") + fmt.Sprintf(" and %d more", len(names)-most)
 }
 
 func (tw *TagWriter) debugErrs(errs []error) {
