@@ -5,18 +5,17 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/crawlers"
-	"github.com/sitepolicy/caddy-robots/internal/serve"
-	"github.com/sitepolicy/caddy-robots/internal/syntax"
-	"github.com/sitepolicy/caddy-robots/nethttp"
+	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
+	"github.com/sitepolicy/caddy-robots/serve"
 	"github.com/sitepolicy/caddy-robots/tagemit"
 )
 
@@ -88,7 +87,7 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if h.Enforce != nil {
 				return errf(d, "robots_txt: enforce given twice")
 			}
-			h.Enforce = &nethttp.Enforce{}
+			h.Enforce = &policy.Enforce{}
 			at.mark("enforce")
 			args := d.RemainingArgs()
 			if len(args) > 1 || d.NextBlock(d.Nesting()) {
@@ -132,16 +131,16 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if err != nil {
 				return err
 			}
-			v, err := syntax.ParseDuration(s)
+			v, err := caddy.ParseDuration(s)
 			if err != nil {
 				return parseErrorf(d, s, "", "robots_txt: max_age: %v", err)
 			}
 			if v == 0 {
 				// The config cannot tell 0 from "not set", which means the default.
-				return parseErrorf(d, s, "", "robots_txt: max_age %q: would mean the default (%s); leave max_age out, or give at least 1s", s, serve.DefaultRobotsTxtMaxAge)
+				return parseErrorf(d, s, "", "robots_txt: max_age %q: would mean the default (%s); leave max_age out, or give at least 1s", s, policy.DefaultRobotsTxtMaxAge)
 			}
 			at.markWritten("max_age", sub, s)
-			h.MaxAge = nethttp.Duration(v)
+			h.MaxAge = policy.Duration(v)
 		case "group", "preset":
 			if sub == "preset" && d.CountRemainingArgs() == 0 {
 				return errf(d, "robots_txt: preset needs at least one category of the crawler catalogue: %s", strings.Join(crawlers.Categories(), ", "))
@@ -159,13 +158,8 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return unknownSubdirective(d, inRobotsTxt, "robots_txt")
 		}
 	}
-	file := robotsgen.File{Comments: h.Comments, Groups: h.Groups, Sitemaps: h.Sitemaps, Records: h.Records}
-	rt, err := serve.NewRobotsTxt(file, time.Duration(h.MaxAge))
-	if err == nil && h.Enforce != nil {
-		_, err = serve.NewEnforcer(rt, nil, h.Enforce.Status)
-	}
-	err = errors.Join(err, h.mergeOptions().Check())
-	return at.report(err, fileHasPlaceholder(&file))
+	file := h.File()
+	return at.report(validate(policy.Config{RobotsTxt: &h.RobotsTxt}, "robots_txt"), fileHasPlaceholder(&file) || strings.Contains(h.MergeFile, "{"))
 }
 
 // parseGroup reads "group [<user-agent>...] { ... }", or with presets "preset
@@ -347,7 +341,7 @@ func (h *RobotsTag) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return unknownSubdirective(d, inRobotsTag, "robots_tag")
 		}
 	}
-	_, err := serve.NewTagger(h.Rules, h.ContentUsage, h.Meta, h.XRobotsTag, serve.Log{})
+	err := validate(policy.Config{RobotsTag: []policy.Route{{Tags: h.Tags}}}, "robots_tag[0]")
 	return at.report(err, rulesHavePlaceholder(h.Rules) || mapHasPlaceholder(h.ContentUsage))
 }
 
@@ -499,4 +493,14 @@ func rulesHavePlaceholder(rules map[string][]string) bool {
 		}
 	}
 	return false
+}
+
+// validate checks cfg as Provision will, so that the adapter names the line of a problem;
+// root is where the handler's config sits in cfg.
+func validate(cfg policy.Config, root string) error {
+	core, err := serve.New(cfg, serve.Options{})
+	if core != nil {
+		core.Close()
+	}
+	return configerr.Reroot(err, root, "")
 }

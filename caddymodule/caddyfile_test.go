@@ -12,7 +12,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	_ "github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 
-	"github.com/sitepolicy/caddy-robots/nethttp"
+	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 )
 
@@ -294,11 +294,11 @@ http://localhost:8080 {
 		dec.DisallowUnknownFields()
 		switch kind.Handler {
 		case "robots_txt":
-			var got nethttp.RobotsTxtConfig
+			var got policy.RobotsTxt
 			if err := dec.Decode(&got); err != nil {
-				t.Fatalf("robots_txt JSON %s is not nethttp.RobotsTxtConfig JSON: %v", core, err)
+				t.Fatalf("robots_txt JSON %s is not policy.RobotsTxt JSON: %v", core, err)
 			}
-			want := nethttp.RobotsTxtConfig{
+			want := policy.RobotsTxt{
 				Comments: []string{"hello world"},
 				Sitemaps: []string{"/s.xml"},
 				Records:  []robotsgen.Record{{Key: "Host", Value: "example.com"}},
@@ -313,17 +313,17 @@ http://localhost:8080 {
 					CrawlDelay: 0.5,
 					Records:    []robotsgen.Record{{Key: "Clean-param", Value: "ref"}},
 				}},
-				MaxAge: nethttp.Duration(90 * 60 * 1e9),
+				MaxAge: policy.Duration(90 * 60 * 1e9),
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("robots_txt config\n got %+v\nwant %+v", got, want)
 			}
 		case "robots_tag":
-			var got nethttp.TagConfig
+			var got policy.Tags
 			if err := dec.Decode(&got); err != nil {
-				t.Fatalf("robots_tag JSON %s is not nethttp.TagConfig JSON: %v", core, err)
+				t.Fatalf("robots_tag JSON %s is not policy.Tags JSON: %v", core, err)
 			}
-			want := nethttp.TagConfig{
+			want := policy.Tags{
 				Rules: map[string][]string{"*": {"noindex", "noarchive"}, "GPTBot": {"nosnippet", "max-snippet=3"}},
 				Meta:  true, XRobotsTag: true,
 			}
@@ -342,14 +342,14 @@ func TestUnmarshalCaddyfileDirect(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(tag.Rules, map[string][]string{"*": {"noindex", "nosnippet"}}) || tag.Meta || tag.XRobotsTag {
-		t.Errorf("got %+v", tag.TagConfig)
+		t.Errorf("got %+v", tag.Tags)
 	}
 	var txt RobotsTxt
 	if err := txt.UnmarshalCaddyfile(caddyfile.NewTestDispenser("robots_txt {\n\tgroup * {\n\t\tdisallow /x\n\t}\n}")); err != nil {
 		t.Fatal(err)
 	}
 	if len(txt.Groups) != 1 || txt.Groups[0].Rules[0] != (robotsgen.Rule{Type: robotsgen.Disallow, Path: "/x"}) {
-		t.Errorf("got %+v", txt.RobotsTxtConfig)
+		t.Errorf("got %+v", txt.RobotsTxt)
 	}
 	err := txt.UnmarshalCaddyfile(caddyfile.NewTestDispenser("robots_txt {\n\tgroup * {\n\t\tdisallow x\n\t}\n}"))
 	if err == nil || !strings.Contains(err.Error(), "Testfile:3") {

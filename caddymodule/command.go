@@ -522,7 +522,7 @@ func (lc *loadedConfig) siteFor(rawURL string) (*policycheck.Site, *where, error
 		if err := json.Unmarshal(f.raw, &h); err != nil {
 			return nil, nil, err
 		}
-		site.RobotsTxt = &policycheck.RobotsTxt{Config: h.RobotsTxtConfig, Source: lc.source(f.raw, f.path)}
+		site.RobotsTxt = &policycheck.RobotsTxt{Config: h.RobotsTxt, Source: lc.source(f.raw, f.path)}
 	}
 	enforcing := false
 	for _, f := range forURL {
@@ -538,7 +538,7 @@ func (lc *loadedConfig) siteFor(rawURL string) (*policycheck.Site, *where, error
 			if err := json.Unmarshal(f.raw, &h); err != nil {
 				return nil, nil, err
 			}
-			site.Routes = append(site.Routes, policycheck.Route{Tags: h.TagConfig, Source: src})
+			site.Routes = append(site.Routes, policycheck.Route{Tags: h.Tags, Source: src})
 		}
 	}
 	if site.RobotsTxt != nil && !enforcing && site.RobotsTxt.Config.Enforce != nil {
@@ -584,14 +584,14 @@ func (lc *loadedConfig) sites() []*policycheck.Site {
 			case "robots_txt":
 				var h RobotsTxt
 				if json.Unmarshal(f.raw, &h) == nil && site.RobotsTxt == nil {
-					site.RobotsTxt = &policycheck.RobotsTxt{Config: h.RobotsTxtConfig, Source: src}
+					site.RobotsTxt = &policycheck.RobotsTxt{Config: h.RobotsTxt, Source: src}
 				}
 			case "robots_tag":
 				var h RobotsTag
 				if json.Unmarshal(f.raw, &h) != nil {
 					continue
 				}
-				r := policycheck.Route{Tags: h.TagConfig, Source: src}
+				r := policycheck.Route{Tags: h.Tags, Source: src}
 				r.Paths, r.Condition = pathsOf(f.matchers)
 				if f.rewritten {
 					r.Condition = strings.TrimPrefix(r.Condition+"; a rewrite before it", "; ")

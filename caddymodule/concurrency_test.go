@@ -41,8 +41,8 @@ http://:@PORT@ {
 	file_server
 }
 `, "@ROOT@", root))
-	drafts := policy(t, map[string][]string{"*": {"nosnippet", "noindex"}, "GPTBot": {"noindex"}})
-	site := policy(t, map[string][]string{"*": {"nosnippet"}, "GPTBot": {"noindex"}})
+	drafts := tagPolicy(t, map[string][]string{"*": {"nosnippet", "noindex"}, "GPTBot": {"noindex"}})
+	site := tagPolicy(t, map[string][]string{"*": {"nosnippet"}, "GPTBot": {"noindex"}})
 
 	const workers, each = 8, 25
 	var wg sync.WaitGroup

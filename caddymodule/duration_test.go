@@ -1,20 +1,23 @@
 package caddymodule
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 
-	"github.com/sitepolicy/caddy-robots/internal/syntax"
+	"github.com/sitepolicy/caddy-robots/policy"
 )
 
-// TestDurationsReadAsCaddyReadsThem: every front end reads durations with syntax.ParseDuration;
-// it must agree with caddy.ParseDuration, verdict and value, on the forms users write and on
-// random strings of their characters.
+// TestDurationsReadAsCaddyReadsThem: a duration string in the JSON config (policy.Duration,
+// which the net/http middleware and every JSON front end read) must mean what
+// caddy.ParseDuration makes of it, verdict and value, on the forms users write and on random
+// strings of their characters, so that one JSON configures both front ends alike.
 func TestDurationsReadAsCaddyReadsThem(t *testing.T) {
 	inputs := []string{"1h", "1d", "1.5d", "1d12h", "90s", "-1d", "0", "0s", "", "d", "1dd", "soon", "2h30m", "500ms", "1d1d", "+1d", ".5d", "1e3d"}
 	r := rand.New(rand.NewPCG(1, 2))
@@ -28,7 +31,10 @@ func TestDurationsReadAsCaddyReadsThem(t *testing.T) {
 	}
 	for _, s := range inputs {
 		want, wantErr := caddy.ParseDuration(s)
-		got, err := syntax.ParseDuration(s)
+		q, _ := json.Marshal(s)
+		var d policy.Duration
+		err := json.Unmarshal(q, &d)
+		got := time.Duration(d)
 		if (err != nil) != (wantErr != nil) || got != want {
 			t.Fatalf("%q: ours %v, %v; Caddy's %v, %v", s, got, err, want, wantErr)
 		}

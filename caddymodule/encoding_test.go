@@ -84,7 +84,7 @@ http://localhost:@PORT2@ {
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
-	p := policy(t, map[string][]string{"*": {"noindex"}})
+	p := tagPolicy(t, map[string][]string{"*": {"noindex"}})
 
 	// Not encoded: rewritten, no warning.
 	resp, body := do(t, "GET", siteURL("/drafts/post.html"))
@@ -169,7 +169,7 @@ http://localhost:@PORT@ {
 	}
 }
 `))
-	p := policy(t, map[string][]string{"*": {"noindex"}})
+	p := tagPolicy(t, map[string][]string{"*": {"noindex"}})
 	for name, b := range files {
 		resp, body := do(t, "GET", siteURL("/"+name))
 		wantStatus(t, resp, 200)

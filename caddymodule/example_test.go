@@ -125,12 +125,12 @@ func checkExampleResponses(t *testing.T, base string) {
 		t.Errorf("robots.txt Cache-Control %q, want max-age=86400 (max_age 1d)", got)
 	}
 
-	siteWide := policy(t, map[string][]string{"*": {"max-image-preview=large"}, "GPTBot": {"noindex"}})
+	siteWide := tagPolicy(t, map[string][]string{"*": {"max-image-preview=large"}, "GPTBot": {"noindex"}})
 	resp, _ = do(t, "GET", base+"/")
 	wantStatus(t, resp, 200)
 	wantRobotsTag(t, resp, siteWide)
 
-	drafts := siteWide.Union(policy(t, map[string][]string{"*": {"noindex", "nosnippet"}}))
+	drafts := siteWide.Union(tagPolicy(t, map[string][]string{"*": {"noindex", "nosnippet"}}))
 	page, err := os.ReadFile("../example/drafts/post.html")
 	if err != nil {
 		t.Fatal(err)
@@ -149,10 +149,10 @@ func checkExampleResponses(t *testing.T, base string) {
 
 	resp, _ = do(t, "GET", base+"/reports/annual-report.pdf")
 	wantStatus(t, resp, 200)
-	wantRobotsTag(t, resp, siteWide.Union(policy(t, map[string][]string{"*": {"noindex"}})))
+	wantRobotsTag(t, resp, siteWide.Union(tagPolicy(t, map[string][]string{"*": {"noindex"}})))
 
 	resp, _ = do(t, "GET", base+"/articles/first.html")
-	wantRobotsTag(t, resp, siteWide.Union(policy(t, map[string][]string{
+	wantRobotsTag(t, resp, siteWide.Union(tagPolicy(t, map[string][]string{
 		"*": {"unavailable_after=2027-01-01T00:00:00Z"}, "Googlebot": {"max-snippet=50"}, "preset:ai-assistants": {"noarchive"},
 	})))
 

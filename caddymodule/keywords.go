@@ -7,7 +7,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
-	"github.com/sitepolicy/caddy-robots/internal/syntax"
+	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/tagemit"
 )
 
@@ -56,7 +56,7 @@ func unknownSubdirective(d *caddyfile.Dispenser, block int, what string) error {
 		return parseErrorf(d, sub, "", "%s; %s is a rule: rules for every accessor go on the directive's line (robots_tag [<matcher>] %s ...), and rules for one crawler in the block as agent <token> %s", msg, sub, sub, sub)
 	}
 	// Names are lower case with "_"; "max-age", "Disallow" and "contentusage" are near misses.
-	c := syntax.Closest(strings.ToLower(sub), append(slices.Clone(own), others...))
+	c := configerr.Closest(strings.ToLower(sub), append(slices.Clone(own), others...))
 	switch {
 	case c == "":
 		return parseErrorf(d, sub, "", "%s", msg)

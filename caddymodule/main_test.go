@@ -145,8 +145,8 @@ func wantStatus(t *testing.T, resp *http.Response, want int) {
 	}
 }
 
-// policy builds the policy that a config's rules denote, with the library the handler uses.
-func policy(t *testing.T, rules map[string][]string) tagemit.Policy {
+// tagPolicy builds the policy that a config's rules denote, with the library the handler uses.
+func tagPolicy(t *testing.T, rules map[string][]string) tagemit.Policy {
 	t.Helper()
 	p, err := tagemit.NewPolicy(rules)
 	if err != nil {

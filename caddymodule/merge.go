@@ -4,18 +4,13 @@ import (
 	"errors"
 	"maps"
 	"net/http"
-	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
-	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
 
-	"github.com/sitepolicy/caddy-robots/internal/serve"
-	"github.com/sitepolicy/caddy-robots/internal/syntax"
-	"github.com/sitepolicy/caddy-robots/nethttp"
-	"github.com/sitepolicy/caddy-robots/robotsgen"
+	"github.com/sitepolicy/caddy-robots/policy"
+	"github.com/sitepolicy/caddy-robots/serve"
 )
 
 // Merging with the site's own robots.txt (merge_file, merge_upstream): the Caddy side.
@@ -42,33 +37,6 @@ import (
 // the sub-request; handlers before robots_txt do not run again for it (their response
 // headers, such as those of header, are set on the response to the client as usual).
 
-// newRobotsTxt builds the responder of file, merged as the handler's config says.
-func (h *RobotsTxt) newRobotsTxt(ctx caddy.Context, ph *placeholders, file robotsgen.File, maxAge time.Duration) (*serve.RobotsTxt, error) {
-	opts := h.mergeOptions()
-	opts.File = ph.str("merge_file", opts.File)
-	if err := ph.err(); err != nil {
-		return nil, err
-	}
-	logger := ctx.Logger()
-	logAt := func(level zapcore.Level) func(*http.Request, string) {
-		return func(r *http.Request, msg string) {
-			if ce := logger.Check(level, msg); ce != nil {
-				ce.Write(zap.String("host", r.Host), zap.String("uri", r.RequestURI))
-			}
-		}
-	}
-	rt, up, err := serve.NewMergingRobotsTxt(file, maxAge, opts,
-		serve.Log{Debug: logAt(zap.DebugLevel), Warn: logAt(zap.WarnLevel)},
-		func(msg string) { logger.Warn(msg) })
-	h.merge = up
-	return rt, err
-}
-
-// mergeOptions are the core's options of the handler's config.
-func (h *RobotsTxt) mergeOptions() serve.MergeOptions {
-	return serve.MergeOptions{File: h.MergeFile, Upstream: h.MergeUpstream, Timeout: time.Duration(h.MergeUpstreamTimeout)}
-}
-
 // unmarshalMerge reads "merge_file <file>" or "merge_upstream [<timeout>]"; the cursor is on
 // sub.
 func (h *RobotsTxt) unmarshalMerge(d *caddyfile.Dispenser, at *positions, sub string) error {
@@ -91,30 +59,20 @@ func (h *RobotsTxt) unmarshalMerge(d *caddyfile.Dispenser, at *positions, sub st
 		return errf(d, "robots_txt: merge_upstream given twice")
 	}
 	if len(args) > 1 {
-		return errf(d, "robots_txt: merge_upstream takes at most one argument, the fetch timeout (default %s)", serve.DefaultUpstreamTimeout)
+		return errf(d, "robots_txt: merge_upstream takes at most one argument, the fetch timeout (default %s)", policy.DefaultUpstreamTimeout)
 	}
 	at.mark("merge_upstream")
 	h.MergeUpstream = true
 	if len(args) == 1 {
-		v, err := syntax.ParseDuration(args[0])
+		v, err := caddy.ParseDuration(args[0])
 		if err != nil {
 			return parseErrorf(d, args[0], "", "robots_txt: merge_upstream: timeout: %v", err)
 		}
 		if v == 0 {
-			return parseErrorf(d, args[0], "", "robots_txt: merge_upstream: timeout %q: would mean the default (%s); leave it out, or give more than 0", args[0], serve.DefaultUpstreamTimeout)
+			return parseErrorf(d, args[0], "", "robots_txt: merge_upstream: timeout %q: would mean the default (%s); leave it out, or give more than 0", args[0], policy.DefaultUpstreamTimeout)
 		}
 		at.markWritten("merge_upstream_timeout", sub, args[0])
-		h.MergeUpstreamTimeout = nethttp.Duration(v)
-	}
-	return nil
-}
-
-// serveMerged serves /robots.txt merged with what next serves there.
-func (h *RobotsTxt) serveMerged(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	err := h.merge.ServeHTTP(w, r, func(r *http.Request) serve.Fetch { return subRequestFetch(r, next) })
-	if err != nil {
-		se := err.(*serve.StatusError)
-		return caddyhttp.Error(se.Code, err)
+		h.MergeUpstreamTimeout = policy.Duration(v)
 	}
 	return nil
 }

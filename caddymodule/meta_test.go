@@ -79,7 +79,7 @@ http://localhost:@PORT2@ {
 	file_server
 }
 `))
-	p := policy(t, map[string][]string{"*": {"noindex"}, "GPTBot": {"nosnippet"}})
+	p := tagPolicy(t, map[string][]string{"*": {"noindex"}, "GPTBot": {"nosnippet"}})
 	origResp, orig := do(t, "GET", site2URL("/drafts/post.html"))
 	wantStatus(t, origResp, 200)
 	origETag := origResp.Header.Get("Etag")
@@ -258,7 +258,7 @@ http://localhost:@PORT@ {
 	reverse_proxy @BACKEND@
 }
 `, "@BACKEND@", backend.Listener.Addr().String()))
-	p := policy(t, map[string][]string{"*": {"noindex"}})
+	p := tagPolicy(t, map[string][]string{"*": {"noindex"}})
 	for i, ct := range types {
 		resp, body := do(t, "GET", siteURL("/p/"+strconv.Itoa(i)))
 		wantStatus(t, resp, 200)

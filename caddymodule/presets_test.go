@@ -118,7 +118,7 @@ func TestPresetsAndEnforcement(t *testing.T) {
 	for _, n := range w {
 		rules[n] = []string{"noindex"}
 	}
-	wantRobotsTag(t, resp, policy(t, rules))
+	wantRobotsTag(t, resp, tagPolicy(t, rules))
 }
 
 // The Caddyfile adapts to the handler JSON that nethttp reads unchanged.

@@ -6,13 +6,10 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
-	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
-	"github.com/sitepolicy/caddy-robots/internal/serve"
-	"github.com/sitepolicy/caddy-robots/nethttp"
-	"github.com/sitepolicy/caddy-robots/tagemit"
+	"github.com/sitepolicy/caddy-robots/policy"
+	"github.com/sitepolicy/caddy-robots/serve"
 )
 
 // RobotsTag is the http.handlers.robots_tag handler. It sets one Robots-Tag field line on
@@ -32,11 +29,12 @@ import (
 // config is provisioned; any other placeholder is a config error, since the header values are
 // serialised ahead of any request.
 type RobotsTag struct {
-	// The rules and output options. The handler's JSON is the JSON of nethttp.TagConfig:
-	// "rules" (product token -> rules, "*" = every accessor), "meta", "x_robots_tag".
-	nethttp.TagConfig
+	// The rules and output options. The handler's JSON is the JSON of policy.Tags: "rules"
+	// (product token -> rules, "*" = every accessor), "meta", "x_robots_tag",
+	// "content_usage".
+	policy.Tags
 
-	tagger *serve.Tagger
+	core *serve.Core
 }
 
 // CaddyModule returns the Caddy module information.
@@ -47,35 +45,29 @@ func (RobotsTag) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
-// Provision replaces global placeholders in tokens and rules and builds the tagger, which
-// validates them. Invalid rules fail the config load or reload.
+// Provision replaces global placeholders in tokens and rules and builds the serving core of
+// one route, which validates them. Invalid rules fail the config load or reload.
 func (h *RobotsTag) Provision(ctx caddy.Context) error {
 	logger := ctx.Logger()
 	ph := newPlaceholders()
-	rules := ph.rules(h.Rules)
-	contentUsage := ph.usageMap("content_usage", h.ContentUsage)
+	tags := h.Tags
+	tags.Rules = ph.rules(h.Rules)
+	tags.ContentUsage = ph.usageMap("content_usage", h.ContentUsage)
 	if err := ph.err(); err != nil {
 		return err
 	}
-	logAt := func(level zapcore.Level) func(*http.Request, string) {
-		return func(r *http.Request, msg string) {
-			if ce := logger.Check(level, msg); ce != nil {
-				ce.Write(zap.String("method", r.Method), zap.String("uri", r.RequestURI))
-			}
-		}
-	}
-	t, err := serve.NewTagger(rules, contentUsage, h.Meta, h.XRobotsTag, serve.Log{Debug: logAt(zap.DebugLevel), Warn: logAt(zap.WarnLevel)})
+	core, err := serve.New(policy.Config{RobotsTag: []policy.Route{{Tags: tags}}}, coreOptions(logger, "method", methodOf))
 	if err != nil {
-		return err
+		return configerr.Reroot(err, "robots_tag[0]", "")
 	}
-	h.tagger = t
-	logWarnings(logger, configerr.PrefixAll("rules", tagemit.Warnings(rules)))
+	h.core = core
+	logWarnings(logger, core.Warnings(), "robots_tag[0]")
 	return nil
 }
 
 // ServeHTTP runs next with the robots tags applied to its response.
 func (h *RobotsTag) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	return serve.Tag(w, r, next, h.tagger)
+	return h.core.Tag(w, r, next)
 }
 
 // Interface guards.

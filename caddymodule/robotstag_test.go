@@ -57,7 +57,7 @@ http://localhost:@PORT@ {
 	if string(body) != "hello" {
 		t.Errorf("body %q", body)
 	}
-	wantRobotsTag(t, resp, policy(t, site))
+	wantRobotsTag(t, resp, tagPolicy(t, site))
 	if v := resp.Header.Values("X-Robots-Tag"); len(v) != 0 {
 		t.Errorf("X-Robots-Tag %q without x_robots_tag", v)
 	}
@@ -65,19 +65,19 @@ http://localhost:@PORT@ {
 	// Two robots_tag handlers on one request: one field line with the union, and the legacy
 	// header (asked for by one of them) carries the union too.
 	resp, _ = do(t, "GET", siteURL("/drafts/a"))
-	union := policy(t, site).Union(policy(t, drafts))
+	union := tagPolicy(t, site).Union(tagPolicy(t, drafts))
 	wantRobotsTag(t, resp, union)
 	wantXRobotsTag(t, resp, union)
 
 	// A named matcher; three handlers on one request.
 	resp, _ = do(t, "GET", siteURL("/drafts/report.PDF"))
-	wantRobotsTag(t, resp, union.Union(policy(t, pdf)))
+	wantRobotsTag(t, resp, union.Union(tagPolicy(t, pdf)))
 	resp, _ = do(t, "GET", siteURL("/files/report.pdf"))
-	wantRobotsTag(t, resp, policy(t, site).Union(policy(t, pdf)))
+	wantRobotsTag(t, resp, tagPolicy(t, site).Union(tagPolicy(t, pdf)))
 
 	// {env.*} placeholders in rules and tokens.
 	resp, _ = do(t, "GET", siteURL("/env/x"))
-	wantRobotsTag(t, resp, policy(t, site).Union(policy(t, env)))
+	wantRobotsTag(t, resp, tagPolicy(t, site).Union(tagPolicy(t, env)))
 
 	// Responses without a body, and error statuses, are tagged too.
 	resp, body = do(t, "GET", siteURL("/nocontent"))
@@ -85,12 +85,12 @@ http://localhost:@PORT@ {
 	if len(body) != 0 {
 		t.Errorf("204 body %q", body)
 	}
-	wantRobotsTag(t, resp, policy(t, site))
+	wantRobotsTag(t, resp, tagPolicy(t, site))
 	resp, _ = do(t, "GET", siteURL("/error"))
 	wantStatus(t, resp, 500)
-	wantRobotsTag(t, resp, policy(t, site))
+	wantRobotsTag(t, resp, tagPolicy(t, site))
 	resp, _ = do(t, "HEAD", siteURL("/"))
-	wantRobotsTag(t, resp, policy(t, site))
+	wantRobotsTag(t, resp, tagPolicy(t, site))
 }
 
 // TestRobotsTagMergesBackendHeader checks that a Robots-Tag and an X-Robots-Tag sent by a
@@ -125,15 +125,15 @@ http://localhost:@PORT@ {
 }
 `, "@BACKEND@", backend.Listener.Addr().String()))
 
-	ours := policy(t, map[string][]string{"*": {"noindex"}})
+	ours := tagPolicy(t, map[string][]string{"*": {"noindex"}})
 	cases := []struct {
 		path string
 		want tagemit.Policy
 	}{
-		{"/both", ours.Union(policy(t, map[string][]string{"*": {"nofollow", "noimageindex"}, "otherbot": {"noarchive"}}))},
-		{"/two-lines", ours.Union(policy(t, map[string][]string{"*": {"max-snippet=5"}, "examplebot": {"nosnippet"}}))},
-		{"/legacy", ours.Union(policy(t, map[string][]string{"examplebot": {"noarchive"}}))},
-		{"/per-member", ours.Union(policy(t, map[string][]string{"googlebot": {"noindex"}, "bingbot": {"nosnippet"}, "examplebot": {"noarchive"}}))},
+		{"/both", ours.Union(tagPolicy(t, map[string][]string{"*": {"nofollow", "noimageindex"}, "otherbot": {"noarchive"}}))},
+		{"/two-lines", ours.Union(tagPolicy(t, map[string][]string{"*": {"max-snippet=5"}, "examplebot": {"nosnippet"}}))},
+		{"/legacy", ours.Union(tagPolicy(t, map[string][]string{"examplebot": {"noarchive"}}))},
+		{"/per-member", ours.Union(tagPolicy(t, map[string][]string{"googlebot": {"noindex"}, "bingbot": {"nosnippet"}, "examplebot": {"noarchive"}}))},
 		{"/none", ours},
 	}
 	for _, c := range cases {
@@ -181,7 +181,7 @@ http://localhost:@PORT@ {
 }
 `, "@BACKEND@", backend.Listener.Addr().String()))
 
-	p := policy(t, map[string][]string{"*": {"noindex"}})
+	p := tagPolicy(t, map[string][]string{"*": {"noindex"}})
 	for _, c := range []struct{ path, first string }{
 		{"/events", "data: one"},
 		{"/page", "<p>first</p>"},
@@ -297,7 +297,7 @@ http://localhost:@PORT@ {
 		t.Errorf("informational responses %q, want [%q]", hints, want)
 	}
 	wantStatus(t, resp, 200)
-	p := policy(t, map[string][]string{"*": {"noindex"}})
+	p := tagPolicy(t, map[string][]string{"*": {"noindex"}})
 	wantRobotsTag(t, resp, p)
 	wantInjected(t, body, []byte(page), p)
 }

@@ -7,25 +7,25 @@
 //
 // Each has a Caddyfile directive of the same name whose order this package registers, so a
 // Caddyfile needs no "order" global option. The package is a thin adapter: the serving and
-// response-wrapping logic is the shared core in package nethttp, which the net/http middleware
-// uses too, and the handlers' JSON is exactly the core's config JSON plus "handler".
+// response-wrapping logic is the serving core of package serve, built by serve.New as the
+// net/http middleware builds it, and each handler's JSON is a part of the config schema
+// (package policy) plus "handler". The module uses only the root module's public API.
 package caddymodule
 
 import (
 	"errors"
 	"net/http"
-	"strconv"
-	"time"
+	"strings"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
-	"github.com/sitepolicy/caddy-robots/internal/serve"
-	"github.com/sitepolicy/caddy-robots/nethttp"
-	"github.com/sitepolicy/caddy-robots/robotsgen"
+	"github.com/sitepolicy/caddy-robots/policy"
+	"github.com/sitepolicy/caddy-robots/serve"
 )
 
 func init() {
@@ -46,15 +46,13 @@ func init() {
 // is provisioned. Any other placeholder, such as a request placeholder, is a config error: the
 // file is rendered ahead of any request. A literal brace is written \{.
 type RobotsTxt struct {
-	// The robots.txt file and its max-age. The handler's JSON is the JSON of
-	// nethttp.RobotsTxtConfig: "comments", "groups", "sitemaps", "records", "max_age",
-	// "enforce".
-	nethttp.RobotsTxtConfig
+	// The robots.txt file, its max-age, merging and enforcement. The handler's JSON is the
+	// JSON of policy.RobotsTxt: "comments", "groups", "sitemaps", "records", "max_age",
+	// "enforce", "merge_file", "merge_upstream", "merge_upstream_timeout".
+	policy.RobotsTxt
 
-	rt      *serve.RobotsTxt
-	merge   *serve.Upstream
-	enforce *serve.Enforcer
-	logger  *zap.Logger
+	core   *serve.Core
+	logger *zap.Logger
 }
 
 // CaddyModule returns the Caddy module information.
@@ -65,27 +63,26 @@ func (RobotsTxt) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
-// Provision replaces global placeholders in the config and builds the responder, which
-// validates the file and renders it. An invalid file fails the config load or reload.
+// Provision replaces global placeholders in the config and builds the serving core, which
+// validates the file, merges it as merge_file says and renders it. An invalid file fails the
+// config load or reload.
 func (h *RobotsTxt) Provision(ctx caddy.Context) error {
+	h.logger = ctx.Logger()
 	ph := newPlaceholders()
-	file := ph.file(robotsgen.File{Comments: h.Comments, Groups: h.Groups, Sitemaps: h.Sitemaps, Records: h.Records})
+	cfg := h.RobotsTxt
+	file := ph.file(cfg.File())
+	cfg.Comments, cfg.Groups, cfg.Sitemaps, cfg.Records = file.Comments, file.Groups, file.Sitemaps, file.Records
+	cfg.MergeFile = ph.str("merge_file", cfg.MergeFile)
 	if err := ph.err(); err != nil {
 		return err
 	}
-	rt, err := h.newRobotsTxt(ctx, ph, file, time.Duration(h.MaxAge)) // merged as merge_file and merge_upstream say (merge.go)
+	core, err := serve.New(policy.Config{RobotsTxt: &cfg}, coreOptions(h.logger, "host", hostOf))
 	if err != nil {
-		return err
+		return configerr.Reroot(err, "robots_txt", "")
 	}
-	h.rt = rt
-	h.logger = ctx.Logger()
-	if h.Enforce != nil {
-		if h.enforce, err = serve.NewEnforcer(rt, h.merge, h.Enforce.Status); err != nil {
-			return err
-		}
-	}
-	logWarnings(h.logger, file.Warnings())
-	ctx.Logger().Debug("robots.txt ready", zap.Int("groups", len(file.Groups)), zap.Int("sitemaps", len(file.Sitemaps)))
+	h.core = core
+	logWarnings(h.logger, core.Warnings(), "robots_txt")
+	h.logger.Debug("robots.txt ready", zap.Int("groups", len(file.Groups)), zap.Int("sitemaps", len(file.Sitemaps)))
 	return nil
 }
 
@@ -98,25 +95,24 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 // the server has handle_errors routes, else with the short text body nethttp sends (Caddy's
 // default error response has no body, which would not say why).
 func (h *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	if !h.rt.Matches(r) {
-		if h.enforce != nil {
-			if b, blocked := h.enforce.Check(r); blocked {
-				code, msg := h.enforce.Status(), b.Message()
-				h.logger.Info(msg, zap.String("token", b.Token), zap.String("rule", string(b.Rule.Type)+": "+b.Rule.Path),
-					zap.Int("status", code), zap.String("method", r.Method), zap.String("uri", r.RequestURI))
-				if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok && srv.Errors != nil && len(srv.Errors.Routes) > 0 {
-					return caddyhttp.Error(code, errors.New(msg))
-				}
-				http.Error(w, strconv.Itoa(code)+" "+http.StatusText(code)+": "+msg, code)
-				return nil
+	if !h.core.IsRobotsTxt(r) {
+		if b, blocked := h.core.Enforce(r); blocked {
+			msg := b.Message()
+			h.logger.Info(msg, zap.String("token", b.Token), zap.String("rule", string(b.Rule.Type)+": "+b.Rule.Path),
+				zap.Int("status", b.Status), zap.String("method", r.Method), zap.String("uri", r.RequestURI))
+			if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok && srv.Errors != nil && len(srv.Errors.Routes) > 0 {
+				return caddyhttp.Error(b.Status, errors.New(msg))
 			}
+			serve.WriteError(w, b.Status, msg)
+			return nil
 		}
 		return next.ServeHTTP(w, r)
 	}
-	if h.merge != nil {
-		return h.serveMerged(w, r, next)
+	var upstream func(*http.Request) serve.Fetch
+	if h.MergeUpstream {
+		upstream = func(r *http.Request) serve.Fetch { return subRequestFetch(r, next) }
 	}
-	if err := h.rt.ServeHTTP(w, r); err != nil {
+	if err := h.core.ServeRobotsTxt(w, r, upstream); err != nil {
 		se := err.(*serve.StatusError)
 		return caddyhttp.Error(se.Code, err)
 	}
@@ -125,8 +121,8 @@ func (h *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddy
 
 // Cleanup stops merge_upstream's cache timers when a reload replaces this handler.
 func (h *RobotsTxt) Cleanup() error {
-	if h.merge != nil {
-		h.merge.Stop()
+	if h.core != nil {
+		h.core.Close()
 	}
 	return nil
 }
@@ -140,9 +136,32 @@ var (
 )
 
 // logWarnings logs what the core finds valid but likely not meant, at warn level, with the
-// field path.
-func logWarnings(l *zap.Logger, ws []*configerr.Error) {
+// field path in the handler's JSON (the core's paths are under root).
+func logWarnings(l *zap.Logger, ws []*configerr.Error, root string) {
 	for _, w := range ws {
-		l.Warn("config: "+w.Error(), zap.String("path", w.Path))
+		c := *w
+		if rest, ok := strings.CutPrefix(c.Path, root); ok {
+			c.Path = strings.TrimPrefix(rest, ".")
+		}
+		l.Warn("config: "+c.Error(), zap.String("path", c.Path))
 	}
 }
+
+// coreOptions logs what the core says about requests through l, with the request's method
+// or host (key) and URI.
+func coreOptions(l *zap.Logger, key string, value func(*http.Request) string) serve.Options {
+	logAt := func(level zapcore.Level) func(*http.Request, string) {
+		return func(r *http.Request, msg string) {
+			if ce := l.Check(level, msg); ce != nil {
+				ce.Write(zap.String(key, value(r)), zap.String("uri", r.RequestURI))
+			}
+		}
+	}
+	return serve.Options{
+		Log:  serve.Log{Debug: logAt(zap.DebugLevel), Warn: logAt(zap.WarnLevel)},
+		Warn: func(msg string) { l.Warn(msg) },
+	}
+}
+
+func hostOf(r *http.Request) string   { return r.Host }
+func methodOf(r *http.Request) string { return r.Method }

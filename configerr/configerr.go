@@ -86,6 +86,43 @@ func Prefix(prefix string, err error) error {
 	return errors.Join(out...)
 }
 
+// Reroot returns err with the *Errors whose path is under from (from itself, or from
+// followed by "." or "[") moved under to, e.g. "robots_tag[1].rules" from "robots_tag[1]" to
+// "routes[3].handle[0]" becomes "routes[3].handle[0].rules"; "robots_tag[10]" is not under
+// "robots_tag[1]". Other errors keep their paths; an error of another type becomes an *Error
+// with no path, as All says. It returns nil for a nil err.
+func Reroot(err error, from, to string) error {
+	if err == nil {
+		return nil
+	}
+	all := All(err)
+	out := make([]error, len(all))
+	for i, e := range all {
+		c := *e
+		if rest, ok := under(c.Path, from); ok {
+			c.Path = JoinPath(to, rest)
+		}
+		out[i] = &c
+	}
+	return errors.Join(out...)
+}
+
+// under reports whether path is from or below it, and the rest of path after from.
+func under(path, from string) (string, bool) {
+	rest, ok := strings.CutPrefix(path, from)
+	switch {
+	case !ok:
+		return "", false
+	case from == "" || rest == "":
+		return rest, true
+	case rest[0] == '.':
+		return rest[1:], true
+	case rest[0] == '[':
+		return rest, true
+	}
+	return "", false
+}
+
 // JoinPath appends a field path to a parent path.
 func JoinPath(parent, path string) string {
 	switch {

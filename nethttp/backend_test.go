@@ -21,7 +21,7 @@ import (
 // a rule for every crawler ("*"), and a valid member survives malformed neighbours.
 func TestBackendMembersKeepTheirToken(t *testing.T) {
 	m := mustNew(t, nethttp.Config{RobotsTag: []nethttp.Route{
-		{TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"nosnippet"}}}},
+		{Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"nosnippet"}}}},
 	}})
 	cases := []struct {
 		rt   []string
@@ -110,7 +110,7 @@ func TestMergedFieldWithinLimit(t *testing.T) {
 	}
 	logs := &logRecorder{level: slog.LevelWarn}
 	m, err := nethttp.New(nethttp.Config{RobotsTag: []nethttp.Route{
-		{TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noarchive"}}}},
+		{Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"noarchive"}}}},
 	}}, nethttp.Options{Logger: slog.New(logs)})
 	if err != nil {
 		t.Fatal(err)
@@ -170,8 +170,8 @@ func TestRouteUnionWithinLimit(t *testing.T) {
 	b["*"] = []string{"noindex"}
 	logs := &logRecorder{level: slog.LevelWarn}
 	m, err := nethttp.New(nethttp.Config{RobotsTag: []nethttp.Route{
-		{TagConfig: nethttp.TagConfig{Rules: a}},
-		{TagConfig: nethttp.TagConfig{Rules: b}},
+		{Tags: nethttp.TagConfig{Rules: a}},
+		{Tags: nethttp.TagConfig{Rules: b}},
 	}}, nethttp.Options{Logger: slog.New(logs)})
 	if err != nil {
 		t.Fatal(err)
@@ -217,7 +217,7 @@ func TestMergedFieldKeepsDeclaredMembers(t *testing.T) {
 	read, _ := tagemit.ParseRobotsTag([]string{strings.Join(rt, ", ")})
 	logs := &logRecorder{level: slog.LevelWarn}
 	m, err := nethttp.New(nethttp.Config{RobotsTag: []nethttp.Route{
-		{TagConfig: nethttp.TagConfig{Rules: declared, XRobotsTag: true}},
+		{Tags: nethttp.TagConfig{Rules: declared, XRobotsTag: true}},
 	}}, nethttp.Options{Logger: slog.New(logs)})
 	if err != nil {
 		t.Fatal(err)

@@ -35,8 +35,8 @@ func benchMiddleware(b testing.TB) *nethttp.Middleware {
 	m, err := nethttp.New(nethttp.Config{
 		RobotsTxt: siteRobots,
 		RobotsTag: []nethttp.Route{
-			{Paths: []string{"/drafts/*"}, TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex", "nosnippet"}}}},
-			{Paths: []string{"*.pdf"}, TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}}},
+			{Paths: []string{"/drafts/*"}, Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex", "nosnippet"}}}},
+			{Paths: []string{"*.pdf"}, Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}}},
 		},
 	}, nethttp.Options{})
 	if err != nil {
@@ -50,9 +50,9 @@ func benchMiddleware(b testing.TB) *nethttp.Middleware {
 func usageMiddleware(b testing.TB) *nethttp.Middleware {
 	m, err := nethttp.New(nethttp.Config{
 		RobotsTag: []nethttp.Route{
-			{Paths: []string{"/drafts/*"}, TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex", "nosnippet"}}, ContentUsage: map[string]string{"train-ai": "n"}}},
-			{Paths: []string{"*.pdf"}, TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}, ContentUsage: map[string]string{"search": "y"}}},
-			{Paths: []string{"/open/*"}, TagConfig: nethttp.TagConfig{ContentUsage: map[string]string{"train-ai": "y"}}},
+			{Paths: []string{"/drafts/*"}, Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex", "nosnippet"}}, ContentUsage: map[string]string{"train-ai": "n"}}},
+			{Paths: []string{"*.pdf"}, Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}, ContentUsage: map[string]string{"search": "y"}}},
+			{Paths: []string{"/open/*"}, Tags: nethttp.TagConfig{ContentUsage: map[string]string{"train-ai": "y"}}},
 		},
 	}, nethttp.Options{})
 	if err != nil {

@@ -26,7 +26,7 @@ import (
 )
 
 var metaRoute = nethttp.Config{RobotsTag: []nethttp.Route{
-	{TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}, Meta: true}},
+	{Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}, Meta: true}},
 }}
 
 const noindexMeta = `<meta name="robots" content="noindex">`
@@ -242,8 +242,8 @@ func TestRangeOnMetaRoute(t *testing.T) {
 	}
 	fs := http.FileServer(http.Dir(dir))
 	m := mustNew(t, nethttp.Config{RobotsTag: []nethttp.Route{
-		{Paths: []string{"/meta/*"}, TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}, Meta: true}},
-		{Paths: []string{"/header/*"}, TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}}},
+		{Paths: []string{"/meta/*"}, Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}, Meta: true}},
+		{Paths: []string{"/header/*"}, Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}}},
 	}})
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Etag", `"v7"`)
@@ -413,8 +413,8 @@ func (l *logCapture) at(level slog.Level, substr string) []slog.Record {
 func TestEncodedBodyWarnsOnce(t *testing.T) {
 	logs := &logCapture{}
 	m, err := nethttp.New(nethttp.Config{RobotsTag: []nethttp.Route{
-		{Paths: []string{"/a/*"}, TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}, Meta: true}},
-		{Paths: []string{"/b/*"}, TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"nosnippet"}}, Meta: true}},
+		{Paths: []string{"/a/*"}, Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}, Meta: true}},
+		{Paths: []string{"/b/*"}, Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"nosnippet"}}, Meta: true}},
 	}}, nethttp.Options{Logger: slog.New(logs)})
 	if err != nil {
 		t.Fatal(err)
@@ -568,7 +568,7 @@ func TestRangeLeavesTheCallersRequestAlone(t *testing.T) {
 		r.URL.Path = strings.TrimPrefix(r.URL.Path, "/app") // an in-place rewrite
 		http.ServeContent(w, r, "page.html", time.Unix(1e9, 0), strings.NewReader(doc))
 	})
-	m := mustNew(t, nethttp.Config{RobotsTag: []nethttp.Route{{TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}, Meta: true}}}})
+	m := mustNew(t, nethttp.Config{RobotsTag: []nethttp.Route{{Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}, Meta: true}}}})
 	var after string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		m.Handler(inner).ServeHTTP(w, r)

@@ -16,8 +16,8 @@
 //			MaxAge:   nethttp.Duration(2 * time.Hour),
 //		},
 //		RobotsTag: []nethttp.Route{
-//			{Paths: []string{"*.pdf"}, TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}}},
-//			{Paths: []string{"/drafts/*"}, TagConfig: nethttp.TagConfig{
+//			{Paths: []string{"*.pdf"}, Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}}},
+//			{Paths: []string{"/drafts/*"}, Tags: nethttp.TagConfig{
 //				Rules:      map[string][]string{"*": {"noindex", "nosnippet"}, "GPTBot": {"noarchive"}},
 //				Meta:       true, // <meta name="robots"> in HTML pages too
 //				XRobotsTag: true, // and the legacy X-Robots-Tag header

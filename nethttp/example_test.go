@@ -22,8 +22,8 @@ func ExampleNew() {
 			},
 		},
 		RobotsTag: []nethttp.Route{{
-			Paths:     []string{"/drafts/*"},
-			TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex", "nosnippet"}}, Meta: true},
+			Paths: []string{"/drafts/*"},
+			Tags:  nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex", "nosnippet"}}, Meta: true},
 		}},
 	}, nethttp.Options{})
 	if err != nil {

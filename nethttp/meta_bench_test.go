@@ -13,7 +13,7 @@ var metaPage = []byte("<!DOCTYPE html><html><head><title>t</title></head><body><
 // Content-Type decision and the injection of <meta name="robots">.
 func benchMetaPage(b *testing.B, contentType string) {
 	m, err := nethttp.New(nethttp.Config{RobotsTag: []nethttp.Route{
-		{Paths: []string{"/drafts/*"}, TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}, Meta: true}},
+		{Paths: []string{"/drafts/*"}, Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}, Meta: true}},
 	}}, nethttp.Options{})
 	if err != nil {
 		b.Fatal(err)

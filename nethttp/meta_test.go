@@ -60,7 +60,7 @@ func headMeta(t testing.TB, body []byte) map[string]string {
 
 func TestMetaInjection(t *testing.T) {
 	m := mustNew(t, nethttp.Config{RobotsTag: []nethttp.Route{
-		{Paths: []string{"/drafts/*"}, TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex", "nosnippet"}, "examplebot": {"noarchive"}}, Meta: true}},
+		{Paths: []string{"/drafts/*"}, Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex", "nosnippet"}, "examplebot": {"noarchive"}}, Meta: true}},
 	}})
 	srv := serve(t, m, htmlHandler(page))
 
@@ -110,7 +110,7 @@ func TestMetaBehindFileServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := mustNew(t, nethttp.Config{RobotsTag: []nethttp.Route{
-		{TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}, Meta: true}},
+		{Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}, Meta: true}},
 	}})
 	// http.FileServer sets no ETag of its own but honours one set before it runs (as an app
 	// serving versioned files does): that makes the ETag checks below run.

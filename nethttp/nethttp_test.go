@@ -84,9 +84,9 @@ func policy(t testing.TB, rules map[string][]string) tagemit.Policy {
 
 func TestHeaderUnionAcrossRoutesAndHandler(t *testing.T) {
 	m := mustNew(t, nethttp.Config{RobotsTag: []nethttp.Route{
-		{TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"nosnippet"}}}},
-		{Paths: []string{"/drafts/*"}, TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}, "ExampleBot": {"max-snippet=20"}}}},
-		{Paths: []string{"*.pdf"}, TagConfig: nethttp.TagConfig{Rules: map[string][]string{"examplebot": {"max-snippet=50", "noarchive"}}, XRobotsTag: true}},
+		{Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"nosnippet"}}}},
+		{Paths: []string{"/drafts/*"}, Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}, "ExampleBot": {"max-snippet=20"}}}},
+		{Paths: []string{"*.pdf"}, Tags: nethttp.TagConfig{Rules: map[string][]string{"examplebot": {"max-snippet=50", "noarchive"}}, XRobotsTag: true}},
 	}})
 	srv := serve(t, m, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("own") != "" {
@@ -165,7 +165,7 @@ func TestConfigErrors(t *testing.T) {
 func TestFSServer(t *testing.T) {
 	fsys := fstest.MapFS{"a.html": {Data: []byte(page)}}
 	m := mustNew(t, nethttp.Config{RobotsTag: []nethttp.Route{
-		{Paths: []string{"*.html"}, TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}, Meta: true}},
+		{Paths: []string{"*.html"}, Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}, Meta: true}},
 	}})
 	srv := serve(t, m, http.FileServerFS(fsys))
 	_, body := get(t, nil, "GET", srv.URL+"/a.html")

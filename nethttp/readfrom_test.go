@@ -27,7 +27,7 @@ func (r *readFromRecorder) ReadFrom(src io.Reader) (int64, error) {
 // path); a rewritten body goes through the injector even when copied with ReadFrom.
 func TestReadFromPaths(t *testing.T) {
 	m := mustNew(t, nethttp.Config{RobotsTag: []nethttp.Route{
-		{TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}, Meta: true}},
+		{Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}, Meta: true}},
 	}})
 	for _, c := range []struct {
 		ct           string

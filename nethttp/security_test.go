@@ -36,10 +36,10 @@ func TestSecurityConfigInjection(t *testing.T) {
 				Groups: []robotsgen.Group{{UserAgents: []string{"*"}}}, Sitemaps: []string{"https://a.example/s.xml" + inj}}},
 			"comment": {RobotsTxt: &nethttp.RobotsTxtConfig{
 				Groups: []robotsgen.Group{{UserAgents: []string{"*"}}}, Comments: []string{"hello" + inj}}},
-			"tag token":      {RobotsTag: []nethttp.Route{{TagConfig: nethttp.TagConfig{Rules: map[string][]string{"bot" + br + "x": {"noindex"}}}}}},
-			"tag rule":       {RobotsTag: []nethttp.Route{{TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex" + br + "x: y"}}}}}},
-			"tag rule value": {RobotsTag: []nethttp.Route{{TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"unavailable_after=2027-01-01" + br + "X: y"}}}}}},
-			"tag path":       {RobotsTag: []nethttp.Route{{Paths: []string{"/a" + br}, TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}}}}},
+			"tag token":      {RobotsTag: []nethttp.Route{{Tags: nethttp.TagConfig{Rules: map[string][]string{"bot" + br + "x": {"noindex"}}}}}},
+			"tag rule":       {RobotsTag: []nethttp.Route{{Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex" + br + "x: y"}}}}}},
+			"tag rule value": {RobotsTag: []nethttp.Route{{Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"unavailable_after=2027-01-01" + br + "X: y"}}}}}},
+			"tag path":       {RobotsTag: []nethttp.Route{{Paths: []string{"/a" + br}, Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}}}}},
 		}
 		for name, cfg := range cfgs {
 			if _, err := nethttp.New(cfg, nethttp.Options{}); err == nil {
@@ -54,7 +54,7 @@ func TestSecurityConfigInjection(t *testing.T) {
 		{"*": {`unavailable_after="><b>`}},
 		{"<meta>": {"noindex"}},
 	} {
-		if _, err := nethttp.New(nethttp.Config{RobotsTag: []nethttp.Route{{TagConfig: nethttp.TagConfig{Rules: bad}}}}, nethttp.Options{}); err == nil {
+		if _, err := nethttp.New(nethttp.Config{RobotsTag: []nethttp.Route{{Tags: nethttp.TagConfig{Rules: bad}}}}, nethttp.Options{}); err == nil {
 			t.Errorf("%v: accepted", bad)
 		}
 	}
@@ -65,7 +65,7 @@ func TestSecurityConfigInjection(t *testing.T) {
 // the backend smuggled in.
 func TestSecurityUpstreamHeaders(t *testing.T) {
 	m := mustNew(t, nethttp.Config{RobotsTag: []nethttp.Route{
-		{TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"nosnippet"}}, XRobotsTag: true}},
+		{Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"nosnippet"}}, XRobotsTag: true}},
 	}})
 	upstream := []struct {
 		rt, xrt []string

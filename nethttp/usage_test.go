@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/dunglas/httpsfv"
+
 	"github.com/sitepolicy/caddy-robots/nethttp"
 )
 
@@ -133,7 +134,7 @@ func TestContentUsageConfigErrors(t *testing.T) {
 
 // TestContentUsageSameJSONAsGo: the JSON form is the Go form.
 func TestContentUsageSameJSONAsGo(t *testing.T) {
-	cfg := nethttp.Config{RobotsTag: []nethttp.Route{{Paths: []string{"/a/*"}, TagConfig: nethttp.TagConfig{ContentUsage: map[string]string{"train-ai": "n"}}}}}
+	cfg := nethttp.Config{RobotsTag: []nethttp.Route{{Paths: []string{"/a/*"}, Tags: nethttp.TagConfig{ContentUsage: map[string]string{"train-ai": "n"}}}}}
 	m := mustNew(t, cfg)
 	resp, _ := get(t, nil, "GET", serve(t, m, http.HandlerFunc(okHandler)).URL+"/a/b")
 	if got := resp.Header.Get("Content-Usage"); got != "train-ai=n" {
@@ -277,8 +278,8 @@ func TestContentUsageUnionWithinLimit(t *testing.T) {
 	}
 	logs := &logRecorder{level: slog.LevelWarn}
 	m, err := nethttp.New(nethttp.Config{RobotsTag: []nethttp.Route{
-		{TagConfig: nethttp.TagConfig{ContentUsage: site}},
-		{Paths: []string{"/x*"}, TagConfig: nethttp.TagConfig{ContentUsage: x}},
+		{Tags: nethttp.TagConfig{ContentUsage: site}},
+		{Paths: []string{"/x*"}, Tags: nethttp.TagConfig{ContentUsage: x}},
 	}}, nethttp.Options{Logger: slog.New(logs)})
 	if err != nil {
 		t.Fatal(err)

@@ -20,7 +20,7 @@ func TestFlushReachesClient(t *testing.T) {
 		t.Run(ct, func(t *testing.T) {
 			release := make(chan struct{})
 			m := mustNew(t, nethttp.Config{RobotsTag: []nethttp.Route{
-				{TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}, Meta: true}},
+				{Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}, Meta: true}},
 			}})
 			srv := serve(t, m, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", ct)
@@ -62,7 +62,7 @@ func TestFlushReachesClient(t *testing.T) {
 // can hijack the connection (WebSocket upgrades).
 func TestResponseControllerAndHijack(t *testing.T) {
 	m := mustNew(t, nethttp.Config{RobotsTag: []nethttp.Route{
-		{TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}, Meta: true}},
+		{Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}, Meta: true}},
 	}})
 	srv := serve(t, m, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rc := http.NewResponseController(w)
@@ -111,7 +111,7 @@ func TestResponseControllerAndHijack(t *testing.T) {
 func TestHTTP2(t *testing.T) {
 	m := mustNew(t, nethttp.Config{
 		RobotsTxt: siteRobots,
-		RobotsTag: []nethttp.Route{{TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}, Meta: true}}},
+		RobotsTag: []nethttp.Route{{Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}, Meta: true}}},
 	})
 	srv := httptest.NewUnstartedServer(m.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
@@ -144,7 +144,7 @@ func TestHTTP2(t *testing.T) {
 // header.
 func TestStatusesLeftUntouched(t *testing.T) {
 	m := mustNew(t, nethttp.Config{RobotsTag: []nethttp.Route{
-		{TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}, Meta: true}},
+		{Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}, Meta: true}},
 	}})
 	srv := serve(t, m, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")

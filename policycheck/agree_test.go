@@ -179,7 +179,7 @@ func TestCheckServedAndEnforcementAgree(t *testing.T) {
 		}
 		served, _ := robotsgen.Parse(body)
 		matcher := robotsgen.NewMatcher(served)
-		site := FromNetHTTP(nethttp.Config{RobotsTxt: cfg})
+		site := FromConfig(nethttp.Config{RobotsTxt: cfg})
 		agents := slices.Concat(agreeTokens[:len(agreeTokens)-1], agreeUAOnly, []string{"Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0"})
 		for range 5 {
 			agent := pickOne(r, agents)

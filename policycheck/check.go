@@ -2,7 +2,6 @@ package policycheck
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -11,10 +10,9 @@ import (
 	"strings"
 
 	"github.com/sitepolicy/caddy-robots/crawlers"
-	"github.com/sitepolicy/caddy-robots/internal/serve"
 	"github.com/sitepolicy/caddy-robots/internal/syntax"
-	"github.com/sitepolicy/caddy-robots/nethttp"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
+	"github.com/sitepolicy/caddy-robots/serve"
 	"github.com/sitepolicy/caddy-robots/tagemit"
 	"github.com/sitepolicy/caddy-robots/usage"
 )
@@ -223,15 +221,16 @@ func Check(site *Site, req Request) (*Report, error) {
 	rep.ProductToken, rep.AgentNote = ProductToken(req.Agent, fileTokens)
 	// With enforce, the crawler is the one enforcement reads from the User-Agent, so that the
 	// decision shown and the enforcement shown are about the same crawler.
-	var enf *serve.Enforcer
+	var enf *serve.Core
 	probe := httptest.NewRequest(http.MethodGet, u.String(), nil)
 	probe.Header.Set("User-Agent", req.Agent)
 	var enfTok string
 	var enfDecision robotsgen.Decision
 	if rt := site.RobotsTxt; rt != nil && rt.Config.Enforce != nil && req.RobotsFile == nil {
-		if enf, err = newEnforcer(rt); err != nil {
+		if enf, err = enforcement(rt); err != nil {
 			return nil, err
 		}
+		defer enf.Close()
 		var ok bool
 		if enfTok, enfDecision, ok = enf.Crawler(probe); ok && !strings.EqualFold(enfTok, rep.ProductToken) {
 			rep.ProductToken, rep.AgentNote = enfTok, fmt.Sprintf("found the crawler name %q in the User-Agent header, as enforcement reads it", enfTok)
@@ -263,8 +262,8 @@ func Check(site *Site, req Request) (*Report, error) {
 	}
 	if enf != nil {
 		rep.Enforcement.Configured = true
-		if b, blocked := enf.Check(probe); blocked {
-			rep.Enforcement.Blocked, rep.Enforcement.Status, rep.Enforcement.Message = true, enf.Status(), b.Message()
+		if b, blocked := enf.Enforce(probe); blocked {
+			rep.Enforcement.Blocked, rep.Enforcement.Status, rep.Enforcement.Message = true, b.Status, b.Message()
 		}
 	}
 
@@ -302,61 +301,41 @@ func responseTags(site *Site, u *url.URL, req Request) (*ResponseTags, error) {
 		backend.Add(textproto.CanonicalMIMEHeaderKey(name), strings.TrimSpace(value))
 	}
 	r := httptest.NewRequest(http.MethodGet, u.String(), nil)
-	reqPath := serve.RequestPath(r)
-	var routes []nethttp.Route
-	var errs []error
-	for i := range site.Routes {
-		rt := &site.Routes[i]
-		if err := validRoute(rt); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		match := len(rt.Paths) == 0
-		for _, p := range rt.Paths {
-			pp, err := serve.CompilePathPattern(p)
-			match = match || (err == nil && pp.Match(r, reqPath))
-		}
-		if !match || (rt.Match != nil && !rt.Match(r)) {
-			continue
-		}
-		routes = append(routes, nethttp.Route{TagConfig: rt.Tags})
-		out.Routes = append(out.Routes, rt.Source.At(""))
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
 	// The site's robots.txt responder is in front, as when serving: it answers /robots.txt
 	// itself, without tags. Enforcement is left out here (Check reports it separately).
-	var robotsCfg *nethttp.RobotsTxtConfig
+	var robots *RobotsTxt
 	if site.RobotsTxt != nil {
-		c := site.RobotsTxt.Config
-		c.Enforce = nil
-		robotsCfg = &c
+		if err := validRobotsTxt(site.RobotsTxt); err != nil {
+			return nil, err
+		}
+		robots = offline(site.RobotsTxt, false)
 	}
-	called := false
-	backendHandler := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		called = true
+	if robots == nil && len(site.Routes) == 0 {
+		out.Routes = []Location{}
+		return out, nil
+	}
+	core, err := newCore(robots, site.Routes)
+	if err != nil {
+		return nil, err
+	}
+	defer core.Close()
+	if core.IsRobotsTxt(r) {
+		// The robots.txt responder answers: no route and no backend header applies.
+		out.RobotsTxtResponder = true
+		return out, nil
+	}
+	for _, i := range core.Routes(r) {
+		out.Routes = append(out.Routes, site.Routes[i].Source.At(""))
+	}
+	rec := httptest.NewRecorder()
+	_ = core.Tag(rec, r, serve.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) error {
 		for k, v := range backend {
 			w.Header()[k] = v
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = w.Write([]byte(htmlPage))
-	})
-	var h http.Handler = backendHandler
-	if len(routes) > 0 || robotsCfg != nil {
-		mw, err := nethttp.New(nethttp.Config{RobotsTxt: robotsCfg, RobotsTag: routes}, nethttp.Options{Logger: discard})
-		if err != nil {
-			return nil, err
-		}
-		h = mw.Handler(backendHandler)
-	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, r)
-	if !called {
-		// The robots.txt responder answered: no route and no backend header applies.
-		out.Routes, out.RobotsTxtResponder = []Location{}, true
-		return out, nil
-	}
+		_, err := w.Write([]byte(htmlPage))
+		return err
+	}))
 	hdr := rec.Result().Header
 	out.RobotsTag = strings.Join(hdr.Values("Robots-Tag"), ", ")
 	out.ContentUsage = strings.Join(hdr.Values("Content-Usage"), ", ")

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -379,3 +380,5 @@ func TestCheckTextLongGroup(t *testing.T) {
 		t.Errorf("%d user agents; group line %q", n, line)
 	}
 }
+
+var discard = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -14,12 +14,12 @@ var exampleConfig = nethttp.Config{
 	RobotsTxt: &nethttp.RobotsTxtConfig{Groups: []robotsgen.Group{
 		{UserAgents: []string{"*"}, Rules: []robotsgen.Rule{{Type: robotsgen.Disallow, Path: "/drafts/"}}},
 	}},
-	RobotsTag: []nethttp.Route{{Paths: []string{"/drafts/*"}, TagConfig: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}}}},
+	RobotsTag: []nethttp.Route{{Paths: []string{"/drafts/*"}, Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}}}},
 }
 
 // Check explains what a crawler sees at one URL.
 func ExampleCheck() {
-	site := policycheck.FromNetHTTP(exampleConfig, "example.com")
+	site := policycheck.FromConfig(exampleConfig, "example.com")
 	rep, err := policycheck.Check(site, policycheck.Request{URL: "https://example.com/drafts/a", Agent: "Googlebot"})
 	if err != nil {
 		panic(err)
@@ -37,7 +37,7 @@ func ExampleCheck() {
 
 // Lint finds the policies that defeat themselves.
 func ExampleLint() {
-	findings, err := policycheck.Lint(policycheck.FromNetHTTP(exampleConfig, "example.com"))
+	findings, err := policycheck.Lint(policycheck.FromConfig(exampleConfig, "example.com"))
 	if err != nil {
 		panic(err)
 	}

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
-	"github.com/sitepolicy/caddy-robots/internal/syntax"
 )
 
 // WriteText writes the report for people: the robots.txt decision, then the response's tags.
@@ -317,7 +316,7 @@ func WriteErrorJSON(w io.Writer, err error) error {
 // CheckFormat returns an error unless format is "text" or "json".
 func CheckFormat(format string) error {
 	if format != "text" && format != "json" {
-		if c := syntax.Closest(strings.ToLower(format), []string{"text", "json"}); c != "" {
+		if c := configerr.Closest(strings.ToLower(format), []string{"text", "json"}); c != "" {
 			return fmt.Errorf("--format %q: want text or json (did you mean %q?)", format, c)
 		}
 		return fmt.Errorf("--format %q: want text or json", format)

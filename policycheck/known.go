@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/internal/syntax"
 )
@@ -83,35 +84,9 @@ func misspelling(tok string) string {
 	}
 	best, bestD := "", limit+1
 	for _, n := range knownNames() {
-		if d := osaDistance(lt, strings.ToLower(n)); d < bestD {
+		if d := configerr.Distance(lt, strings.ToLower(n)); d < bestD {
 			best, bestD = n, d
 		}
 	}
 	return best
-}
-
-// osaDistance is the optimal string alignment distance: Levenshtein plus transpositions of
-// adjacent bytes.
-func osaDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
 }

@@ -1,7 +1,6 @@
 package policycheck
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"net/url"
@@ -10,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
-	"github.com/sitepolicy/caddy-robots/nethttp"
+	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 	"github.com/sitepolicy/caddy-robots/tagemit"
 	"github.com/sitepolicy/caddy-robots/usage"
@@ -117,20 +116,6 @@ func Lint(site *Site) ([]Finding, error) {
 		return a.JSONPath < b.JSONPath
 	})
 	return l.out, nil
-}
-
-// validate runs the checks every front end runs on the site's config.
-func validate(site *Site) error {
-	var errs []error
-	if r := site.RobotsTxt; r != nil {
-		cfg := r.Config
-		_, err := nethttp.New(nethttp.Config{RobotsTxt: &cfg}, nethttp.Options{Logger: discard})
-		errs = append(errs, reroot(err, "robots_txt", r.Source.JSONPath))
-	}
-	for i := range site.Routes {
-		errs = append(errs, validRoute(&site.Routes[i]))
-	}
-	return errors.Join(errs...)
 }
 
 type linter struct {
@@ -572,7 +557,7 @@ func overriddenUsage(b, a map[string]string) []string {
 // tagsImply reports whether b's tags give every accessor at least a's restrictions, b
 // sends meta elements and X-Robots-Tag wherever a does, and b's Content-Usage preferences give
 // each of a's keys the same value or "n" (which wins when they combine).
-func tagsImply(b, a nethttp.TagConfig) bool {
+func tagsImply(b, a policy.Tags) bool {
 	if (a.Meta && !b.Meta) || (a.XRobotsTag && !b.XRobotsTag) {
 		return false
 	}

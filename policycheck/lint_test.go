@@ -19,7 +19,7 @@ func site(t *testing.T, config string, hosts ...string) *Site {
 	if err := dec.Decode(&cfg); err != nil {
 		t.Fatalf("config: %v\n%s", err, config)
 	}
-	return FromNetHTTP(cfg, hosts...)
+	return FromConfig(cfg, hosts...)
 }
 
 func lint(t *testing.T, config string, hosts ...string) []Finding {

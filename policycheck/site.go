@@ -9,7 +9,7 @@
 //
 // Both work on a Site, a front-end-neutral model: the Caddy module's "caddy robots"
 // subcommands build one from a Caddy config (Caddyfile or JSON, loaded as "caddy run" loads
-// it), FromNetHTTP builds one from a nethttp.Config, and the command
+// it), FromConfig builds one from a policy.Config (the net/http middleware's), and the command
 // github.com/sitepolicy/caddy-robots/cmd/robots runs both on the nethttp JSON. The package
 // does not import Caddy.
 //
@@ -23,7 +23,7 @@ import (
 	"net/http"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
-	"github.com/sitepolicy/caddy-robots/nethttp"
+	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 )
 
@@ -43,19 +43,16 @@ type Site struct {
 
 // RobotsTxt is a robots.txt config and where it came from.
 type RobotsTxt struct {
-	Config nethttp.RobotsTxtConfig
+	Config policy.RobotsTxt
 	Source Source
 }
 
 // File returns the robots.txt file the config describes.
-func (r *RobotsTxt) File() robotsgen.File {
-	c := &r.Config
-	return robotsgen.File{Comments: c.Comments, Groups: c.Groups, Sitemaps: c.Sitemaps, Records: c.Records}
-}
+func (r *RobotsTxt) File() robotsgen.File { return r.Config.File() }
 
 // Route is one robots_tag route: its tags and the requests it applies to.
 type Route struct {
-	// Paths are path patterns with the semantics of Caddy's path matcher (see nethttp.Route);
+	// Paths are path patterns with the semantics of Caddy's path matcher (see policy.Route);
 	// empty means every path.
 	Paths []string
 	// Match, if set, must also accept the request for Check to apply the route.
@@ -66,7 +63,7 @@ type Route struct {
 	// reads its paths as an upper bound.
 	Condition string
 	// Tags are the route's rules and output options.
-	Tags nethttp.TagConfig
+	Tags policy.Tags
 	// Source is where the route's robots_tag came from.
 	Source Source
 }
@@ -119,15 +116,16 @@ func (s Source) At(field string) Location {
 	return loc
 }
 
-// FromNetHTTP returns the Site of a nethttp config; JSON paths are those of the nethttp JSON
-// ("robots_txt.groups[0]", "robots_tag[1]"). hosts are the site's host names, if known.
-func FromNetHTTP(cfg nethttp.Config, hosts ...string) *Site {
+// FromConfig returns the Site of a whole config (the net/http middleware's); JSON paths are
+// those of its JSON ("robots_txt.groups[0]", "robots_tag[1]"). hosts are the site's host
+// names, if known.
+func FromConfig(cfg policy.Config, hosts ...string) *Site {
 	s := &Site{Hosts: hosts}
 	if cfg.RobotsTxt != nil {
 		s.RobotsTxt = &RobotsTxt{Config: *cfg.RobotsTxt, Source: Source{JSONPath: "robots_txt"}}
 	}
 	for i, r := range cfg.RobotsTag {
-		rt := Route{Paths: r.Paths, Match: r.Match, Tags: r.TagConfig, Source: Source{JSONPath: fmt.Sprintf("robots_tag[%d]", i)}}
+		rt := Route{Paths: r.Paths, Match: r.Match, Tags: r.Tags, Source: Source{JSONPath: fmt.Sprintf("robots_tag[%d]", i)}}
 		if r.Match != nil {
 			rt.Condition = "a Match function"
 		}

@@ -115,7 +115,7 @@ func checkPresets(f *File, gi int, add func(e *configerr.Error)) {
 	for i, p := range g.Presets {
 		if !crawlers.IsCategory(p) {
 			e := configerr.New(configerr.Index(fmt.Sprintf("groups[%d].presets", gi), i), p, PresetProblem())
-			e.Suggestion = syntax.Closest(strings.ToLower(p), crawlers.Categories())
+			e.Suggestion = configerr.Closest(strings.ToLower(p), crawlers.Categories())
 			add(e)
 		}
 	}

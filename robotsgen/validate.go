@@ -71,7 +71,7 @@ func (f *File) Validate() error {
 		for i, r := range g.Rules {
 			if r.Type != Allow && r.Type != Disallow {
 				errs = append(errs, &configerr.Error{Path: fmt.Sprintf("groups[%d].rules[%d].type", gi, i), Value: string(r.Type), Problem: `a rule type is "allow" or "disallow"`,
-					Suggestion: syntax.Closest(strings.ToLower(string(r.Type)), []string{string(Allow), string(Disallow)})})
+					Suggestion: configerr.Closest(strings.ToLower(string(r.Type)), []string{string(Allow), string(Disallow)})})
 			}
 			if msg := checkPattern(r.Path); msg != "" {
 				add(r.Path, msg, "groups[%d].rules[%d].path", gi, i)

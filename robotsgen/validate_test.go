@@ -2,10 +2,11 @@ package robotsgen
 
 import (
 	"errors"
-	"github.com/sitepolicy/caddy-robots/crawlers"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/sitepolicy/caddy-robots/crawlers"
 )
 
 func validFile() *File {

@@ -27,7 +27,7 @@ func presetTokens(key string) (tokens []string, problem *configerr.Error, ok boo
 	cs, err := crawlers.Category(cat)
 	if err != nil {
 		e := &configerr.Error{Value: key, Problem: fmt.Sprintf("%s names a category of the crawler catalogue: %s", PresetPrefix, strings.Join(crawlers.Categories(), ", "))}
-		if c := syntax.Closest(strings.ToLower(cat), crawlers.Categories()); c != "" {
+		if c := configerr.Closest(strings.ToLower(cat), crawlers.Categories()); c != "" {
 			e.Suggestion = PresetPrefix + c
 		}
 		return nil, e, true

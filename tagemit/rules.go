@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
-	"github.com/sitepolicy/caddy-robots/internal/syntax"
 )
 
 // ruleKind tells how a rule carries its value.
@@ -379,7 +378,7 @@ func (r *ruleSet) addNamed(name, value string, hasValue bool) error {
 	}
 	d, ok := lookupRule(name)
 	if !ok {
-		return &configerr.Error{Problem: fmt.Sprintf("unknown rule %q", name), Suggestion: syntax.Closest(name, ruleNames())}
+		return &configerr.Error{Problem: fmt.Sprintf("unknown rule %q", name), Suggestion: configerr.Closest(name, ruleNames())}
 	}
 	return r.set(d, value, hasValue)
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/dunglas/httpsfv"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
-	"github.com/sitepolicy/caddy-robots/internal/syntax"
 )
 
 // Rule is the JSON form of one robots.txt Content-Usage or Content-Signal rule in
@@ -177,5 +176,5 @@ func unknownKey(v Vocab, key string) (problem, suggestion string) {
 	if a, ok := def.aliases[lower]; ok {
 		return problem + "; " + a.hint, a.key
 	}
-	return problem, syntax.Closest(lower, def.keys)
+	return problem, configerr.Closest(lower, def.keys)
 }

@@ -64,7 +64,7 @@
 // Suggestion), one per mistake, joined in key order. Their paths name the key as a map
 // element, `["train-ia"]`; the caller re-roots them under its own field with
 // [configerr.Prefix], giving `preferences["train-ia"]`. A suggestion is a likely
-// intended key or value: the closest vocabulary key (syntax.Closest, as elsewhere in
+// intended key or value: the closest vocabulary key (configerr.Closest, as elsewhere in
 // the project), the key in lower case, the other vocabulary's spelling (ai-train for
 // train-ai), or y/n for yes/no/true/false and the like.
 package usage

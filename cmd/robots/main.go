@@ -18,8 +18,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -27,7 +25,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/sitepolicy/caddy-robots/nethttp"
+	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/policycheck"
 )
 
@@ -98,7 +96,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(err)
 		}
-		site = policycheck.FromNetHTTP(cfg, hosts...)
+		site = policycheck.FromConfig(cfg, hosts...)
 		site.Name = *config
 	}
 	var status int
@@ -130,19 +128,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // readConfig reads the JSON as nethttp.NewFromJSON does: unknown fields are errors.
-func readConfig(path string) (nethttp.Config, error) {
-	var cfg nethttp.Config
+func readConfig(path string) (policy.Config, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return cfg, err
+		return policy.Config{}, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&cfg); err != nil {
+	cfg, err := policy.Decode(b)
+	if err != nil {
 		return cfg, fmt.Errorf("%s: %w", path, err)
-	}
-	if dec.More() {
-		return cfg, fmt.Errorf("%s: unexpected data after the JSON object", path)
 	}
 	return cfg, nil
 }

@@ -83,36 +83,3 @@ func ParseDuration(s string) (time.Duration, error) {
 	}
 	return d, nil
 }
-
-// Closest returns the candidate nearest to name by edit distance, or "" when none is
-// within half of name's length (a suggestion that far off would mislead).
-func Closest(name string, candidates []string) string {
-	best, bestD := "", len(name)/2+1
-	for _, c := range candidates {
-		if d := EditDistance(name, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-// EditDistance is the Levenshtein distance between a and b, in bytes.
-func EditDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}

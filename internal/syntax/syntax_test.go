@@ -43,17 +43,6 @@ func TestParseDuration(t *testing.T) {
 	}
 }
 
-func TestClosest(t *testing.T) {
-	cands := []string{"noindex", "nosnippet", "nofollow", "max-snippet"}
-	for name, want := range map[string]string{"noindx": "noindex", "nosnipet": "nosnippet", "max-snipet": "max-snippet", "zzzzzzzzzz": ""} {
-		if got := Closest(name, cands); got != want {
-			t.Errorf("Closest(%q) = %q, want %q", name, got, want)
-		}
-	}
-}
-
-// TestNotCrawlerToken: a name copied from a User-Agent header, with its version or the whole
-// header, gets the crawler's product token suggested; other bad values get none.
 func TestNotCrawlerToken(t *testing.T) {
 	for _, c := range []struct{ in, suggestion, note string }{
 		{"Googlebot/2.1", "Googlebot", ""},

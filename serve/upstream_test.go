@@ -7,18 +7,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 )
 
 // upstreamFor returns an Upstream over a declared "Disallow: /drafts/" for * whose backend
 // serves "Disallow: /wp-admin/", and a func that serves one GET /robots.txt through it.
-func upstreamFor(t *testing.T, maxAge time.Duration) (*Upstream, func() string) {
+func upstreamFor(t *testing.T, maxAge time.Duration) (*upstream, func() string) {
 	t.Helper()
 	declared := robotsgen.File{Groups: []robotsgen.Group{{
 		UserAgents: []string{"*"},
 		Rules:      []robotsgen.Rule{{Type: robotsgen.Disallow, Path: "/drafts/"}},
 	}}}
-	_, u, err := NewMergingRobotsTxt(declared, maxAge, MergeOptions{Upstream: true}, Log{}, nil)
+	_, u, err := newMergingRobotsTxt(declared, maxAge, policy.Merge{MergeUpstream: true}, Log{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

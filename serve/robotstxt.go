@@ -12,23 +12,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 )
-
-// RobotsTxtPath is the only path a robots.txt responder answers (RFC 9309 §2.3: lower case, at
-// the root of the authority).
-const RobotsTxtPath = "/robots.txt"
-
-// DefaultRobotsTxtMaxAge is the Cache-Control max-age sent with robots.txt when none is
-// configured. Crawlers cache robots.txt for up to 24 hours on their own (RFC 9309 §2.4); one hour
-// keeps shared caches in front of the server from holding a changed policy longer than that.
-const DefaultRobotsTxtMaxAge = time.Hour
-
-// MaxRobotsTxtMaxAge is the longest max_age accepted: RFC 9309 §2.4 asks crawlers not to use a
-// robots.txt cached for more than 24 hours.
-const MaxRobotsTxtMaxAge = 24 * time.Hour
 
 // maxOriginCache bounds how many per-origin renderings are kept. The Host header is chosen by
 // the client, so an unbounded cache would be a memory leak an attacker could drive.
@@ -38,7 +26,7 @@ const maxOriginCache = 256
 // origin (scheme and host) when the file lists sitemaps by path; requests only copy bytes.
 // With merge_file, the file is merged with another one read from disk, and read again when it
 // changes (watch). It is safe for concurrent use.
-type RobotsTxt struct {
+type robotsTxt struct {
 	cacheControl []string
 	state        atomic.Pointer[rtState]
 	watch        *fileWatch // nil without merge_file
@@ -92,12 +80,12 @@ var (
 	allowGetHead  = []string{"GET, HEAD"}
 )
 
-// NewRobotsTxt validates the file and maxAge (0 = DefaultRobotsTxtMaxAge) and renders the
+// NewRobotsTxt validates the file and maxAge (0 = policy.DefaultRobotsTxtMaxAge) and renders the
 // body. The error names every problem, by field path ("groups[0]...", "max_age").
-func NewRobotsTxt(file robotsgen.File, maxAge time.Duration) (*RobotsTxt, error) {
+func newRobotsTxt(file robotsgen.File, maxAge time.Duration) (*robotsTxt, error) {
 	var errs []error
-	if d := maxAge; d != 0 && (d < time.Second || d > MaxRobotsTxtMaxAge) {
-		errs = append(errs, configerr.New("max_age", d.String(), fmt.Sprintf("max_age must be at least 1s (Cache-Control max-age counts whole seconds) and at most 24h: crawlers should not use a robots.txt cached longer (RFC 9309 §2.4), and a cache in front of the server would hand them one; leave it out for the default of %s", DefaultRobotsTxtMaxAge)))
+	if d := maxAge; d != 0 && (d < time.Second || d > policy.MaxRobotsTxtMaxAge) {
+		errs = append(errs, configerr.New("max_age", d.String(), fmt.Sprintf("max_age must be at least 1s (Cache-Control max-age counts whole seconds) and at most 24h: crawlers should not use a robots.txt cached longer (RFC 9309 §2.4), and a cache in front of the server would hand them one; leave it out for the default of %s", policy.DefaultRobotsTxtMaxAge)))
 	}
 	if err := file.Validate(); err != nil {
 		errs = append(errs, err)
@@ -106,13 +94,13 @@ func NewRobotsTxt(file robotsgen.File, maxAge time.Duration) (*RobotsTxt, error)
 		return nil, errors.Join(errs...)
 	}
 	if maxAge == 0 {
-		maxAge = DefaultRobotsTxtMaxAge
+		maxAge = policy.DefaultRobotsTxtMaxAge
 	}
 	st, err := newState(file, file.Expand(true))
 	if err != nil {
 		return nil, err
 	}
-	rt := &RobotsTxt{cacheControl: []string{"max-age=" + strconv.FormatInt(int64(maxAge/time.Second), 10)}}
+	rt := &robotsTxt{cacheControl: []string{"max-age=" + strconv.FormatInt(int64(maxAge/time.Second), 10)}}
 	rt.state.Store(st)
 	return rt, nil
 }
@@ -177,8 +165,8 @@ func (st *rtState) bodyFor(r *http.Request) (*robotsBody, error) {
 }
 
 // Matches reports whether r asks for robots.txt: its path is exactly /robots.txt.
-func (rt *RobotsTxt) Matches(r *http.Request) bool {
-	return r.URL.Path == RobotsTxtPath
+func (rt *robotsTxt) Matches(r *http.Request) bool {
+	return r.URL.Path == policy.RobotsTxtPath
 }
 
 // StatusError is a response the front end writes its own way (Caddy through handle_errors):
@@ -194,7 +182,7 @@ func (e *StatusError) Error() string { return e.Msg }
 // for a matching conditional request). Any other method gets an Allow header and a 405
 // StatusError, a request whose Host cannot be used (sitemaps by path) a 400 StatusError,
 // for the front end to answer. It does not look at the path; use Matches first.
-func (rt *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request) error {
+func (rt *robotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request) error {
 	h := w.Header()
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		h["Allow"] = allowGetHead
@@ -212,7 +200,7 @@ func (rt *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request) error {
 
 // serveBody writes b, or 304 Not Modified, with the robots.txt headers; modTime and
 // lastModified are b's (the merging responder, upstream.go, keeps them per body).
-func (rt *RobotsTxt) serveBody(w http.ResponseWriter, r *http.Request, b *robotsBody, modTime time.Time, lastModified []string) error {
+func (rt *robotsTxt) serveBody(w http.ResponseWriter, r *http.Request, b *robotsBody, modTime time.Time, lastModified []string) error {
 	h := w.Header()
 	h["Cache-Control"] = rt.cacheControl
 	h["Etag"] = b.etagValue

@@ -50,7 +50,7 @@ func (w *fileWatch) merge(data []byte) (*rtState, error) {
 // refresh reads merge_file again when it has changed since it was last read, and serves the
 // new merge from then on (enforcement too). It returns at once when the file was checked less
 // than fileCheckInterval ago or another request is checking it.
-func (rt *RobotsTxt) refresh() {
+func (rt *robotsTxt) refresh() {
 	w := rt.watch
 	if w == nil {
 		return

@@ -7,12 +7,9 @@ import (
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/crawlers"
+	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 )
-
-// DefaultEnforceStatus is the status a request blocked by enforcement gets when none is
-// configured.
-const DefaultEnforceStatus = http.StatusForbidden
 
 // Enforcer answers requests from crawlers that the served robots.txt disallows: the file a
 // RobotsTxt serves, merged as it is served (merge_file, and merge_upstream per origin). Only
@@ -29,10 +26,10 @@ const DefaultEnforceStatus = http.StatusForbidden
 //
 // It is safe for concurrent use. A request whose User-Agent names no crawler costs one
 // UAMatcher scan and no allocation.
-type Enforcer struct {
+type enforcer struct {
 	status int
-	rt     *RobotsTxt
-	up     *Upstream
+	rt     *robotsTxt
+	up     *upstream
 }
 
 // enforceState is what enforcement decides with for one version of the served file.
@@ -61,19 +58,21 @@ func newEnforceState(f *robotsgen.File) *enforceState {
 	return es
 }
 
-// Block is what Check found: the crawler's name as configured and the rule that disallows.
+// Block is a request enforcement refuses: the crawler's name as configured, the rule that
+// disallows the path, and the status to answer with.
 type Block struct {
-	Token string
-	Rule  robotsgen.Rule
+	Token  string
+	Rule   robotsgen.Rule
+	Status int
 }
 
 // NewEnforcer prepares enforcement of what rt serves, and of up's merges when up is not nil,
-// answering with status (0 = DefaultEnforceStatus). Errors: a status that is not 4xx or 5xx
+// answering with status (0 = policy.DefaultEnforceStatus). Errors: a status that is not 4xx or 5xx
 // (path "enforce.status"), and a file in which no group names a crawler, where enforcement
 // would never apply (path "enforce").
-func NewEnforcer(rt *RobotsTxt, up *Upstream, status int) (*Enforcer, error) {
+func newEnforcer(rt *robotsTxt, up *upstream, status int) (*enforcer, error) {
 	if status == 0 {
-		status = DefaultEnforceStatus
+		status = policy.DefaultEnforceStatus
 	}
 	if status < 400 || status > 599 {
 		return nil, configerr.New("enforce.status", fmt.Sprint(status), "the status of a blocked request is a client or server error, 400 to 599 (default 403)")
@@ -85,15 +84,15 @@ func NewEnforcer(rt *RobotsTxt, up *Upstream, status int) (*Enforcer, error) {
 	}
 	st.enforce.Store(es)
 	rt.enforcing.Store(true)
-	return &Enforcer{status: status, rt: rt, up: up}, nil
+	return &enforcer{status: status, rt: rt, up: up}, nil
 }
 
 // Status is the status a blocked request gets.
-func (e *Enforcer) Status() int { return e.status }
+func (e *enforcer) Status() int { return e.status }
 
 // Check reports whether r comes from a crawler that robots.txt disallows for r's path (its
 // path and query as sent). Requests for /robots.txt are never blocked.
-func (e *Enforcer) Check(r *http.Request) (Block, bool) {
+func (e *enforcer) Check(r *http.Request) (Block, bool) {
 	es := e.stateFor(r)
 	if es == nil {
 		return Block{}, false
@@ -103,7 +102,9 @@ func (e *Enforcer) Check(r *http.Request) (Block, bool) {
 		if !ok {
 			continue
 		}
-		return es.block(tok, r)
+		b, blocked := es.block(tok, r)
+		b.Status = e.status
+		return b, blocked
 	}
 	return Block{}, false
 }
@@ -135,7 +136,7 @@ func (b Block) Message() string {
 
 // Crawler returns the crawler that r's User-Agent names, as Check reads it, and the decision
 // of the file enforcement reads for it at r's path; ok is false when the header names none.
-func (e *Enforcer) Crawler(r *http.Request) (token string, d robotsgen.Decision, ok bool) {
+func (e *enforcer) Crawler(r *http.Request) (token string, d robotsgen.Decision, ok bool) {
 	es := e.stateFor(r)
 	if es == nil {
 		return "", robotsgen.Decision{}, false
@@ -150,7 +151,7 @@ func (e *Enforcer) Crawler(r *http.Request) (token string, d robotsgen.Decision,
 
 // stateFor is what enforcement decides with for r: the merge served at r's origin, else the
 // responder's file; nil when no group names a crawler.
-func (e *Enforcer) stateFor(r *http.Request) *enforceState {
+func (e *enforcer) stateFor(r *http.Request) *enforceState {
 	es := e.rt.state.Load().enforce.Load()
 	if e.up != nil {
 		if hs := e.up.enforceFor(r); hs != nil {

@@ -32,7 +32,7 @@ type Log struct {
 
 // Tagger sets one route's robots tags on responses. Everything it sends for its own rules is
 // serialised once, when it is built. It is safe for concurrent use.
-type Tagger struct {
+type tagger struct {
 	policy tagemit.Policy
 	usage  usage.Prefs // Content-Usage preferences; empty if none
 	meta   bool
@@ -270,7 +270,7 @@ func joinKey(lines []string) string {
 // xRobotsTag is set, the meta elements when meta is set, the Content-Usage field. A route
 // needs rules, preferences or both; meta and xRobotsTag need rules. Errors name the field:
 // "rules", `content_usage["key"]`, "meta", "x_robots_tag".
-func NewTagger(rules map[string][]string, contentUsage map[string]string, meta, xRobotsTag bool, log Log) (*Tagger, error) {
+func newTagger(rules map[string][]string, contentUsage map[string]string, meta, xRobotsTag bool, log Log) (*tagger, error) {
 	p, err := tagemit.NewPolicy(rules)
 	if err != nil {
 		err = configerr.Prefix("rules", err)
@@ -302,7 +302,7 @@ func NewTagger(rules map[string][]string, contentUsage map[string]string, meta, 
 			return nil, errors.Join(errs...)
 		}
 	}
-	t := &Tagger{policy: p, usage: u, meta: meta, xrt: xRobotsTag, log: log}
+	t := &tagger{policy: p, usage: u, meta: meta, xrt: xRobotsTag, log: log}
 	t.out = *newTagOutput(p, u, xRobotsTag)
 	return t, nil
 }
@@ -316,13 +316,13 @@ type Handler interface {
 // ServeHTTP runs next with the Tagger's rules applied to its response. When an enclosing
 // Tagger already wraps this response (two overlapping routes, two Caddy handlers), the rules
 // join that wrapper, so the response carries one field line with the union of both.
-func (t *Tagger) ServeHTTP(w http.ResponseWriter, r *http.Request, next Handler) error {
-	return Tag(w, r, next, t)
+func (t *tagger) ServeHTTP(w http.ResponseWriter, r *http.Request, next Handler) error {
+	return tag(w, r, next, t)
 }
 
 // Tag runs next with the union of the taggers' rules applied to its response. It is the shared
 // core of the Caddy handler and the net/http middleware.
-func Tag(w http.ResponseWriter, r *http.Request, next Handler, taggers ...*Tagger) error {
+func tag(w http.ResponseWriter, r *http.Request, next Handler, taggers ...*tagger) error {
 	if len(taggers) == 0 {
 		return next.ServeHTTP(w, r)
 	}
@@ -351,7 +351,7 @@ func Tag(w http.ResponseWriter, r *http.Request, next Handler, taggers ...*Tagge
 // is HTML, gets the full page; other files keep their ranges (video seeking, resumable
 // downloads). A non-HTML file at an extensionless path is sent whole instead of in part, and
 // an HTML page at another extension keeps its range unrewritten (it gets no meta elements).
-func withoutRangeIfRewritten(r *http.Request, tw *TagWriter) *http.Request {
+func withoutRangeIfRewritten(r *http.Request, tw *tagWriter) *http.Request {
 	if !tw.wantMeta || r.Method != http.MethodGet {
 		return r
 	}
@@ -377,9 +377,9 @@ func mayBeHTML(p string) bool {
 }
 
 // findTagWriter returns the TagWriter that w is or wraps, if any.
-func findTagWriter(w http.ResponseWriter) *TagWriter {
+func findTagWriter(w http.ResponseWriter) *tagWriter {
 	for range 16 { // wrappers nest shallowly; the bound guards against a cycle
-		if tw, ok := w.(*TagWriter); ok {
+		if tw, ok := w.(*tagWriter); ok {
 			return tw
 		}
 		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
@@ -394,10 +394,10 @@ func findTagWriter(w http.ResponseWriter) *TagWriter {
 // maxCachedUnion is how many taggers a cached union may combine.
 const maxCachedUnion = 4
 
-type unionKey [maxCachedUnion]*Tagger
+type unionKey [maxCachedUnion]*tagger
 
 // combined returns the precomputed output for the union of taggers (taggers[0] holds the cache).
-func combined(taggers []*Tagger) *tagOutput {
+func combined(taggers []*tagger) *tagOutput {
 	if len(taggers) == 1 {
 		return &taggers[0].out
 	}
@@ -421,3 +421,9 @@ func combined(taggers []*Tagger) *tagOutput {
 	}
 	return o
 }
+
+// HandlerFunc adapts a function to Handler.
+type HandlerFunc func(http.ResponseWriter, *http.Request) error
+
+// ServeHTTP calls f(w, r).
+func (f HandlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) error { return f(w, r) }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/mimetype"
+	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 )
 
@@ -25,50 +26,26 @@ import (
 // robotsgen.MergeForMatching: what is served is its file without the names never written to
 // robots.txt, and enforcement decides with the whole of it.
 
-// DefaultUpstreamTimeout bounds one fetch of the backend's robots.txt when no timeout is
-// configured: long enough for a CMS generating the file, short enough that a crawler waiting
-// for the first merge does not give up.
-const DefaultUpstreamTimeout = 5 * time.Second
-
-// MaxUpstreamTimeout is the longest merge_upstream_timeout accepted.
-const MaxUpstreamTimeout = time.Minute
-
 // upstreamRetry is how long a good merge is served after a failed revalidation before the
 // next attempt (at most max_age), so that a failing backend is not asked on every request.
 const upstreamRetry = 10 * time.Second
 
-// MergeOptions say which other robots.txt the declared file is merged with.
-type MergeOptions struct {
-	// File is a robots.txt file read when the config loads (config field "merge_file").
-	File string
-	// Upstream merges the backend's own /robots.txt at serve time ("merge_upstream").
-	Upstream bool
-	// Timeout bounds one fetch of the backend's robots.txt; 0 means DefaultUpstreamTimeout
-	// ("merge_upstream_timeout").
-	Timeout time.Duration
-}
-
-// Check validates the options and reads File, so that a file that cannot be read is refused
-// when the config loads. Errors name the fields "merge_file" and "merge_upstream_timeout".
-func (o MergeOptions) Check() error {
-	_, err := o.read()
-	return err
-}
-
-// read checks the options and returns the contents of File (nil without a File).
-func (o MergeOptions) read() ([]byte, error) {
+// readMerge checks the merge options and returns the contents of merge_file (nil without
+// one), so that a file that cannot be read is refused when the config loads. Errors name the
+// fields "merge_file" and "merge_upstream_timeout".
+func readMerge(o policy.Merge) ([]byte, error) {
 	var errs []error
-	if d := o.Timeout; d < 0 || d > MaxUpstreamTimeout {
-		errs = append(errs, configerr.New("merge_upstream_timeout", d.String(), fmt.Sprintf("a fetch timeout is more than 0 and at most %s; leave it out for the default of %s", MaxUpstreamTimeout, DefaultUpstreamTimeout)))
-	} else if d != 0 && !o.Upstream {
+	if d := time.Duration(o.MergeUpstreamTimeout); d < 0 || d > policy.MaxUpstreamTimeout {
+		errs = append(errs, configerr.New("merge_upstream_timeout", d.String(), fmt.Sprintf("a fetch timeout is more than 0 and at most %s; leave it out for the default of %s", policy.MaxUpstreamTimeout, policy.DefaultUpstreamTimeout)))
+	} else if d != 0 && !o.MergeUpstream {
 		errs = append(errs, configerr.New("merge_upstream_timeout", d.String(), "a fetch timeout needs merge_upstream"))
 	}
 	var data []byte
-	if o.File != "" {
+	if o.MergeFile != "" {
 		var err error
-		data, err = readMergeFile(o.File)
+		data, err = readMergeFile(o.MergeFile)
 		if err != nil {
-			errs = append(errs, configerr.New("merge_file", o.File, err.Error()))
+			errs = append(errs, configerr.New("merge_file", o.MergeFile, err.Error()))
 		}
 	}
 	return data, errors.Join(errs...)
@@ -109,39 +86,39 @@ func unwrapPath(err error) error {
 // the Upstream is nil. warn (may be nil) is told the lines of File that Parse skipped or
 // changed, with their line numbers, the combinations Merge could not encode exactly, and
 // what happens when File changes.
-func NewMergingRobotsTxt(declared robotsgen.File, maxAge time.Duration, o MergeOptions, log Log, warn func(msg string)) (*RobotsTxt, *Upstream, error) {
-	rt, err := NewRobotsTxt(declared, maxAge)
+func newMergingRobotsTxt(declared robotsgen.File, maxAge time.Duration, o policy.Merge, log Log, warn func(msg string)) (*robotsTxt, *upstream, error) {
+	rt, err := newRobotsTxt(declared, maxAge)
 	var info os.FileInfo
-	if o.File != "" {
-		info, _ = os.Stat(o.File) // before reading: a change after it is seen by the next check
+	if o.MergeFile != "" {
+		info, _ = os.Stat(o.MergeFile) // before reading: a change after it is seen by the next check
 	}
-	data, oerr := o.read()
+	data, oerr := readMerge(o)
 	if err != nil || oerr != nil {
 		return nil, nil, errors.Join(err, oerr)
 	}
 	if warn == nil {
 		warn = func(string) {}
 	}
-	if o.File != "" {
-		w := &fileWatch{path: o.File, declared: declared, warn: warn, info: info}
+	if o.MergeFile != "" {
+		w := &fileWatch{path: o.MergeFile, declared: declared, warn: warn, info: info}
 		st, err := w.merge(data)
 		if err != nil {
-			return nil, nil, configerr.New("merge_file", o.File, "the declared file merged with this one is not a valid robots.txt: "+err.Error())
+			return nil, nil, configerr.New("merge_file", o.MergeFile, "the declared file merged with this one is not a valid robots.txt: "+err.Error())
 		}
 		rt.state.Store(st)
 		rt.watch = w
 	}
-	if !o.Upstream {
+	if !o.MergeUpstream {
 		return rt, nil, nil
 	}
-	timeout := o.Timeout
+	timeout := time.Duration(o.MergeUpstreamTimeout)
 	if timeout == 0 {
-		timeout = DefaultUpstreamTimeout
+		timeout = policy.DefaultUpstreamTimeout
 	}
 	if maxAge == 0 {
-		maxAge = DefaultRobotsTxtMaxAge
+		maxAge = policy.DefaultRobotsTxtMaxAge
 	}
-	return rt, &Upstream{
+	return rt, &upstream{
 		rt:      rt,
 		maxAge:  maxAge,
 		timeout: timeout,
@@ -171,8 +148,8 @@ type Fetch func(w http.ResponseWriter, sub *http.Request) error
 //   - 5xx, 429, a timeout, an unreadable encoding: the last good merge (stale-if-error),
 //     retried after at most 10 seconds; without one, the failure's status is passed on
 //     (crawlers then assume complete disallow, RFC 9309 §2.3.1.4).
-type Upstream struct {
-	rt      *RobotsTxt // the declared file's responder (with merge_file's): headers, 405s, its body when there are no rules
+type upstream struct {
+	rt      *robotsTxt // the declared file's responder (with merge_file's): headers, 405s, its body when there are no rules
 	maxAge  time.Duration
 	timeout time.Duration
 	log     Log
@@ -210,7 +187,7 @@ type hostState struct {
 // Stop stops the timers that expire cached merges, so that an Upstream left behind by a config
 // reload does not keep its merges in memory until their max-age has passed. It may still serve
 // requests afterwards; their cached merges then count as expired and are revalidated as ever.
-func (u *Upstream) Stop() {
+func (u *upstream) Stop() {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.stopped = true
@@ -226,13 +203,13 @@ func (u *Upstream) Stop() {
 }
 
 // Fetches reports how many fetches of the backend's robots.txt have started.
-func (u *Upstream) Fetches() int64 { return u.fetches.Load() }
+func (u *upstream) Fetches() int64 { return u.fetches.Load() }
 
 // ServeHTTP answers a request for robots.txt (use RobotsTxt.Matches first) with the merged
 // file, as RobotsTxt.ServeHTTP does with the declared one. fetchFor is called, while r is being
 // handled, only when a fetch starts: it returns the Fetch for the sub-request, copying from r
 // whatever that needs.
-func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request, fetchFor func(r *http.Request) Fetch) error {
+func (u *upstream) ServeHTTP(w http.ResponseWriter, r *http.Request, fetchFor func(r *http.Request) Fetch) error {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return u.rt.ServeHTTP(w, r) // the 405
 	}
@@ -269,7 +246,7 @@ func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request, fetchFor fu
 
 // enforceFor returns what enforcement decides with for r's origin: the merge last served
 // there, or nil before the first (then the responder's, which that merge only adds to).
-func (u *Upstream) enforceFor(r *http.Request) *enforceState {
+func (u *upstream) enforceFor(r *http.Request) *enforceState {
 	key := originKey{https: r.TLS != nil, host: strings.ToLower(r.Host)}
 	u.mu.RLock()
 	e := u.hosts[key]
@@ -285,7 +262,7 @@ func (u *Upstream) enforceFor(r *http.Request) *enforceState {
 
 // start starts a fetch for key unless one is running, and returns the entry of key and the
 // channel closed when the running fetch has stored its state there.
-func (u *Upstream) start(key originKey, r *http.Request, fetchFor func(*http.Request) Fetch) (*hostEntry, chan struct{}) {
+func (u *upstream) start(key originKey, r *http.Request, fetchFor func(*http.Request) Fetch) (*hostEntry, chan struct{}) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	e := u.hosts[key]
@@ -333,7 +310,7 @@ func (u *Upstream) start(key originKey, r *http.Request, fetchFor func(*http.Req
 
 // expireLater arms e's timer to mark st expired after its ttl; u.mu is held. An entry no longer
 // in the cache gets no timer: no request finds it again.
-func (u *Upstream) expireLater(key originKey, e *hostEntry, st *hostState) {
+func (u *upstream) expireLater(key originKey, e *hostEntry, st *hostState) {
 	if e.timer != nil {
 		e.timer.Stop()
 		e.timer = nil
@@ -361,11 +338,11 @@ func subRequest(ctx context.Context, r *http.Request) *http.Request {
 	sub.TransferEncoding = nil
 	sub.Trailer = nil
 	sub.Close = false
-	sub.URL.Path = RobotsTxtPath
+	sub.URL.Path = policy.RobotsTxtPath
 	sub.URL.RawPath = ""
 	sub.URL.RawQuery = ""
 	sub.URL.Fragment = ""
-	sub.RequestURI = RobotsTxtPath
+	sub.RequestURI = policy.RobotsTxtPath
 	for _, k := range []string{"If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range",
 		"Cookie", "Authorization", "Proxy-Authorization", "Cache-Control", "Pragma"} {
 		delete(sub.Header, k)
@@ -376,7 +353,7 @@ func subRequest(ctx context.Context, r *http.Request) *http.Request {
 
 // fetch runs one fetch and returns the state it leaves; prev is the state before (nil if
 // none).
-func (u *Upstream) fetch(ctx context.Context, prev *hostState, key originKey, sub *http.Request, fetch Fetch) *hostState {
+func (u *upstream) fetch(ctx context.Context, prev *hostState, key originKey, sub *http.Request, fetch Fetch) *hostState {
 	rec := &recorder{header: http.Header{}}
 	done := make(chan error, 1)
 	go func() {
@@ -473,7 +450,7 @@ func (u *Upstream) fetch(ctx context.Context, prev *hostState, key originKey, su
 }
 
 // noRules is the state of a backend without rules: the declared file.
-func (u *Upstream) noRules(prev *hostState, sub *http.Request) *hostState {
+func (u *upstream) noRules(prev *hostState, sub *http.Request) *hostState {
 	base := u.rt.state.Load()
 	b, err := base.bodyFor(sub)
 	if err != nil {
@@ -486,7 +463,7 @@ func (u *Upstream) noRules(prev *hostState, sub *http.Request) *hostState {
 // previous body (and its Last-Modified) is kept when the bytes are the same, so that
 // conditional requests still get 304s; a new body's Last-Modified is later than the previous
 // one's.
-func (u *Upstream) fresh(prev *hostState, body []byte, base *rtState) *hostState {
+func (u *upstream) fresh(prev *hostState, body []byte, base *rtState) *hostState {
 	now := time.Now()
 	st := &hostState{ttl: u.maxAge, base: base}
 	if prev != nil && prev.body != nil && bytes.Equal(prev.body.body, body) {
@@ -502,7 +479,7 @@ func (u *Upstream) fresh(prev *hostState, body []byte, base *rtState) *hostState
 }
 
 // failed is the state after a failed fetch: the last good merge, retried soon, or the failure.
-func (u *Upstream) failed(prev *hostState, sub *http.Request, key originKey, fail *StatusError) *hostState {
+func (u *upstream) failed(prev *hostState, sub *http.Request, key originKey, fail *StatusError) *hostState {
 	base := u.rt.state.Load()
 	if prev != nil && prev.body != nil {
 		u.warn(sub, fmt.Sprintf("robots.txt of %s: %s; serving the last good merge", key, fail.Msg))
@@ -515,13 +492,13 @@ func (u *Upstream) failed(prev *hostState, sub *http.Request, key originKey, fai
 	return &hostState{base: base, fail: fail}
 }
 
-func (u *Upstream) warn(r *http.Request, msg string) {
+func (u *upstream) warn(r *http.Request, msg string) {
 	if u.log.Warn != nil {
 		u.log.Warn(r, msg)
 	}
 }
 
-func (u *Upstream) debug(r *http.Request, msg string) {
+func (u *upstream) debug(r *http.Request, msg string) {
 	if u.log.Debug != nil {
 		u.log.Debug(r, msg)
 	}

@@ -31,25 +31,25 @@ func blockAI() robotsgen.File {
 	}}
 }
 
-func mustEnforcer(t testing.TB, f robotsgen.File, status int) *Enforcer {
+func mustEnforcer(t testing.TB, f robotsgen.File, status int) *enforcer {
 	t.Helper()
 	if err := f.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	e, err := newEnforcer(f, status)
+	e, err := fileEnforcer(f, status)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return e
 }
 
-// newEnforcer is the enforcer of the file f's responder serves.
-func newEnforcer(f robotsgen.File, status int) (*Enforcer, error) {
-	rt, err := NewRobotsTxt(f, 0)
+// fileEnforcer is the enforcer of the file f's responder serves.
+func fileEnforcer(f robotsgen.File, status int) (*enforcer, error) {
+	rt, err := newRobotsTxt(f, 0)
 	if err != nil {
 		return nil, err
 	}
-	return NewEnforcer(rt, nil, status)
+	return newEnforcer(rt, nil, status)
 }
 
 func TestEnforcer(t *testing.T) {
@@ -103,7 +103,7 @@ func TestNewEnforcerErrors(t *testing.T) {
 		{blockAI(), 600, "enforce.status", "400 to 599"},
 		{star, 0, "enforce", "no group names a crawler"},
 	} {
-		_, err := newEnforcer(c.f, c.status)
+		_, err := fileEnforcer(c.f, c.status)
 		es := configerr.All(err)
 		if len(es) != 1 || es[0].Path != c.path || !strings.Contains(es[0].Problem, c.want) {
 			t.Errorf("%d: %v", c.status, err)
@@ -152,7 +152,7 @@ func TestEnforcementAgreesWithServedFile(t *testing.T) {
 		if f.Validate() != nil {
 			continue
 		}
-		e, err := newEnforcer(f, 0)
+		e, err := fileEnforcer(f, 0)
 		if err != nil {
 			continue
 		}

@@ -23,12 +23,12 @@ import (
 // Unlike a wrapper that embeds Caddy's ResponseWriterWrapper, it implements ReadFrom itself:
 // file_server copies bodies through ReadFrom, and an embedded ReadFrom would hand the bytes to
 // the underlying writer behind the injector's back.
-type TagWriter struct {
+type tagWriter struct {
 	rw  http.ResponseWriter
 	req *http.Request
 
-	first [maxCachedUnion]*Tagger
-	all   []*Tagger // first[:n] until more than maxCachedUnion taggers apply
+	first [maxCachedUnion]*tagger
+	all   []*tagger // first[:n] until more than maxCachedUnion taggers apply
 
 	status      int
 	wantMeta    bool // some tagger asks for meta elements
@@ -54,10 +54,10 @@ type TagWriter struct {
 // least that many before it sniffs).
 const sniffLen = 512
 
-var tagWriterPool = sync.Pool{New: func() any { return new(TagWriter) }}
+var tagWriterPool = sync.Pool{New: func() any { return new(tagWriter) }}
 
-func getTagWriter(w http.ResponseWriter, r *http.Request) *TagWriter {
-	tw := tagWriterPool.Get().(*TagWriter)
+func getTagWriter(w http.ResponseWriter, r *http.Request) *tagWriter {
+	tw := tagWriterPool.Get().(*tagWriter)
 	tw.rw, tw.req = w, r
 	tw.all = tw.first[:0]
 	tw.sink.tw = tw
@@ -65,7 +65,7 @@ func getTagWriter(w http.ResponseWriter, r *http.Request) *TagWriter {
 	return tw
 }
 
-func (tw *TagWriter) add(t *Tagger) {
+func (tw *tagWriter) add(t *tagger) {
 	for _, have := range tw.all {
 		if have == t {
 			return
@@ -76,7 +76,7 @@ func (tw *TagWriter) add(t *Tagger) {
 }
 
 // finish completes the response after the handler returned and recycles tw.
-func (tw *TagWriter) finish() {
+func (tw *tagWriter) finish() {
 	if tw.sniff && !tw.hijacked {
 		// The handler returned with fewer than sniffLen bytes written: sniff what there is.
 		_ = tw.endSniff()
@@ -93,20 +93,20 @@ func (tw *TagWriter) finish() {
 		// leave the status to whoever writes it, but make the headers part of it.
 		tw.setHeaders()
 	}
-	*tw = TagWriter{}
+	*tw = tagWriter{}
 	tagWriterPool.Put(tw)
 }
 
 // Header returns the underlying header map.
-func (tw *TagWriter) Header() http.Header { return tw.rw.Header() }
+func (tw *tagWriter) Header() http.Header { return tw.rw.Header() }
 
 // Unwrap returns the underlying ResponseWriter, for http.ResponseController.
-func (tw *TagWriter) Unwrap() http.ResponseWriter { return tw.rw }
+func (tw *tagWriter) Unwrap() http.ResponseWriter { return tw.rw }
 
 // WriteHeader records the status. Informational statuses pass through. For a final status the
 // robots headers are set; an HTML body to be rewritten holds the status back until the
 // injector has decided what it inserts, so that Content-Length can stay exact.
-func (tw *TagWriter) WriteHeader(status int) {
+func (tw *tagWriter) WriteHeader(status int) {
 	if tw.wroteHeader || tw.hijacked {
 		tw.rw.WriteHeader(status) // let the underlying writer report the superfluous call
 		return
@@ -134,7 +134,7 @@ func (tw *TagWriter) WriteHeader(status int) {
 
 // setHeaders writes the union of the taggers' rules, and of any robots header the handler set,
 // into the header map, and keeps the meta elements to inject when a tagger asks for them.
-func (tw *TagWriter) setHeaders() {
+func (tw *tagWriter) setHeaders() {
 	h := tw.rw.Header()
 	var wantXRT bool
 	for _, t := range tw.all {
@@ -191,7 +191,7 @@ func listSome(names []string) string {
 	return strings.Join(names[:most], ", ") + fmt.Sprintf(" and %d more", len(names)-most)
 }
 
-func (tw *TagWriter) debugErrs(errs []error) {
+func (tw *tagWriter) debugErrs(errs []error) {
 	if tw.debugFunc == nil {
 		return
 	}
@@ -202,7 +202,7 @@ func (tw *TagWriter) debugErrs(errs []error) {
 
 // warn logs msg at warn level through the first tagger that has a Warn hook, once per tagger
 // and kind: the condition is the config's, so repeating it per request would only add noise.
-func (tw *TagWriter) warn(kind int, msg string) {
+func (tw *tagWriter) warn(kind int, msg string) {
 	for _, t := range tw.all {
 		if t.log.Warn != nil {
 			if !t.warned[kind].Swap(true) {
@@ -213,7 +213,7 @@ func (tw *TagWriter) warn(kind int, msg string) {
 	}
 }
 
-func (tw *TagWriter) debug(msg string) {
+func (tw *tagWriter) debug(msg string) {
 	if tw.debugFunc != nil {
 		tw.debugFunc(tw.req, msg)
 	}
@@ -221,7 +221,7 @@ func (tw *TagWriter) debug(msg string) {
 
 // startInjection decides whether the body can be rewritten; if so it sets up the injector and
 // adjusts the validators, otherwise it writes the header through.
-func (tw *TagWriter) startInjection() {
+func (tw *tagWriter) startInjection() {
 	h := tw.rw.Header()
 	reason, opts := uninjectable(tw.status, h)
 	if reason == "" && tw.req.Method == http.MethodHead {
@@ -272,7 +272,7 @@ func weakenETag(h http.Header) {
 // §15.4.5). A 304 has no body and often no Content-Type, so whether that 200 was rewritten is
 // read from the request: a client that validates with W/"x" while the handler's tag is the
 // strong "x" holds our rewritten page.
-func (tw *TagWriter) matchValidatorOf304(h http.Header) {
+func (tw *tagWriter) matchValidatorOf304(h http.Header) {
 	etag := h.Get("Etag")
 	if etag == "" || strings.HasPrefix(etag, "W/") {
 		return
@@ -336,7 +336,7 @@ func unrewritableBody(h http.Header) (string, tagemit.InjectorOptions) {
 
 // commit writes the held status to the underlying writer, with the Content-Length of what the
 // client will receive when that is known.
-func (tw *TagWriter) commit() {
+func (tw *tagWriter) commit() {
 	if tw.committed {
 		return
 	}
@@ -356,7 +356,7 @@ func (tw *TagWriter) commit() {
 }
 
 // Write writes body bytes, through the injector when the body is being rewritten.
-func (tw *TagWriter) Write(p []byte) (int, error) {
+func (tw *tagWriter) Write(p []byte) (int, error) {
 	if !tw.wroteHeader {
 		tw.WriteHeader(http.StatusOK)
 	}
@@ -380,7 +380,7 @@ func (tw *TagWriter) Write(p []byte) (int, error) {
 }
 
 // writeBody writes body bytes once the Content-Type is known.
-func (tw *TagWriter) writeBody(p []byte) (int, error) {
+func (tw *tagWriter) writeBody(p []byte) (int, error) {
 	if tw.inj != nil {
 		return tw.inj.Write(p)
 	}
@@ -393,7 +393,7 @@ func (tw *TagWriter) writeBody(p []byte) (int, error) {
 // sniffFrom sets the Content-Type that net/http would sniff from the first bytes of the body,
 // sample, and decides whether the body is rewritten. Like net/http it sets none for an empty
 // body.
-func (tw *TagWriter) sniffFrom(sample []byte) {
+func (tw *tagWriter) sniffFrom(sample []byte) {
 	tw.sniff = false
 	if len(sample) > 0 {
 		tw.rw.Header()["Content-Type"] = []string{http.DetectContentType(sample)}
@@ -402,7 +402,7 @@ func (tw *TagWriter) sniffFrom(sample []byte) {
 }
 
 // endSniff sniffs the buffered bytes and writes them on.
-func (tw *TagWriter) endSniff() error {
+func (tw *tagWriter) endSniff() error {
 	b := tw.sniffBuf[:tw.sniffN]
 	tw.sniffFrom(b)
 	tw.sniffN = 0
@@ -412,7 +412,7 @@ func (tw *TagWriter) endSniff() error {
 
 // ReadFrom copies a body from src. A body that is not rewritten keeps the underlying writer's
 // ReadFrom (sendfile); a rewritten one goes through Write and the injector.
-func (tw *TagWriter) ReadFrom(src io.Reader) (int64, error) {
+func (tw *tagWriter) ReadFrom(src io.Reader) (int64, error) {
 	if tw.wroteHeader && !tw.sniff && tw.inj == nil && !tw.discardBody {
 		if rf, ok := tw.rw.(io.ReaderFrom); ok {
 			return rf.ReadFrom(src)
@@ -427,7 +427,7 @@ type writerOnly struct{ io.Writer }
 
 // FlushError sends everything written so far to the client. A held status is written then,
 // without a Content-Length if the injector has not decided yet.
-func (tw *TagWriter) FlushError() error {
+func (tw *tagWriter) FlushError() error {
 	if tw.hijacked {
 		return http.ErrHijacked
 	}
@@ -450,10 +450,10 @@ func (tw *TagWriter) FlushError() error {
 }
 
 // Flush implements http.Flusher for callers that assert it directly.
-func (tw *TagWriter) Flush() { _ = tw.FlushError() }
+func (tw *tagWriter) Flush() { _ = tw.FlushError() }
 
 // Hijack hands the connection over (WebSocket upgrades); the response is then the caller's.
-func (tw *TagWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+func (tw *tagWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	conn, brw, err := http.NewResponseController(tw.rw).Hijack()
 	if err == nil {
 		tw.hijacked = true
@@ -462,7 +462,7 @@ func (tw *TagWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 }
 
 // injectSink is where the injector writes: the first byte commits the held status.
-type injectSink struct{ tw *TagWriter }
+type injectSink struct{ tw *tagWriter }
 
 func (s *injectSink) Write(p []byte) (int, error) {
 	if !s.tw.committed {
@@ -473,8 +473,8 @@ func (s *injectSink) Write(p []byte) (int, error) {
 
 // Interface guards.
 var (
-	_ http.ResponseWriter = (*TagWriter)(nil)
-	_ http.Flusher        = (*TagWriter)(nil)
-	_ http.Hijacker       = (*TagWriter)(nil)
-	_ io.ReaderFrom       = (*TagWriter)(nil)
+	_ http.ResponseWriter = (*tagWriter)(nil)
+	_ http.Flusher        = (*tagWriter)(nil)
+	_ http.Hijacker       = (*tagWriter)(nil)
+	_ io.ReaderFrom       = (*tagWriter)(nil)
 )

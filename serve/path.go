@@ -12,7 +12,7 @@ import (
 // PathPattern is one path pattern with the semantics of Caddy's path matcher: case-insensitive;
 // "/exact", "/prefix/*", "*.suffix", "*substring*", or a path.Match glob; a pattern with "%"
 // compares the escaped path.
-type PathPattern struct {
+type pathPattern struct {
 	raw     string
 	kind    patternKind
 	literal string // the pattern without its wildcards, lower case
@@ -31,15 +31,15 @@ const (
 )
 
 // CompilePathPattern checks and compiles p.
-func CompilePathPattern(p string) (PathPattern, error) {
+func compilePathPattern(p string) (pathPattern, error) {
 	if p == "" {
-		return PathPattern{}, fmt.Errorf("a path pattern must not be empty")
+		return pathPattern{}, fmt.Errorf("a path pattern must not be empty")
 	}
 	if msg := syntax.TextProblem(p); msg != "" {
-		return PathPattern{}, fmt.Errorf("a path pattern %s", msg)
+		return pathPattern{}, fmt.Errorf("a path pattern %s", msg)
 	}
 	lp := strings.ToLower(p)
-	pp := PathPattern{raw: p, literal: lp, escaped: strings.Contains(p, "%")}
+	pp := pathPattern{raw: p, literal: lp, escaped: strings.Contains(p, "%")}
 	stars := strings.Count(lp, "*")
 	switch {
 	case lp == "*":
@@ -55,18 +55,18 @@ func CompilePathPattern(p string) (PathPattern, error) {
 	default:
 		pp.kind = matchGlob
 		if _, err := path.Match(lp, "/"); err != nil {
-			return PathPattern{}, fmt.Errorf("a path pattern is a glob: %v", err)
+			return pathPattern{}, fmt.Errorf("a path pattern is a glob: %v", err)
 		}
 	}
 	if pp.kind != matchAll && pp.kind != matchSuffix && pp.kind != matchSubstring && lp[0] != '/' && lp[0] != '*' {
-		return PathPattern{}, fmt.Errorf("a path pattern must start with / or *")
+		return pathPattern{}, fmt.Errorf("a path pattern must start with / or *")
 	}
 	return pp, nil
 }
 
 // Match reports whether the request path matches. reqPath is RequestPath(r), computed once
 // per request for every pattern.
-func (pp *PathPattern) Match(r *http.Request, reqPath string) bool {
+func (pp *pathPattern) Match(r *http.Request, reqPath string) bool {
 	if pp.escaped {
 		reqPath = cleanPath(strings.ToLower(r.URL.EscapedPath()))
 	}
@@ -106,7 +106,7 @@ func cleanPath(p string) string {
 
 // RequestPath is the form of r's path that patterns compare against. It allocates only when
 // the path has upper-case letters or needs cleaning.
-func RequestPath(r *http.Request) string {
+func requestPath(r *http.Request) string {
 	p := r.URL.Path
 	if needsLower(p) {
 		p = strings.ToLower(p)

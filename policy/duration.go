@@ -1,4 +1,4 @@
-package nethttp
+package policy
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 
 // Duration is a time.Duration that reads from JSON the way Caddy's durations do: an integer
 // number of nanoseconds, or a string such as "90s", "1h30m" or "1d" (a day is 24h). It lets the
-// same JSON configure the Caddy module and the net/http middleware.
+// same JSON configure every front end.
 type Duration time.Duration
 
 // UnmarshalJSON accepts an integer (nanoseconds) or a duration string.

@@ -1,0 +1,214 @@
+// Package serve is the serving core of caddy-robots, the per-request work every front end
+// shares: New builds a Core from a policy.Config, checking it whole (every problem named by
+// its field path), and the Core answers /robots.txt (merged with the site's own file when
+// the config says so), refuses the requests enforcement refuses, and sets robots tags,
+// Content-Usage and <meta> elements on the responses of the handler it wraps.
+//
+// Front ends stay thin: package nethttp wraps an http.Handler with one Core; the Caddy module
+// builds one Core per handler, each from the part of the config that handler's JSON holds.
+// Everything a response can carry is computed when the Core is built; a request costs a path
+// comparison or two and, on tagged responses, a pooled response wrapper.
+package serve
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/policy"
+	"github.com/sitepolicy/caddy-robots/robotsgen"
+	"github.com/sitepolicy/caddy-robots/tagemit"
+)
+
+// Options are the parts of a Core that are not config.
+type Options struct {
+	// Log is told about requests: why a response was left unchanged (debug), what an operator
+	// must fix (warn, once per route and kind).
+	Log Log
+	// Warn is told, at any time, what happens to merge_file: the lines of the other file that
+	// were skipped or changed, the combinations the merge could not encode exactly, and a
+	// changed file that could not be merged (the last good merge stays). Nil drops them.
+	Warn func(msg string)
+}
+
+// Core serves one config. It is safe for concurrent use. Close it when it is replaced, to
+// stop merge_upstream's timers.
+type Core struct {
+	robots   *robotsTxt
+	merge    *upstream
+	enforce  *enforcer
+	routes   []route
+	paths    bool // some route has path patterns
+	warnings []*configerr.Error
+}
+
+type route struct {
+	patterns []pathPattern
+	match    func(*http.Request) bool
+	tagger   *tagger
+}
+
+// New checks cfg and builds its Core. The error joins a *configerr.Error for every problem,
+// each with the field path in the JSON form of cfg ("robots_txt.groups[0].rules[1].path",
+// `robots_tag[2].rules["*"][0]`). What is valid but may not work as meant is in Warnings.
+func New(cfg policy.Config, opts Options) (*Core, error) {
+	c := &Core{}
+	var errs []error
+	if rc := cfg.RobotsTxt; rc != nil {
+		file := rc.File()
+		rt, up, err := newMergingRobotsTxt(file, time.Duration(rc.MaxAge), rc.Merge, opts.Log, opts.Warn)
+		c.robots, c.merge = rt, up
+		if err != nil {
+			errs = append(errs, configerr.Prefix("robots_txt", err))
+		} else if e := rc.Enforce; e != nil {
+			c.enforce, err = newEnforcer(rt, up, e.Status)
+			errs = append(errs, configerr.Prefix("robots_txt", err))
+		}
+		c.warnings = append(c.warnings, configerr.PrefixAll("robots_txt", file.Warnings())...)
+	}
+	for i, r := range cfg.RobotsTag {
+		at := configerr.Index("robots_tag", i)
+		cr := route{match: r.Match}
+		for j, p := range r.Paths {
+			pp, err := compilePathPattern(p)
+			if err != nil {
+				errs = append(errs, configerr.New(configerr.Index(at+".paths", j), p, err.Error()))
+				continue
+			}
+			cr.patterns = append(cr.patterns, pp)
+		}
+		c.paths = c.paths || len(cr.patterns) > 0
+		t, err := newTagger(r.Rules, r.ContentUsage, r.Meta, r.XRobotsTag, opts.Log)
+		if err != nil {
+			errs = append(errs, configerr.Prefix(at, err))
+		}
+		c.warnings = append(c.warnings, configerr.PrefixAll(at+".rules", tagemit.Warnings(r.Rules))...)
+		cr.tagger = t
+		c.routes = append(c.routes, cr)
+	}
+	if cfg.RobotsTxt == nil && len(cfg.RobotsTag) == 0 {
+		errs = append(errs, configerr.New("", "", "nothing to do: configure robots_txt, robots_tag, or both"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Warnings are what New found valid but likely not meant, with field paths as in New's
+// errors.
+func (c *Core) Warnings() []*configerr.Error { return c.warnings }
+
+// LogWarnings logs Warnings at warn level, each with its field path under the key "path".
+func (c *Core) LogWarnings(l *slog.Logger) {
+	for _, w := range c.warnings {
+		l.Warn("config: "+w.Error(), "path", w.Path)
+	}
+}
+
+// Close stops merge_upstream's background revalidation timers. The Core still serves.
+func (c *Core) Close() {
+	if c.merge != nil {
+		c.merge.Stop()
+	}
+}
+
+// IsRobotsTxt reports whether the Core answers r itself: it serves robots.txt and r's path is
+// /robots.txt.
+func (c *Core) IsRobotsTxt(r *http.Request) bool {
+	return c.robots != nil && c.robots.Matches(r)
+}
+
+// ServeRobotsTxt answers a request for /robots.txt (see IsRobotsTxt): GET and HEAD get the
+// file, or 304 Not Modified. An error is a *StatusError for the front end to answer its own
+// way: 405 (the Allow header is set) for another method, 400 for an unusable Host when a
+// sitemap is a path, the backend's status when merge_upstream has no merge to serve.
+// upstream is how merge_upstream asks the wrapped handler for its file; it is not called
+// without merge_upstream.
+func (c *Core) ServeRobotsTxt(w http.ResponseWriter, r *http.Request, upstream func(*http.Request) Fetch) error {
+	if c.merge != nil {
+		return c.merge.ServeHTTP(w, r, upstream)
+	}
+	return c.robots.ServeHTTP(w, r)
+}
+
+// Enforce reports whether enforcement refuses r: its User-Agent names a crawler that the
+// served robots.txt disallows for r's path. It is false without enforce, and for
+// /robots.txt.
+func (c *Core) Enforce(r *http.Request) (Block, bool) {
+	if c.enforce == nil {
+		return Block{}, false
+	}
+	return c.enforce.Check(r)
+}
+
+// Crawler is the crawler that r's User-Agent names as enforcement reads it, and the decision
+// of the file enforcement decides with at r's path; ok is false without enforce or when the
+// header names no crawler of a group that names crawlers.
+func (c *Core) Crawler(r *http.Request) (token string, d robotsgen.Decision, ok bool) {
+	if c.enforce == nil {
+		return "", robotsgen.Decision{}, false
+	}
+	return c.enforce.Crawler(r)
+}
+
+// Tag runs next with the robots tags of every route that applies to r set on its response;
+// with none, it is next.ServeHTTP. When an enclosing Core already tags this response (two
+// Caddy handlers on one request), the rules join it: the response carries one union.
+func (c *Core) Tag(w http.ResponseWriter, r *http.Request, next Handler) error {
+	var buf [4]*tagger
+	matched := buf[:0]
+	var reqPath string
+	if c.paths {
+		reqPath = requestPath(r)
+	}
+	for i := range c.routes {
+		if c.routes[i].matches(r, reqPath) {
+			matched = append(matched, c.routes[i].tagger)
+		}
+	}
+	return tag(w, r, next, matched...)
+}
+
+// Routes returns the indexes in the config's RobotsTag of the routes that apply to r, in
+// order: the routes Tag combines for it.
+func (c *Core) Routes(r *http.Request) []int {
+	var reqPath string
+	if c.paths {
+		reqPath = requestPath(r)
+	}
+	var out []int
+	for i := range c.routes {
+		if c.routes[i].matches(r, reqPath) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func (cr *route) matches(r *http.Request, reqPath string) bool {
+	if len(cr.patterns) > 0 {
+		ok := false
+		for i := range cr.patterns {
+			if cr.patterns[i].Match(r, reqPath) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return cr.match == nil || cr.match(r)
+}
+
+// WriteError answers a request with code and a short text body saying why: the response of
+// a refused request (Block.Message) or of a robots.txt StatusError, for front ends without
+// their own error pages.
+func WriteError(w http.ResponseWriter, code int, msg string) {
+	http.Error(w, strconv.Itoa(code)+" "+http.StatusText(code)+": "+msg, code)
+}
