@@ -133,7 +133,7 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			v, err := caddy.ParseDuration(s)
 			if err != nil {
-				return parseErrorf(d, s, "", "robots_txt: max_age: %v", err)
+				return parseErrorf(d, s, "", "robots_txt: max_age: %v", durationError(s, err))
 			}
 			if v == 0 {
 				// The config cannot tell 0 from "not set", which means the default.
@@ -503,4 +503,13 @@ func validate(cfg policy.Config, root string) error {
 		core.Close()
 	}
 	return configerr.Reroot(err, root, "")
+}
+
+// durationError says that s is not a duration as Caddy reads one, in the words the JSON config
+// uses for the same mistake.
+func durationError(s string, err error) error {
+	if len(s) > 1024 {
+		return err // caddy.ParseDuration's own "duration is too long"
+	}
+	return fmt.Errorf("invalid duration %q (use e.g. 30m, 1h, 1d)", s)
 }

@@ -66,7 +66,7 @@ func (h *RobotsTxt) unmarshalMerge(d *caddyfile.Dispenser, at *positions, sub st
 	if len(args) == 1 {
 		v, err := caddy.ParseDuration(args[0])
 		if err != nil {
-			return parseErrorf(d, args[0], "", "robots_txt: merge_upstream: timeout: %v", err)
+			return parseErrorf(d, args[0], "", "robots_txt: merge_upstream: timeout: %v", durationError(args[0], err))
 		}
 		if v == 0 {
 			return parseErrorf(d, args[0], "", "robots_txt: merge_upstream: timeout %q: would mean the default (%s); leave it out, or give more than 0", args[0], policy.DefaultUpstreamTimeout)

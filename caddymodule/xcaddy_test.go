@@ -179,7 +179,7 @@ func TestXcaddyManifestResolves(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the xcaddy build module does not resolve: %v\n%s\ngo.mod:\n%s", err, out, gomod.String())
 	}
-	for _, pkg := range []string{m.Plugins[0].ModulePath, "github.com/sitepolicy/caddy-robots/nethttp", "github.com/caddyserver/caddy/v2/modules/standard"} {
+	for _, pkg := range []string{m.Plugins[0].ModulePath, "github.com/sitepolicy/caddy-robots/serve", "github.com/caddyserver/caddy/v2/modules/standard"} {
 		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(pkg) + `$`).Match(out) {
 			t.Errorf("the build module does not include %s", pkg)
 		}

@@ -190,23 +190,6 @@ func TestExtract(t *testing.T) {
 	}
 }
 
-// TestParseAllocs: reading a lower-case type and a parameter costs no allocation, so the
-// per-response decision stays free.
-func TestParseAllocs(t *testing.T) {
-	if raceEnabled {
-		t.Skip("allocation counts differ under -race")
-	}
-	lines := []string{"text/html; charset=utf-8"}
-	var sink string
-	if n := testing.AllocsPerRun(100, func() {
-		m, _ := Extract(lines)
-		sink, _ = m.Param("charset")
-	}); n != 0 {
-		t.Errorf("Extract and Param: %v allocations, want 0", n)
-	}
-	_ = sink
-}
-
 func ExampleParse() {
 	for _, ct := range []string{"TEXT/HTML ; charset", `text/html; charset="utf-8"; charset=utf-16`, "text /html"} {
 		m, ok := Parse(ct)

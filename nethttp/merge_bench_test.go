@@ -60,26 +60,3 @@ func BenchmarkRobotsTxtMergePair(b *testing.B) {
 	b.Run("declared", func(b *testing.B) { benchServe(b, declared, "/robots.txt") })
 	b.Run("merged", func(b *testing.B) { benchServe(b, merged, "/robots.txt") })
 }
-
-// TestRobotsTxtMergedAllocs: serving a cached merge allocates no more than serving the
-// declared file (the cache lookup is a read lock and two atomic loads).
-func TestRobotsTxtMergedAllocs(t *testing.T) {
-	if testing.CoverMode() != "" || raceEnabled {
-		t.Skip("instrumentation changes allocation counts")
-	}
-	declared, merged := mergePairHandlers(t)
-	measure := func(h http.Handler) float64 {
-		req := httptest.NewRequest("GET", "/robots.txt", nil)
-		w := &benchWriter{h: http.Header{}}
-		h.ServeHTTP(w, req)
-		return testing.AllocsPerRun(500, func() {
-			clear(w.h)
-			h.ServeHTTP(w, req)
-		})
-	}
-	d, m := measure(declared), measure(merged)
-	if m > d {
-		t.Errorf("cached merge: %v allocs/op, declared file %v", m, d)
-	}
-	t.Logf("allocs/op: declared %v, cached merge %v", d, m)
-}

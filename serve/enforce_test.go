@@ -212,20 +212,6 @@ func TestEnforcementAgreesWithServedFile(t *testing.T) {
 	}
 }
 
-// TestEnforceBrowserNoAlloc: a browser's request on a site enforcing the whole catalogue
-// does not allocate; neither does an allowed crawler's.
-func TestEnforceBrowserNoAlloc(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector allocates")
-	}
-	e := mustEnforcer(t, blockAI(), 0)
-	for _, r := range []*http.Request{uaRequest("/article", chromeUA), uaRequest("/article", "Googlebot/2.1"), uaRequest("/robots.txt", "GPTBot/1.0")} {
-		if n := testing.AllocsPerRun(200, func() { e.Check(r) }); n != 0 {
-			t.Errorf("%s: %v allocs", r.Header.Get("User-Agent"), n)
-		}
-	}
-}
-
 var sinkBlocked bool
 
 // BenchmarkEnforceBrowser is what enforcement adds to a browser's request: one scan of its

@@ -1,5 +1,0 @@
-//go:build !race
-
-package mimetype
-
-const raceEnabled = false

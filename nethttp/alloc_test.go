@@ -1,0 +1,117 @@
+//go:build !race
+
+// The allocation tests: the race detector changes allocation counts, so they are built only
+// without it (./test.sh runs them in its pass without -race).
+
+package nethttp_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+// TestAllocationBudget makes the allocation numbers that are a contract fail loudly: the
+// no-match path adds none, the header route adds none beyond what the bare handler setting
+// the header costs.
+func TestAllocationBudget(t *testing.T) {
+	if testing.CoverMode() != "" {
+		t.Skip("coverage instrumentation changes allocation counts")
+	}
+	m := benchMiddleware(t)
+	measure := func(h http.Handler, path string) float64 {
+		req := httptest.NewRequest("GET", path, nil)
+		w := &benchWriter{h: http.Header{}}
+		h.ServeHTTP(w, req) // warm pools and caches
+		return testing.AllocsPerRun(200, func() {
+			clear(w.h)
+			h.ServeHTTP(w, req)
+		})
+	}
+	bare := measure(http.HandlerFunc(okHandler), "/articles/post")
+	bareHeader := measure(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Robots-Tag", "*;noindex;nosnippet")
+		okHandler(w, r)
+	}), "/drafts/post")
+	h := m.Handler(http.HandlerFunc(okHandler))
+	if got := measure(h, "/articles/post"); got > bare {
+		t.Errorf("no-match path: %v allocs/op, bare handler %v", got, bare)
+	}
+	if got := measure(h, "/drafts/post"); got > bareHeader {
+		t.Errorf("header route: %v allocs/op, bare handler setting the header %v", got, bareHeader)
+	}
+	if got := measure(h, "/drafts/x.pdf"); got > bareHeader {
+		t.Errorf("two routes (cached union): %v allocs/op, bare handler setting the header %v", got, bareHeader)
+	}
+	// A backend's own header costs at most 2 allocations more than the handler sending it
+	// alone, merge with the route's rules included (issue 9, part 4).
+	withBackend := m.Handler(http.HandlerFunc(backendHandler))
+	if got, alone := measure(withBackend, "/drafts/post"), measure(http.HandlerFunc(backendHandler), "/drafts/post"); got > alone+2 {
+		t.Errorf("backend header: %v allocs/op, the handler alone %v", got, alone)
+	}
+	if got := measure(h, "/robots.txt"); got > bare {
+		t.Errorf("robots.txt: %v allocs/op, bare handler %v", got, bare)
+	}
+	// Content-Usage (issue 11): a route with content_usage adds no allocation to the same
+	// route without it, alone, in a cached union, or with preferences only; a backend's own
+	// Content-Usage is merged once per distinct value and adds none either.
+	hu := usageMiddleware(t).Handler(http.HandlerFunc(okHandler))
+	for _, path := range []string{"/drafts/post", "/drafts/x.pdf"} {
+		if got, without := measure(hu, path), measure(h, path); got > without {
+			t.Errorf("%s with content_usage: %v allocs/op, without %v", path, got, without)
+		}
+	}
+	if got := measure(hu, "/open/post"); got > bareHeader {
+		t.Errorf("content_usage-only route: %v allocs/op, bare handler setting a header %v", got, bareHeader)
+	}
+	withUsageBackend := usageMiddleware(t).Handler(http.HandlerFunc(backendUsageHandler))
+	if got, without := measure(withUsageBackend, "/drafts/post"), measure(m.Handler(http.HandlerFunc(backendUsageHandler)), "/drafts/post"); got > without {
+		t.Errorf("backend Content-Usage merged: %v allocs/op, the same route without content_usage %v", got, without)
+	}
+}
+
+// TestEnforceAllocationBudget: a browser's request on a site enforcing the whole catalogue
+// does not allocate, like the same request without enforcement.
+func TestEnforceAllocationBudget(t *testing.T) {
+	if testing.CoverMode() != "" {
+		t.Skip("coverage instrumentation changes allocation counts")
+	}
+	measure := func(h http.Handler) float64 {
+		req := httptest.NewRequest("GET", "/articles/post", nil)
+		req.Header.Set("User-Agent", chromeUA)
+		w := &benchWriter{h: http.Header{}}
+		h.ServeHTTP(w, req)
+		return testing.AllocsPerRun(200, func() {
+			clear(w.h)
+			h.ServeHTTP(w, req)
+		})
+	}
+	with := measure(enforcingMiddleware(t).Handler(http.HandlerFunc(okHandler)))
+	without := measure(nonEnforcingMiddleware(t).Handler(http.HandlerFunc(okHandler)))
+	if with != 0 || with > without {
+		t.Errorf("browser request: %v allocs/op enforcing, %v without; enforcement must add none", with, without)
+	}
+}
+
+// TestRobotsTxtMergedAllocs: serving a cached merge allocates no more than serving the
+// declared file (the cache lookup is a read lock and two atomic loads).
+func TestRobotsTxtMergedAllocs(t *testing.T) {
+	if testing.CoverMode() != "" {
+		t.Skip("coverage instrumentation changes allocation counts")
+	}
+	declared, merged := mergePairHandlers(t)
+	measure := func(h http.Handler) float64 {
+		req := httptest.NewRequest("GET", "/robots.txt", nil)
+		w := &benchWriter{h: http.Header{}}
+		h.ServeHTTP(w, req)
+		return testing.AllocsPerRun(500, func() {
+			clear(w.h)
+			h.ServeHTTP(w, req)
+		})
+	}
+	d, m := measure(declared), measure(merged)
+	if m > d {
+		t.Errorf("cached merge: %v allocs/op, declared file %v", m, d)
+	}
+	t.Logf("allocs/op: declared %v, cached merge %v", d, m)
+}

@@ -1,6 +1,0 @@
-//go:build race
-
-package serve
-
-// raceEnabled: the race detector makes code allocate, so allocation tests skip under it.
-const raceEnabled = true
