@@ -17,19 +17,32 @@ import (
 	"github.com/sitepolicy/caddy-robots/policycheck"
 )
 
-// caddyBinary builds cmd/caddy-robots once for the tests that run it as users do.
+// caddyBinary builds cmd/caddy-robots once for the tests that run it as users do, with the
+// race detector when the tests have it (see raceEnabled).
 var caddyBinary = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "caddy-robots-cmd")
 	if err != nil {
 		return "", err
 	}
+	binDir = dir // TestMain removes it
 	bin := filepath.Join(dir, "caddy")
-	out, err := exec.Command("go", "build", "-o", bin, "./cmd/caddy-robots").CombinedOutput()
+	out, err := exec.Command("go", goBuild("-o", bin, "./cmd/caddy-robots")...).CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("go build: %v\n%s", err, out)
 	}
 	return bin, nil
 })
+
+// binDir holds the binary caddyBinary built, if any.
+var binDir string
+
+// goBuild is the arguments of "go build args...", with -race when the tests have it.
+func goBuild(args ...string) []string {
+	if raceEnabled {
+		return append([]string{"build", "-race"}, args...)
+	}
+	return append([]string{"build"}, args...)
+}
 
 // runCaddy runs the built binary in dir and returns stdout, stderr and the exit status.
 func runCaddy(t *testing.T, dir string, args ...string) (string, string, int) {

@@ -262,10 +262,9 @@ func TestExampleBinary(t *testing.T) {
 		t.Skip("builds and runs the caddy-robots binary")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "caddy-robots")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/caddy-robots")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	bin, err := caddyBinary()
+	if err != nil {
+		t.Fatal(err)
 	}
 
 	out, err := exec.Command(bin, "list-modules").CombinedOutput()

@@ -33,7 +33,11 @@ func TestMain(m *testing.M) {
 	caddytest.Default.AdminPort = adminPort
 	caddytest.Default.LoadRequestTimeout = 30 * time.Second
 	caddytest.Default.TestRequestTimeout = 30 * time.Second
-	os.Exit(m.Run())
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
 }
 
 func freePorts(n int) []int {

@@ -234,5 +234,5 @@ func TestReleaseScript(t *testing.T) {
 	if got := run(dir, nil, "git", "show", "caddymodule/v0.9.1:caddymodule/go.mod"); got != string(gomod) {
 		t.Error("caddymodule/v0.9.1 does not hold the bumped go.mod")
 	}
-	run(filepath.Join(dir, "caddymodule"), nil, "go", "build", ".")
+	run(filepath.Join(dir, "caddymodule"), nil, "go", goBuild(".")...)
 }

@@ -1,0 +1,8 @@
+//go:build race
+
+package caddymodule
+
+// raceEnabled: the tests are built with the race detector, so the binaries they build are
+// too (their packages then come from the same build cache as the test's, and the binary
+// reports its own races).
+const raceEnabled = true
