@@ -22,7 +22,7 @@ import (
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 )
 
-// merge_upstream and merge_file in a real Caddy (issue 14): the backend is reached through
+// merge_upstream and merge_file in a real Caddy: the backend is reached through
 // reverse_proxy, php_fastcgi or file_server, the handlers after robots_txt in the route.
 
 // wordpressRobots is a WordPress robots.txt with an SEO plugin's additions, including an
@@ -106,7 +106,7 @@ func parseClean(t *testing.T, body string) *robotsgen.File {
 	return f
 }
 
-// wantMergeRules checks the served body against rules 1-3 of issue 14 for D = the declared
+// wantMergeRules checks the served body against the merge rules (robotsgen.Merge) for D = the declared
 // file and U = other (nil: the backend has no rules, so the declared file alone), by
 // robotsgen.Matcher and by grobotstxt: D disallows -> disallow; U disallows and no Allow of
 // D's applicable group matches -> disallow; else allow.

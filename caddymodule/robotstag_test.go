@@ -107,7 +107,7 @@ func TestRobotsTagMergesBackendHeader(t *testing.T) {
 		case "/legacy":
 			w.Header().Set("X-Robots-Tag", "examplebot: noarchive")
 		case "/per-member":
-			// Each member in its own syntax, one with a stray trailing ";" (issue 9): the
+			// Each member in its own syntax, one with a stray trailing ";": the
 			// crawlers' rules stay theirs, none becomes a rule for every crawler.
 			w.Header().Set("Robots-Tag", "googlebot;noindex, bingbot;nosnippet;, examplebot=noarchive;, {junk}")
 		}

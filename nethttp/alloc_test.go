@@ -44,7 +44,7 @@ func TestAllocationBudget(t *testing.T) {
 		t.Errorf("two routes (cached union): %v allocs/op, bare handler setting the header %v", got, bareHeader)
 	}
 	// A backend's own header costs at most 2 allocations more than the handler sending it
-	// alone, merge with the route's rules included (issue 9, part 4).
+	// alone, merge with the route's rules included.
 	withBackend := m.Handler(http.HandlerFunc(backendHandler))
 	if got, alone := measure(withBackend, "/drafts/post"), measure(http.HandlerFunc(backendHandler), "/drafts/post"); got > alone+2 {
 		t.Errorf("backend header: %v allocs/op, the handler alone %v", got, alone)
@@ -52,7 +52,7 @@ func TestAllocationBudget(t *testing.T) {
 	if got := measure(h, "/robots.txt"); got > bare {
 		t.Errorf("robots.txt: %v allocs/op, bare handler %v", got, bare)
 	}
-	// Content-Usage (issue 11): a route with content_usage adds no allocation to the same
+	// Content-Usage: a route with content_usage adds no allocation to the same
 	// route without it, alone, in a cached union, or with preferences only; a backend's own
 	// Content-Usage is merged once per distinct value and adds none either.
 	hu := usageMiddleware(t).Handler(http.HandlerFunc(okHandler))

@@ -16,7 +16,7 @@ import (
 	"github.com/sitepolicy/caddy-robots/tagemit"
 )
 
-// TestBackendMembersKeepTheirToken is issue 9's first class end to end: a backend's
+// TestBackendMembersKeepTheirToken, end to end: a backend's
 // Robots-Tag is read member by member, so one crawler's rule never reaches the response as
 // a rule for every crawler ("*"), and a valid member survives malformed neighbours.
 func TestBackendMembersKeepTheirToken(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 )
 
-// The cost of merge_upstream once the merge is cached (issue 14: at least 0.95x the req/s of
-// a declared-only robots.txt). BenchmarkRobotsTxtMergePair runs both sides in one run:
+// The cost of merge_upstream once the merge is cached (the goal: at least 0.95x the req/s
+// of a declared-only robots.txt). BenchmarkRobotsTxtMergePair runs both sides in one run:
 //
 //	go test -run '^$' -bench RobotsTxtMergePair -count 10 ./nethttp/
 

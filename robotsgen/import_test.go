@@ -175,7 +175,11 @@ func googleAllowed(body, agent, path string) bool {
 	return grobotstxt.AgentAllowed(portSafe(body), agent, "http://example.com"+path)
 }
 
-// portSafe works around a bug of the grobotstxt port: when a pattern holds a
+// portSafe works around a bug of the grobotstxt port (another divergence stays: the port
+// reads a user-agent value up to the first byte that is not an HTTP token character, where
+// Google's parser stops at the first that is not A-Z, a-z, "_" or "-", see
+// syntax.GoogleAgentToken: "AI2Bot" is AI2Bot here and AI for Google, so comparisons with
+// this witness read names with digits or such bytes as the port does): when a pattern holds a
 // non-ASCII octet or a lower-case hex escape, it upper-cases every escape
 // with c&^0x20, which turns digits into control characters ("%24" becomes
 // "%\x12\x14"), so the pattern stops matching. Google's C++ parser uses

@@ -351,15 +351,16 @@ func (p *parser) header(n int, raw []byte, kind int, val []byte) {
 		p.cur.UserAgents = append(p.cur.UserAgents, "*")
 		return
 	}
-	tok := string(googleToken(val))
+	tok := string(leadingProduct(val))
 	switch {
 	case tok == PurposeSentinel:
 		// Render's guard line: matches no crawler, drop silently.
 	case tok == "":
 		p.diag(n, raw, "user-agent has no product token; the line still starts a group")
 	case !validProductToken(tok):
-		// Cutting "Foo.Bot" to "Foo" would address another crawler.
-		p.diag(n, raw, "user-agent skipped: Google's parser reads the product token "+strconv.Quote(tok)+", which RFC 9309 does not allow (A-Z, a-z, \"_\", \"-\" only; digits are kept); the line still starts a group")
+		// Cutting "Foo.Bot" to "Foo" would give the group to Foo in every parser, where today
+		// only Google's reads it so (syntax.GoogleAgentToken).
+		p.diag(n, raw, "user-agent skipped: "+strconv.Quote(tok)+" is not a product token (RFC 9309: A-Z, a-z, \"_\", \"-\"; names with digits are kept); Google's parser reads it as "+strconv.Quote(syntax.GoogleAgentToken(tok))+", parsers that read the whole name as no crawler; the line still starts a group")
 	case checkLineLen(len(uaKey), tok) != "":
 		p.diag(n, raw, "user-agent skipped: "+checkLineLen(len(uaKey), tok)+"; the line still starts a group")
 	default:
@@ -370,9 +371,11 @@ func (p *parser) header(n int, raw []byte, kind int, val []byte) {
 	}
 }
 
-// googleToken returns the product token Google's parser reads from a
-// user-agent value: the longest prefix of its token characters.
-func googleToken(v []byte) []byte {
+// leadingProduct is the product name at the start of a user-agent value as a User-Agent
+// header delimits it: the longest prefix of HTTP token characters (RFC 9110 tchar), so that
+// "Googlebot/2.1" is Googlebot and "Foo.Bot" stays whole. Google's parser reads less
+// (syntax.GoogleAgentToken).
+func leadingProduct(v []byte) []byte {
 	i := 0
 	for i < len(v) && (syntax.IsTokenByte(v[i]) || v[i] >= '0' && v[i] <= '9' || strings.IndexByte("~#$%'*+.^`|", v[i]) >= 0) {
 		i++

@@ -54,7 +54,7 @@ func TestParseLenient(t *testing.T) {
 		17: "sitemap skipped",
 		19: "rule skipped: a pattern holding white space",
 		20: "crawl-delay is not",
-		21: `product token "bad.bot", which RFC 9309 does not allow|group without a valid user-agent or purpose skipped`,
+		21: `"bad.bot" is not a product token (RFC 9309: A-Z, a-z, "_", "-"; names with digits are kept); Google's parser reads it as "bad"|group without a valid user-agent or purpose skipped`,
 		23: `rule skipped: a pattern that does not start with "/" or "*" matches no path`,
 	}
 	got := map[int]string{}

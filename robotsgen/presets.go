@@ -132,20 +132,13 @@ func checkAgentNotCategory(ua string) string {
 
 // checkPurposeNotCrawler refuses a purpose token that is a catalogue crawler's name: Google's
 // parser reads any key starting with "user-agent" as a user-agent line, so it would read the
-// purpose group as a group for that crawler. It reads the value only up to the first byte
-// that is not a letter, "-" or "_", so "GPTBot2" is read as GPTBot and refused too.
+// purpose group as a group for that crawler. It reads the value only as far as
+// syntax.GoogleAgentToken says, so "GPTBot2" is read as GPTBot and refused too.
 func checkPurposeNotCrawler(p string) string {
 	if c, ok := crawlers.Lookup(p); ok {
 		return fmt.Sprintf("a purpose token must not be the name of a crawler (%s): Google's parser reads User-Agent-Purpose as a user-agent line, so the group would address that crawler", c.Name)
 	}
-	lead := p
-	for i := 0; i < len(p); i++ {
-		if !syntax.IsTokenByte(p[i]) {
-			lead = p[:i]
-			break
-		}
-	}
-	if lead != p && lead != "" {
+	if lead := syntax.GoogleAgentToken(p); lead != p && lead != "" {
 		if c, ok := crawlers.Lookup(lead); ok {
 			return fmt.Sprintf("a purpose token must not start with the name of a crawler followed by a digit (%s): Google's parser reads User-Agent-Purpose as a user-agent line, and only up to the first digit, so the group would address that crawler", c.Name)
 		}

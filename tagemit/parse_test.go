@@ -272,7 +272,7 @@ func first(p Policy, _ []error) Policy { return p }
 
 // TestMemberSyntaxDecidedPerMember: each member is read in its own syntax, so a member that
 // names a product token keeps its rules on that token and a valid member survives whatever
-// its neighbours are (issue 9, part 1).
+// its neighbours are.
 func TestMemberSyntaxDecidedPerMember(t *testing.T) {
 	cases := []struct {
 		name    string

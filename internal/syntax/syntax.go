@@ -15,6 +15,19 @@ func IsTokenByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '-'
 }
 
+// GoogleAgentToken is the product token Google's robots.txt parser reads from the value of a
+// user-agent line (google/robotstxt, RobotsMatcher::ExtractUserAgent): the longest prefix of
+// A-Z, a-z, "_" and "-". "Googlebot/2.1" is Googlebot, "Foo.Bot" is Foo, "AI2Bot" is AI. The
+// grobotstxt port widens the set to HTTP token characters (digits, ".", ...); the tests'
+// witness undoes that, so that every statement about Google's reading follows this one.
+func GoogleAgentToken(v string) string {
+	i := 0
+	for i < len(v) && IsTokenByte(v[i]) {
+		i++
+	}
+	return v[:i]
+}
+
 // ProductToken reports whether s is an RFC 9309 product token: one or more of A-Z, a-z,
 // "_" and "-". "*" is not a product token; callers that accept the global agent check it.
 func ProductToken(s string) bool {

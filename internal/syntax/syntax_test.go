@@ -73,3 +73,19 @@ func TestNotCrawlerToken(t *testing.T) {
 		}
 	}
 }
+
+// TestGoogleAgentToken pins Google's reading of a user-agent value (google/robotstxt,
+// RobotsMatcher::ExtractUserAgent: "Allowed characters in user-agent are [a-zA-Z_-]").
+func TestGoogleAgentToken(t *testing.T) {
+	for in, want := range map[string]string{
+		"Googlebot": "Googlebot", "Googlebot/2.1": "Googlebot", "Foo.Bot": "Foo", "AI2Bot": "AI",
+		"FooBot*": "FooBot", "Googlebot-Image": "Googlebot-Image", "my_bot x": "my_bot", "2Bot": "", "": "",
+	} {
+		if got := GoogleAgentToken(in); got != want {
+			t.Errorf("GoogleAgentToken(%q) = %q, want %q", in, got, want)
+		}
+		if ProductToken(want) != (want != "") {
+			t.Errorf("GoogleAgentToken(%q) = %q is not a product token", in, want)
+		}
+	}
+}
