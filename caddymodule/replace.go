@@ -2,7 +2,6 @@ package caddymodule
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/caddyserver/caddy/v2"
@@ -46,7 +45,7 @@ func (p *placeholders) strs(place string, in []string) []string {
 	}
 	out := make([]string, len(in))
 	for i, s := range in {
-		out[i] = p.str(fmt.Sprintf("%s[%d]", place, i), s)
+		out[i] = p.str(configerr.Index(place, i), s)
 	}
 	return out
 }
@@ -57,7 +56,7 @@ func (p *placeholders) records(place string, in []robotsgen.Record) []robotsgen.
 	}
 	out := make([]robotsgen.Record, len(in))
 	for i, r := range in {
-		rp := fmt.Sprintf("%s[%d]", place, i)
+		rp := configerr.Index(place, i)
 		out[i] = robotsgen.Record{Key: p.str(rp+".key", r.Key), Value: p.str(rp+".value", r.Value)}
 	}
 	return out
@@ -75,7 +74,7 @@ func (p *placeholders) file(f robotsgen.File) robotsgen.File {
 		out.Groups = make([]robotsgen.Group, len(f.Groups))
 	}
 	for i, g := range f.Groups {
-		gp := fmt.Sprintf("groups[%d]", i)
+		gp := configerr.Index("groups", i)
 		ng := robotsgen.Group{
 			UserAgents: p.strs(gp+".user_agents", g.UserAgents),
 			Presets:    p.strs(gp+".presets", g.Presets),
@@ -89,7 +88,7 @@ func (p *placeholders) file(f robotsgen.File) robotsgen.File {
 			ng.Rules = make([]robotsgen.Rule, len(g.Rules))
 		}
 		for j, r := range g.Rules {
-			ng.Rules[j] = robotsgen.Rule{Type: r.Type, Path: p.str(fmt.Sprintf("%s.rules[%d].path", gp, j), r.Path)}
+			ng.Rules[j] = robotsgen.Rule{Type: r.Type, Path: p.str(configerr.Index(gp+".rules", j)+".path", r.Path)}
 		}
 		out.Groups[i] = ng
 	}

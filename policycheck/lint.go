@@ -162,7 +162,7 @@ func (l *linter) usageConflicts() {
 					if path == "" {
 						path = "every path"
 					}
-					l.add(LintOverriddenUsage, SeverityWarning, l.robotsAt(fmt.Sprintf("groups[%d].%s[%d]", gi, vl.field, i)),
+					l.add(LintOverriddenUsage, SeverityWarning, l.robotsAt(configerr.Index(configerr.Index("groups", gi)+"."+vl.field, i)),
 						"remove one of the two rules, or give the y to a more specific path",
 						"%s for %s is never read: the group's rule %d for the same path says %s, and rules with the same path combine with any %s winning",
 						strings.Join(keys, ", "), path, j, no, no)
@@ -199,10 +199,10 @@ func (l *linter) fileWarnings() {
 // for Google.
 func (l *linter) robotsRules() {
 	for gi, g := range l.file.Groups {
-		gpath := fmt.Sprintf("groups[%d]", gi)
+		gpath := configerr.Index("groups", gi)
 		for k, ua := range g.UserAgents {
 			if n := misspelling(ua); n != "" {
-				l.add(LintMisspeltCrawler, SeverityWarning, l.robotsAt(fmt.Sprintf("%s.user_agents[%d]", gpath, k)),
+				l.add(LintMisspeltCrawler, SeverityWarning, l.robotsAt(configerr.Index(gpath+".user_agents", k)),
 					fmt.Sprintf("write %s if you mean that crawler (matching ignores case, not spelling)", n),
 					"robots.txt group for %q: no crawler is known by that name; it looks like a misspelling of %s, which this group then does not address", ua, n)
 			}
@@ -230,7 +230,7 @@ func formatFloat(f float64) string { return strings.TrimSuffix(fmt.Sprintf("%g",
 // deadRules finds rules of a group that can never decide: repeated, or always overridden by
 // a rule of the other kind that is at least as specific and matches every path they match.
 func (l *linter) deadRules(gi int, g *robotsgen.Group) {
-	rulePath := func(i int) string { return fmt.Sprintf("groups[%d].rules[%d]", gi, i) }
+	rulePath := func(i int) string { return configerr.Index(configerr.Index("groups", gi)+".rules", i) }
 	desc := func(r robotsgen.Rule) string {
 		if r.Type == robotsgen.Allow {
 			return "Allow: " + r.Path
@@ -285,7 +285,7 @@ func (l *linter) sitemaps() {
 		wildcard = wildcard || strings.Contains(h, "*")
 	}
 	for i, s := range l.file.Sitemaps {
-		at := l.robotsAt(fmt.Sprintf("sitemaps[%d]", i))
+		at := l.robotsAt(configerr.Index("sitemaps", i))
 		if strings.HasPrefix(s, "/") {
 			if len(hosts) > 1 || wildcard {
 				l.add(LintRelativeSitemap, SeverityInfo, at,

@@ -125,7 +125,7 @@ func FromConfig(cfg policy.Config, hosts ...string) *Site {
 		s.RobotsTxt = &RobotsTxt{Config: *cfg.RobotsTxt, Source: Source{JSONPath: "robots_txt"}}
 	}
 	for i, r := range cfg.RobotsTag {
-		rt := Route{Paths: r.Paths, Match: r.Match, Tags: r.Tags, Source: Source{JSONPath: fmt.Sprintf("robots_tag[%d]", i)}}
+		rt := Route{Paths: r.Paths, Match: r.Match, Tags: r.Tags, Source: Source{JSONPath: configerr.Index("robots_tag", i)}}
 		if r.Match != nil {
 			rt.Condition = "a Match function"
 		}

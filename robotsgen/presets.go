@@ -114,7 +114,7 @@ func checkPresets(f *File, gi int, add func(e *configerr.Error)) {
 	g := &f.Groups[gi]
 	for i, p := range g.Presets {
 		if !crawlers.IsCategory(p) {
-			e := configerr.New(configerr.Index(fmt.Sprintf("groups[%d].presets", gi), i), p, PresetProblem())
+			e := configerr.New(configerr.Index(configerr.Index("groups", gi)+".presets", i), p, PresetProblem())
 			e.Suggestion = configerr.Closest(strings.ToLower(p), crawlers.Categories())
 			add(e)
 		}
@@ -153,12 +153,12 @@ func (f *File) agentWarnings() []*configerr.Error {
 	for gi := range f.Groups {
 		if g := &f.Groups[gi]; len(g.Presets) > 0 && len(g.Rules) == 0 && g.CrawlDelay == 0 && len(g.Records) == 0 &&
 			len(g.ContentUsage) == 0 && len(g.ContentSignal) == 0 {
-			out = append(out, configerr.New(fmt.Sprintf("groups[%d].presets", gi), strings.Join(g.Presets, " "),
+			out = append(out, configerr.New(configerr.Index("groups", gi)+".presets", strings.Join(g.Presets, " "),
 				"the group has no rules, so its crawlers may fetch every path (and enforce refuses none of them); to keep them out, add disallow /"))
 		}
 		for i, ua := range f.Groups[gi].UserAgents {
 			if ua != "*" && !syntax.ProductToken(ua) && syntax.CrawlerToken(ua) {
-				out = append(out, configerr.New(configerr.Index(fmt.Sprintf("groups[%d].user_agents", gi), i), ua, syntax.DigitTokenWarning))
+				out = append(out, configerr.New(configerr.Index(configerr.Index("groups", gi)+".user_agents", i), ua, syntax.DigitTokenWarning))
 			}
 		}
 	}

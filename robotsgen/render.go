@@ -73,7 +73,7 @@ func (f *File) checkWithOrigin(origin string) error {
 	for i, s := range f.Sitemaps {
 		if strings.HasPrefix(s, "/") {
 			if msg := checkLineLen(len(sitemapKey)+len(origin), s); msg != "" {
-				errs = append(errs, configerr.New(fmt.Sprintf("sitemaps[%d]", i), s, fmt.Sprintf("with the origin %q prefixed, a sitemap %s", origin, msg)))
+				errs = append(errs, configerr.New(configerr.Index("sitemaps", i), s, fmt.Sprintf("with the origin %q prefixed, a sitemap %s", origin, msg)))
 			}
 		}
 	}

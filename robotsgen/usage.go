@@ -74,7 +74,7 @@ func checkUsagePath(p string) string {
 func validateUsage(g *Group, gi int, errs []error) []error {
 	for vi, u := range usageVocabs {
 		for i, r := range g.usageRules(vi) {
-			at := fmt.Sprintf("groups[%d].%s[%d]", gi, u.field, i)
+			at := configerr.Index(configerr.Index("groups", gi)+"."+u.field, i)
 			if msg := checkUsagePath(r.Path); msg != "" {
 				errs = append(errs, configerr.New(at+".path", r.Path, msg))
 			}
@@ -530,7 +530,7 @@ func (f *File) usageWarnings() []*configerr.Error {
 				if by == nil {
 					continue
 				}
-				out = append(out, configerr.New(fmt.Sprintf("groups[%d].%s[%d]", gi, u.field, i), r.Path,
+				out = append(out, configerr.New(configerr.Index(configerr.Index("groups", gi)+"."+u.field, i), r.Path,
 					fmt.Sprintf("every crawler the group addresses is disallowed this path (%s %q), and preferences apply only to paths that may be crawled (draft-ietf-aipref-attach): this %s rule has no effect", by.Type, by.Path, u.v)))
 			}
 		}

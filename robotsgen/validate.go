@@ -44,13 +44,13 @@ func (f *File) Validate() error {
 	for gi := range f.Groups {
 		g := &f.Groups[gi]
 		if len(g.UserAgents) == 0 && len(g.Purposes) == 0 && len(g.Presets) == 0 {
-			errs = append(errs, configerr.New(fmt.Sprintf("groups[%d]", gi), "", "a group needs at least one user agent or purpose (or a preset), or crawlers cannot tell whom it addresses"))
+			errs = append(errs, configerr.New(configerr.Index("groups", gi), "", "a group needs at least one user agent or purpose (or a preset), or crawlers cannot tell whom it addresses"))
 		}
 		checkPresets(f, gi, func(e *configerr.Error) { errs = append(errs, e) })
 		for i, ua := range g.UserAgents {
 			if !validProductToken(ua) {
 				problem, suggestion := syntax.NotCrawlerToken(ua)
-				errs = append(errs, &configerr.Error{Path: fmt.Sprintf("groups[%d].user_agents[%d]", gi, i), Value: ua, Problem: problem, Suggestion: suggestion})
+				errs = append(errs, &configerr.Error{Path: configerr.Index(configerr.Index("groups", gi)+".user_agents", i), Value: ua, Problem: problem, Suggestion: suggestion})
 			} else if msg := checkAgentNotCategory(ua); msg != "" {
 				add(ua, msg, "groups[%d].user_agents[%d]", gi, i)
 			} else if strings.EqualFold(ua, PurposeSentinel) {
@@ -70,7 +70,7 @@ func (f *File) Validate() error {
 		}
 		for i, r := range g.Rules {
 			if r.Type != Allow && r.Type != Disallow {
-				errs = append(errs, &configerr.Error{Path: fmt.Sprintf("groups[%d].rules[%d].type", gi, i), Value: string(r.Type), Problem: `a rule type is "allow" or "disallow"`,
+				errs = append(errs, &configerr.Error{Path: configerr.Index(configerr.Index("groups", gi)+".rules", i) + ".type", Value: string(r.Type), Problem: `a rule type is "allow" or "disallow"`,
 					Suggestion: configerr.Closest(strings.ToLower(string(r.Type)), []string{string(Allow), string(Disallow)})})
 			}
 			if msg := checkPattern(r.Path); msg != "" {
@@ -91,7 +91,7 @@ func (f *File) Validate() error {
 		ef := f.Expand(false)
 		for gi := range ef.Groups {
 			if g := &ef.Groups[gi]; len(f.Groups[gi].Presets) > 0 && len(g.UserAgents) == 0 && len(g.Purposes) == 0 {
-				errs = append(errs, configerr.New(fmt.Sprintf("groups[%d].presets", gi), "", "the presets add no crawler: each one is named in another group, which overrides the preset for it"))
+				errs = append(errs, configerr.New(configerr.Index("groups", gi)+".presets", "", "the presets add no crawler: each one is named in another group, which overrides the preset for it"))
 			}
 		}
 	}
