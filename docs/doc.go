@@ -23,9 +23,9 @@
 // kind is an error that says so, never an empty block. Blocks lists every fenced block of a
 // file, with its marker if it has one, for the tests that check every block of a kind.
 //
-// Fences are lines that start with three or more backticks at the start of the line (the
-// only form this project's Markdown uses); a block ends at a line of at least as many
-// backticks and nothing else.
+// A fence is a line that starts with three or more backticks, unindented (the only form this
+// project's Markdown uses); a block ends at a line of at least as many backticks and nothing
+// else.
 package docs
 
 import (
