@@ -20,7 +20,8 @@ import (
 )
 
 // init registers the Caddyfile directives and their place in Caddy's directive order
-// (robots_txt after redir, robots_tag after encode); README.md, "Directive order", says why.
+// (robots_txt after redir, robots_tag after encode); docs/caddy.md, "Directive order", says
+// why.
 func init() {
 	httpcaddyfile.RegisterHandlerDirective("robots_txt", parseRobotsTxt)
 	httpcaddyfile.RegisterDirectiveOrder("robots_txt", httpcaddyfile.After, "redir")

@@ -8,12 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/jimsmart/grobotstxt"
 
+	"github.com/sitepolicy/caddy-robots/docs"
 	"github.com/sitepolicy/caddy-robots/policycheck"
 )
 
@@ -365,32 +367,26 @@ http://b.example:9999, http://c.example:9999 {
 	}
 }
 
-// consoleBlocks returns the "$ prefix ..." commands of README.md's console blocks, with their
-// output and the exit status the block ends with ("[exit status N]").
-func consoleBlocks(t *testing.T, readme, prefix string) (blocks []consoleBlock) {
+// docBlockCommand returns the "$ prefix ..." command of the console block after the marker
+// <!-- test: name --> of the Markdown file at path, with its output and the exit status the
+// block ends with ("[exit status N]").
+func docBlockCommand(t *testing.T, path, name, prefix string) consoleBlock {
 	t.Helper()
-	b, err := os.ReadFile(readme)
-	if err != nil {
+	block := docBlock(t, path, name, "console")
+	cmdLine, out, _ := strings.Cut(block, "\n")
+	args, ok := strings.CutPrefix(cmdLine, "$ "+prefix+" ")
+	if !ok {
+		t.Fatalf("%s, block %s: %q does not run %s", path, name, cmdLine, prefix)
+	}
+	i := strings.LastIndex(out, "[exit status ")
+	if i < 0 {
+		t.Fatalf("%s, block %s: %q has no exit status", path, name, cmdLine)
+	}
+	var st int
+	if _, err := fmt.Sscanf(out[i:], "[exit status %d]", &st); err != nil {
 		t.Fatal(err)
 	}
-	for _, rest := range strings.Split(string(b), "```console\n")[1:] {
-		block, _, _ := strings.Cut(rest, "```")
-		cmdLine, out, _ := strings.Cut(block, "\n")
-		args, ok := strings.CutPrefix(cmdLine, "$ "+prefix+" ")
-		if !ok {
-			continue
-		}
-		i := strings.LastIndex(out, "[exit status ")
-		if i < 0 {
-			t.Fatalf("README block %q has no exit status", cmdLine)
-		}
-		var st int
-		if _, err := fmt.Sscanf(out[i:], "[exit status %d]", &st); err != nil {
-			t.Fatal(err)
-		}
-		blocks = append(blocks, consoleBlock{args: shellWords(t, args), out: out[:i], status: st})
-	}
-	return blocks
+	return consoleBlock{args: shellWords(t, args), out: out[:i], status: st}
 }
 
 type consoleBlock struct {
@@ -428,18 +424,30 @@ func shellWords(t *testing.T, s string) []string {
 	return words
 }
 
-// TestREADMECheckOutput runs the "./caddy-robots robots" commands of README.md's "Check before you
-// deploy" from the repository root and compares their output and exit status with the README,
-// so the documentation shows real output.
+// checkMarkers name the console blocks of docs/check.md that run "./caddy-robots robots".
+var checkMarkers = []string{"check-drafts", "check-backend-header", "lint-example"}
+
+// TestREADMECheckOutput runs the "./caddy-robots robots" commands of docs/check.md from the
+// repository root and compares their output and exit status with the page, so the
+// documentation shows real output. A console block that runs ./caddy-robots without one of
+// checkMarkers, anywhere in the documentation, fails the test: none goes unchecked.
 func TestREADMECheckOutput(t *testing.T) {
-	blocks := consoleBlocks(t, "../README.md", "./caddy-robots")
-	if len(blocks) < 3 {
-		t.Fatalf("README has %d caddy robots examples", len(blocks))
+	for _, page := range docPages(t) {
+		blocks, err := docs.Blocks(page.src)
+		if err != nil {
+			t.Fatalf("%s: %v", page.path, err)
+		}
+		for _, b := range blocks {
+			if b.Info == "console" && strings.HasPrefix(b.Text, "$ ./caddy-robots ") && (page.path != "../docs/check.md" || !slices.Contains(checkMarkers, b.Marker)) {
+				t.Errorf("%s:%d: a console block runs ./caddy-robots without a marker this test checks (%v in docs/check.md)", page.path, b.Line, checkMarkers)
+			}
+		}
 	}
-	for _, b := range blocks {
+	for _, name := range checkMarkers {
+		b := docBlockCommand(t, "../docs/check.md", name, "./caddy-robots")
 		out, errOut, st := runCaddy(t, "..", b.args...)
 		if out != b.out || st != b.status {
-			t.Errorf("caddy %s: status %d (README: %d); output:\n%s\nREADME:\n%s\nstderr:\n%s", strings.Join(b.args, " "), st, b.status, out, b.out, errOut)
+			t.Errorf("caddy %s: status %d (docs/check.md: %d); output:\n%s\ndocs/check.md:\n%s\nstderr:\n%s", strings.Join(b.args, " "), st, b.status, out, b.out, errOut)
 		}
 	}
 }

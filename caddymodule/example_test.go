@@ -40,7 +40,7 @@ func exampleCaddyfile(t *testing.T, port int, admin string) string {
 	return strings.Replace(s, "admin localhost:2019", "admin "+admin, 1)
 }
 
-// exampleRequests are the requests the README shows, and a few more.
+// exampleRequests are the requests the documentation shows, and a few more.
 var exampleRequests = []struct {
 	method, path string
 	header       []string
@@ -87,7 +87,8 @@ func exchanges(t *testing.T, base string) []exchange {
 	return out
 }
 
-// checkExampleResponses checks what the README shows about the example, given the base URL.
+// checkExampleResponses checks what the documentation shows about the example, given the base
+// URL.
 func checkExampleResponses(t *testing.T, base string) {
 	t.Helper()
 	resp, body := do(t, "GET", base+"/robots.txt")
@@ -255,7 +256,7 @@ func TestExampleAdaptRoundTrip(t *testing.T) {
 
 // TestExampleBinary builds the caddy-robots command once and runs it on Caddyfile.example the
 // way the README does (from this directory, so the example's root ../example resolves), then
-// checks the responses the README shows, and that the command's validate refuses a bad
+// checks the responses the documentation shows, and that the command's validate refuses a bad
 // Caddyfile naming its line.
 func TestExampleBinary(t *testing.T) {
 	if testing.Short() {

@@ -13,9 +13,9 @@ import (
 	"github.com/sitepolicy/caddy-robots/nethttp"
 )
 
-// presetSite is the README's "Block AI crawlers" recipe plus a * group, with handle_errors to
-// show that a blocked request goes through Caddy's error handling, and robots tags for the
-// same preset.
+// presetSite is the "Block AI crawlers" recipe of docs/ai-usage.md plus a * group, with
+// handle_errors to show that a blocked request goes through Caddy's error handling, and robots
+// tags for the same preset.
 const presetSite = `
 http://localhost:@PORT@ {
 	robots_txt {

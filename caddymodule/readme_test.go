@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -11,75 +12,103 @@ import (
 
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 
+	"github.com/sitepolicy/caddy-robots/docs"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 )
 
-// TestREADMECaddyfiles adapts every Caddyfile snippet of the README (wrapped in a site when it
-// is a fragment), so the documentation cannot show a config Caddy would refuse. The syntax
-// summary, with its <placeholders>, is the one block left out.
-func TestREADMECaddyfiles(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
+// docPage is a Markdown file of the documentation, read from its path relative to this
+// package.
+type docPage struct {
+	path string
+	src  []byte
+}
+
+// docPages returns the documentation: the README and every page of docs/.
+func docPages(t *testing.T) []docPage {
+	t.Helper()
+	paths, err := filepath.Glob("../docs/*.md")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no pages in ../docs: %v", err)
+	}
+	var pages []docPage
+	for _, p := range append([]string{"../README.md"}, paths...) {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, docPage{p, src})
+	}
+	return pages
+}
+
+// docBlock returns the fenced block, with info string info, after the marker
+// <!-- test: name --> of the Markdown file at path (relative to this package).
+func docBlock(t *testing.T, path, name, info string) string {
+	t.Helper()
+	src, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := strings.Split(string(b), "```caddyfile\n")[1:]
-	if len(blocks) < 5 {
-		t.Fatalf("README has only %d Caddyfile blocks", len(blocks))
+	block, err := docs.Marked(src, name, info)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
 	}
+	return block
+}
+
+// TestREADMECaddyfiles adapts every Caddyfile snippet of the README and of docs/ (wrapped in a
+// site when it is a fragment), so the documentation cannot show a config Caddy would refuse.
+// The syntax summary, with its <placeholders>, is the one block left out.
+func TestREADMECaddyfiles(t *testing.T) {
 	adapter := caddyconfig.GetAdapter("caddyfile")
-	checked := 0
-	for i, rest := range blocks {
-		block, _, ok := strings.Cut(rest, "```")
-		if !ok {
-			t.Fatalf("block %d is not closed", i)
-		}
-		if strings.Contains(block, "<matcher>") {
-			continue
-		}
-		first := strings.TrimSpace(strings.SplitN(strings.TrimSpace(block), "\n", 2)[0])
-		cfg, wrapped := block, false
-		if !strings.HasPrefix(first, "http") && !strings.Contains(strings.Fields(first)[0], ".") {
-			cfg, wrapped = "http://localhost:8080 {\n"+block+"\nrespond ok\n}\n", true
-		}
-		out, warnings, err := adapter.Adapt([]byte(cfg), map[string]any{"filename": "README"})
+	checked, summaries := 0, 0
+	for _, page := range docPages(t) {
+		blocks, err := docs.Blocks(page.src)
 		if err != nil {
-			t.Errorf("README Caddyfile block %d refused: %v\n%s", i, err, block)
-			continue
+			t.Fatalf("%s: %v", page.path, err)
 		}
-		for _, w := range warnings {
-			if wrapped && strings.Contains(w.Message, "not formatted") {
-				continue // the wrapping, not the README, is unformatted
+		for _, b := range blocks {
+			if b.Info != "caddyfile" {
+				continue
 			}
-			t.Errorf("README Caddyfile block %d: warning %s", i, w.Message)
+			if page.path == "../README.md" && b.Marker == "syntax-summary" {
+				summaries++
+				continue
+			}
+			block := b.Text
+			first := strings.TrimSpace(strings.SplitN(strings.TrimSpace(block), "\n", 2)[0])
+			cfg, wrapped := block, false
+			if !strings.HasPrefix(first, "http") && !strings.Contains(strings.Fields(first)[0], ".") {
+				cfg, wrapped = "http://localhost:8080 {\n"+block+"\nrespond ok\n}\n", true
+			}
+			out, warnings, err := adapter.Adapt([]byte(cfg), map[string]any{"filename": page.path})
+			if err != nil {
+				t.Errorf("%s:%d: Caddyfile block refused: %v\n%s", page.path, b.Line, err, block)
+				continue
+			}
+			for _, w := range warnings {
+				if wrapped && strings.Contains(w.Message, "not formatted") {
+					continue // the wrapping, not the documentation, is unformatted
+				}
+				t.Errorf("%s:%d: Caddyfile block: warning %s", page.path, b.Line, w.Message)
+			}
+			if !strings.Contains(string(out), `"handler":"robots_`) {
+				t.Errorf("%s:%d: Caddyfile block adapts to no robots handler", page.path, b.Line)
+			}
+			checked++
 		}
-		if !strings.Contains(string(out), `"handler":"robots_`) {
-			t.Errorf("README Caddyfile block %d adapts to no robots handler", i)
-		}
-		checked++
 	}
-	if checked < 5 {
-		t.Errorf("only %d README Caddyfile blocks checked", checked)
+	if checked < 10 || summaries != 1 {
+		t.Errorf("%d Caddyfile blocks checked (want at least 10), %d syntax summaries left out (want 1)", checked, summaries)
 	}
 }
 
 // TestREADMESyntaxSummary: the README's syntax summary (the Caddyfile block after the
-// "syntax-summary" marker) lists, in each block, exactly the sub-directives the parsers
-// accept, so a sub-directive cannot be added without being documented, nor documented
-// without existing.
+// marker <!-- test: syntax-summary -->) lists, in each block, exactly the sub-directives the
+// parsers accept, so a sub-directive cannot be added without being documented, nor
+// documented without existing.
 func TestREADMESyntaxSummary(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(b), "<!-- syntax-summary")
-	if !ok {
-		t.Fatal("README has no syntax-summary marker")
-	}
-	_, rest, ok = strings.Cut(rest, "```caddyfile\n")
-	if !ok {
-		t.Fatal("no Caddyfile block after the syntax-summary marker")
-	}
-	block, _, _ := strings.Cut(rest, "```")
+	block := docBlock(t, "../README.md", "syntax-summary", "caddyfile")
 	listed := map[string][]string{}
 	var open []string // the blocks the current line is in, innermost last
 	for _, line := range strings.Split(block, "\n") {
@@ -125,67 +154,59 @@ func TestREADMESyntaxSummary(t *testing.T) {
 // starts with "cd DIR &&", and the path it writes.
 var buildOutput = regexp.MustCompile(`(?:cd (\S+) && )?(?:go build|xcaddy build)[^\n` + "`" + `]*?(?:-o|--output) (\S+?)[` + "`" + `\s]`)
 
-// TestREADMEBuildOutputsIgnored: every binary a README command builds (go build -o, xcaddy
-// build --output) lands on a path .gitignore covers, so following the README leaves a clean
-// checkout; and the commands that run a built binary name one of those paths.
+// TestREADMEBuildOutputsIgnored: every binary a command of the documentation builds (go build
+// -o, xcaddy build --output) lands on a path .gitignore covers, so following the README and
+// docs/ leaves a clean checkout; and the commands that run a built binary name one of those
+// paths.
 func TestREADMEBuildOutputsIgnored(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
 	}
-	b, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
+	var all strings.Builder
+	for _, page := range docPages(t) {
+		all.Write(page.src)
+		all.WriteString("\n")
 	}
 	// Continued lines ("\" at the end) are one command.
-	text := strings.ReplaceAll(string(b), "\\\n", " ")
+	text := strings.ReplaceAll(all.String(), "\\\n", " ")
 	text = regexp.MustCompile(`[ \t]+`).ReplaceAllString(text, " ")
 	var built []string
 	for _, m := range buildOutput.FindAllStringSubmatch(text, -1) {
 		built = append(built, path.Clean(path.Join(m[1], m[2])))
 	}
 	if len(built) < 2 {
-		t.Fatalf("found only %v built by the README", built)
+		t.Fatalf("found only %v built by the documentation's commands", built)
 	}
 	for _, p := range built {
 		cmd := exec.Command("git", "check-ignore", "-q", "--no-index", p)
 		cmd.Dir = ".."
 		if err := cmd.Run(); err != nil {
-			t.Errorf("the README builds %s, which .gitignore does not cover (git check-ignore: %v)", p, err)
+			t.Errorf("the documentation builds %s, which .gitignore does not cover (git check-ignore: %v)", p, err)
 		}
 	}
-	// The check and lint examples run the binary from the repository root.
-	if len(consoleBlocks(t, "../README.md", "./caddy-robots")) == 0 || !slices.Contains(built, "caddy-robots") {
-		t.Errorf("the check examples do not run ./caddy-robots, or no README command builds it (built: %v)", built)
+	// The check and lint examples run the binary from the repository root (docBlockCommand
+	// fails unless the block runs ./caddy-robots).
+	docBlockCommand(t, "../docs/check.md", checkMarkers[0], "./caddy-robots")
+	if !slices.Contains(built, "caddy-robots") {
+		t.Errorf("the check examples run ./caddy-robots, but no command of the documentation builds it (built: %v)", built)
 	}
-	t.Logf("built by the README: %v", built)
+	t.Logf("built by the documentation: %v", built)
 }
 
-// TestREADMEPurposeGroups: the README's purpose-group config (the Caddyfile block after the
-// "purpose-groups" marker), in a real Caddy, serves the robots.txt the next plain block shows,
-// guard line and its comment included, so the explanation of that line is about the real file.
+// TestREADMEPurposeGroups: the purpose-group config of docs/caddy.md (the Caddyfile block
+// after the marker purpose-groups), in a real Caddy, serves the robots.txt the block after
+// purpose-groups-served shows, guard line and its comment included, so the explanation of
+// that line is about the real file.
 func TestREADMEPurposeGroups(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(b), "<!-- purpose-groups")
-	if !ok {
-		t.Fatal("README has no purpose-groups marker")
-	}
-	_, rest, _ = strings.Cut(rest, "```caddyfile\n")
-	cfg, rest, _ := strings.Cut(rest, "```")
-	_, rest, ok = strings.Cut(rest, "\n```\n")
-	if !ok {
-		t.Fatal("no plain block after the purpose-groups config")
-	}
-	served, _, _ := strings.Cut(rest, "```")
+	cfg := docBlock(t, "../docs/caddy.md", "purpose-groups", "caddyfile")
+	served := docBlock(t, "../docs/caddy.md", "purpose-groups-served", "")
 	if !strings.HasPrefix(served, "# "+robotsgen.PurposeSentinelComment+"\nUser-agent: "+robotsgen.PurposeSentinel+"\n") {
-		t.Errorf("the README's file does not start with the guard line and its comment:\n%s", served)
+		t.Errorf("docs/caddy.md's file does not start with the guard line and its comment:\n%s", served)
 	}
 	startCaddyfile(t, "http://localhost:@PORT@ {\n"+cfg+"respond ok\n}\n")
 	resp, body := do(t, "GET", siteURL("/robots.txt"))
 	wantStatus(t, resp, 200)
 	if string(body) != served {
-		t.Errorf("robots.txt\n%s\nREADME shows\n%s", body, served)
+		t.Errorf("robots.txt\n%s\ndocs/caddy.md shows\n%s", body, served)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 
@@ -17,19 +16,10 @@ import (
 
 const sharedPage = `<!DOCTYPE html><html><head><title>Shared</title></head><body><p>one config, two servers</p></body></html>`
 
-// readmeConfigJSON returns the net/http middleware's JSON config that the README shows.
+// readmeConfigJSON returns the net/http middleware's JSON config that docs/nethttp.md shows.
 func readmeConfigJSON(t *testing.T) []byte {
 	t.Helper()
-	b, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(b), "```json\n")
-	if !ok {
-		t.Fatal("README has no ```json block")
-	}
-	block, _, _ := strings.Cut(rest, "```")
-	return []byte(block)
+	return []byte(docBlock(t, "../docs/nethttp.md", "nethttp-json", "json"))
 }
 
 // TestOneJSONTwoFrontEnds loads one JSON document into both front ends, unchanged: its

@@ -257,49 +257,16 @@ http://localhost:@PORT@ {
 	}
 }
 
-// readmeUsageBlocks returns the fenced blocks with info string info ("caddyfile", or "" for
-// a plain block) of the README's "AI usage preferences" section, in order.
-func readmeUsageBlocks(t *testing.T, info string) []string {
-	t.Helper()
-	b, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, sec, ok := strings.Cut(string(b), "\n## AI usage preferences\n")
-	if !ok {
-		t.Fatal("README has no AI usage preferences section")
-	}
-	sec, _, _ = strings.Cut(sec, "\n## ")
-	var blocks, body []string
-	open, inBlock := "", false
-	for _, line := range strings.Split(sec, "\n") {
-		switch {
-		case !inBlock && strings.HasPrefix(line, "```"):
-			inBlock, open, body = true, strings.TrimPrefix(line, "```"), nil
-		case inBlock && line == "```":
-			inBlock = false
-			if open == info {
-				blocks = append(blocks, strings.Join(body, "\n")+"\n")
-			}
-		case inBlock:
-			body = append(body, line)
-		}
-	}
-	return blocks
-}
-
-// TestREADMEUsageCaddyfile: the README's publisher policy, in a real Caddy, serves the
-// robots.txt the README shows and the Content-Usage header it describes.
+// TestREADMEUsageCaddyfile: the publisher policy of docs/ai-usage.md, in a real Caddy, serves
+// the robots.txt the page shows and the Content-Usage header it describes.
 func TestREADMEUsageCaddyfile(t *testing.T) {
-	cfgs, outs := readmeUsageBlocks(t, "caddyfile"), readmeUsageBlocks(t, "")
-	if len(cfgs) != 1 || len(outs) != 1 {
-		t.Fatalf("%d Caddyfile and %d plain blocks, want 1 and 1", len(cfgs), len(outs))
-	}
-	startCaddyfile(t, "http://localhost:@PORT@ {\n"+cfgs[0]+"respond ok\n}\n")
+	cfg := docBlock(t, "../docs/ai-usage.md", "usage-caddyfile", "caddyfile")
+	served := docBlock(t, "../docs/ai-usage.md", "usage-robots-txt", "")
+	startCaddyfile(t, "http://localhost:@PORT@ {\n"+cfg+"respond ok\n}\n")
 	resp, body := do(t, "GET", siteURL("/robots.txt"))
 	wantStatus(t, resp, 200)
-	if string(body) != outs[0] {
-		t.Errorf("robots.txt\n%s\nREADME shows\n%s", body, outs[0])
+	if string(body) != served {
+		t.Errorf("robots.txt\n%s\ndocs/ai-usage.md shows\n%s", body, served)
 	}
 	for path, want := range map[string]string{
 		"/":                  "train-ai=n, search=y",

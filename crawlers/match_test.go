@@ -305,13 +305,13 @@ func BenchmarkNewUAMatcher(b *testing.B) {
 }
 
 // TestGenericNamesReviewed: every everyday word the matcher treats specially is a catalogue
-// name, and the README lists exactly these.
+// name, and docs/crawlers.md lists each of them.
 func TestGenericNamesReviewed(t *testing.T) {
 	names := map[string]bool{}
 	for _, n := range allNames() {
 		names[asciiLower(n)] = true
 	}
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/crawlers.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +326,7 @@ func TestGenericNamesReviewed(t *testing.T) {
 			}
 		}
 		if !found {
-			t.Errorf("README does not list %q among the everyday words", g)
+			t.Errorf("docs/crawlers.md does not list %q among the everyday words", g)
 		}
 	}
 }

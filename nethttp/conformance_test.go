@@ -10,10 +10,10 @@ import (
 )
 
 // TestConformanceTableNamesRealTests checks that every test, fuzz target and example that
-// CONFORMANCE.md cites exists in the repository, so the table cannot point at tests that were
-// renamed or removed.
+// docs/CONFORMANCE.md cites exists in the repository, so the table cannot point at tests that
+// were renamed or removed.
 func TestConformanceTableNamesRealTests(t *testing.T) {
-	table, err := os.ReadFile("../CONFORMANCE.md")
+	table, err := os.ReadFile("../docs/CONFORMANCE.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,10 +40,10 @@ func TestConformanceTableNamesRealTests(t *testing.T) {
 	for _, m := range cited.FindAllStringSubmatch(string(table), -1) {
 		n++
 		if !defined[m[1]] {
-			t.Errorf("CONFORMANCE.md cites %s, which no test file defines", m[1])
+			t.Errorf("docs/CONFORMANCE.md cites %s, which no test file defines", m[1])
 		}
 	}
 	if n < 50 {
-		t.Errorf("CONFORMANCE.md cites only %d tests", n)
+		t.Errorf("docs/CONFORMANCE.md cites only %d tests", n)
 	}
 }

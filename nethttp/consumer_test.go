@@ -66,14 +66,9 @@ func TestConsumerDoesNotDownloadCaddy(t *testing.T) {
 // readmeGoProgram returns the README's net/http example program.
 func readmeGoProgram(t *testing.T) string {
 	t.Helper()
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
+	prog := docBlock(t, filepath.Join("..", "README.md"), "nethttp-program", "go")
+	if !strings.HasPrefix(prog, "package main\n") {
+		t.Fatalf("the README's Go program is not a main package:\n%s", prog)
 	}
-	_, rest, ok := strings.Cut(string(readme), "```go\npackage main\n")
-	if !ok {
-		t.Fatal("README has no ```go block with a main package")
-	}
-	prog, _, _ := strings.Cut(rest, "```")
-	return "package main\n" + prog
+	return prog
 }

@@ -19,7 +19,7 @@ import (
 
 const chromeUA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
 
-// blockAIJSON is the README's recipe in JSON: the same JSON as the Caddy handler's.
+// blockAIJSON is the recipe of docs/ai-usage.md in JSON: the same JSON as the Caddy handler's.
 const blockAIJSON = `{"robots_txt": {
 	"groups": [
 		{"presets": ["ai-training", "ai-search"], "rules": [{"type": "disallow", "path": "/"}]},

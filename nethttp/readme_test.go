@@ -5,33 +5,37 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sitepolicy/caddy-robots/docs"
 	"github.com/sitepolicy/caddy-robots/nethttp"
 )
 
-// readmeJSON returns the JSON config shown in the README, so the documentation cannot drift
-// from what the middleware accepts. caddymodule loads the same document into Caddy.
-func readmeJSON(t *testing.T) []byte {
+// docBlock returns the fenced block, with info string info, after the marker
+// <!-- test: name --> of the Markdown file at path (relative to this package).
+func docBlock(t *testing.T, path, name, info string) string {
 	t.Helper()
-	b, err := os.ReadFile("../README.md")
+	src, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(b), "```json\n")
-	if !ok {
-		t.Fatal("README has no ```json block")
+	block, err := docs.Marked(src, name, info)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
 	}
-	block, _, ok := strings.Cut(rest, "```")
-	if !ok {
-		t.Fatal("README's ```json block is not closed")
-	}
-	return []byte(block)
+	return block
+}
+
+// readmeJSON returns the JSON config shown in docs/nethttp.md, so the documentation cannot
+// drift from what the middleware accepts. caddymodule loads the same document into Caddy.
+func readmeJSON(t *testing.T) []byte {
+	t.Helper()
+	return []byte(docBlock(t, "../docs/nethttp.md", "nethttp-json", "json"))
 }
 
 func TestREADMEConfigLoads(t *testing.T) {
 	data := readmeJSON(t)
 	m, err := nethttp.NewFromJSON(data, nethttp.Options{})
 	if err != nil {
-		t.Fatalf("README JSON refused: %v", err)
+		t.Fatalf("docs/nethttp.md JSON refused: %v", err)
 	}
 	srv := serve(t, m, htmlHandler(page))
 	resp, body := get(t, nil, "GET", srv.URL+"/drafts/a")

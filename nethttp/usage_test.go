@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 
@@ -142,52 +141,17 @@ func TestContentUsageSameJSONAsGo(t *testing.T) {
 	}
 }
 
-// readmeUsageBlock returns the n-th fenced block (counting from 0) with info string info
-// ("json", or "" for a plain block) in the README's "AI usage preferences" section.
-func readmeUsageBlock(t *testing.T, info string, n int) string {
-	t.Helper()
-	b, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, sec, ok := strings.Cut(string(b), "\n## AI usage preferences\n")
-	if !ok {
-		t.Fatal("README has no AI usage preferences section")
-	}
-	sec, _, _ = strings.Cut(sec, "\n## ")
-	var blocks []string
-	open, body := "", []string(nil)
-	inBlock := false
-	for _, line := range strings.Split(sec, "\n") {
-		switch {
-		case !inBlock && strings.HasPrefix(line, "```"):
-			inBlock, open, body = true, strings.TrimPrefix(line, "```"), nil
-		case inBlock && line == "```":
-			inBlock = false
-			if open == info {
-				blocks = append(blocks, strings.Join(body, "\n")+"\n")
-			}
-		case inBlock:
-			body = append(body, line)
-		}
-	}
-	if len(blocks) <= n {
-		t.Fatalf("the section has %d blocks with info %q", len(blocks), info)
-	}
-	return blocks[n]
-}
-
-// TestREADMEUsageJSON: the README's Content-Usage JSON loads and serves the robots.txt the
-// README shows, and the header it describes.
+// TestREADMEUsageJSON: the Content-Usage JSON of docs/ai-usage.md loads and serves the
+// robots.txt the page shows (for its Caddyfile), and the header it describes.
 func TestREADMEUsageJSON(t *testing.T) {
-	m, err := nethttp.NewFromJSON([]byte(readmeUsageBlock(t, "json", 0)), nethttp.Options{})
+	m, err := nethttp.NewFromJSON([]byte(docBlock(t, "../docs/ai-usage.md", "usage-json", "json")), nethttp.Options{})
 	if err != nil {
-		t.Fatalf("README JSON refused: %v", err)
+		t.Fatalf("docs/ai-usage.md JSON refused: %v", err)
 	}
 	srv := serve(t, m, http.HandlerFunc(okHandler))
 	_, body := get(t, nil, "GET", srv.URL+"/robots.txt")
-	if want := readmeUsageBlock(t, "", 0); string(body) != want {
-		t.Errorf("robots.txt\n%s\nREADME shows\n%s", body, want)
+	if want := docBlock(t, "../docs/ai-usage.md", "usage-robots-txt", ""); string(body) != want {
+		t.Errorf("robots.txt\n%s\ndocs/ai-usage.md shows\n%s", body, want)
 	}
 	for path, want := range map[string]string{
 		"/articles/a":      "train-ai=n, search=y",

@@ -22,8 +22,8 @@ func uaRequest(path, ua string) *http.Request {
 	return r
 }
 
-// blockAI is the README's recipe: every catalogue crawler kept out, everyone else out of
-// /admin/ only.
+// blockAI is the recipe of docs/ai-usage.md: every catalogue crawler kept out, everyone else
+// out of /admin/ only.
 func blockAI() robotsgen.File {
 	return robotsgen.File{Groups: []robotsgen.Group{
 		{Presets: []string{crawlers.AIAll}, Rules: []robotsgen.Rule{{Type: robotsgen.Disallow, Path: "/"}}},

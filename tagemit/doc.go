@@ -5,7 +5,7 @@
 // elements. Its Injector inserts a Policy's meta elements into the head of an HTML
 // response body while it streams, with bounded buffering.
 //
-// Decisions this package takes (see CONFORMANCE.md):
+// Decisions this package takes (see docs/CONFORMANCE.md):
 //
 //   - Product tokens are lower-cased (crawlers match them case-insensitively). Tokens
 //     that RFC 9309 allows but an SF Token cannot express (leading '-' or '_') are

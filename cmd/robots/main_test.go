@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sitepolicy/caddy-robots/docs"
 	"github.com/sitepolicy/caddy-robots/policycheck"
 )
 
@@ -150,43 +151,61 @@ func TestCommandJSON(t *testing.T) {
 	}
 }
 
-// TestREADMEOutput runs the cmd/robots command of README.md's "Check before you deploy" from
-// the repository root and compares its output and exit status with the README.
+// TestREADMEOutput runs the cmd/robots command of docs/check.md (the console block after the
+// marker cmd-robots-check) from the repository root and compares its output and exit status
+// with the page. A console block of the documentation that runs cmd/robots without that
+// marker fails the test: none goes unchecked.
 func TestREADMEOutput(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+	const page, marker = "../../docs/check.md", "cmd-robots-check"
+	const prefix = "$ go run github.com/sitepolicy/caddy-robots/cmd/robots@latest "
+	pages, err := filepath.Glob("../../docs/*.md")
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("no pages in docs/: %v", err)
+	}
+	for _, p := range append(pages, "../../README.md") {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks, err := docs.Blocks(src)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		for _, b := range blocks {
+			if b.Info == "console" && strings.HasPrefix(b.Text, prefix) && (p != page || b.Marker != marker) {
+				t.Errorf("%s:%d: a console block runs cmd/robots without the marker %s this test checks", p, b.Line, marker)
+			}
+		}
+	}
+	src, err := os.ReadFile(page)
 	if err != nil {
 		t.Fatal(err)
 	}
-	const prefix = "$ go run github.com/sitepolicy/caddy-robots/cmd/robots@latest "
-	n := 0
-	for _, rest := range strings.Split(string(b), "```console\n")[1:] {
-		block, _, _ := strings.Cut(rest, "```")
-		line, want, _ := strings.Cut(block, "\n")
-		args, ok := strings.CutPrefix(line, prefix)
-		if !ok {
-			continue
-		}
-		n++
-		i := strings.LastIndex(want, "[exit status ")
-		var status int
-		if _, err := fmt.Sscanf(want[i:], "[exit status %d]", &status); i < 0 || err != nil {
-			t.Fatalf("README block %q has no exit status", line)
-		}
-		// The README's paths are from the repository root.
-		fields := strings.Fields(args)
-		for k, f := range fields {
-			if strings.HasPrefix(f, "policycheck/") {
-				fields[k] = filepath.Join("..", "..", f)
-			}
-		}
-		var out, errOut bytes.Buffer
-		st := run(fields, &out, &errOut)
-		got := strings.ReplaceAll(out.String(), filepath.Join("..", "..")+"/", "")
-		if got != want[:i] || st != status {
-			t.Errorf("%s: status %d (README %d)\n%s\nREADME:\n%s\n%s", line, st, status, got, want[:i], errOut.String())
+	block, err := docs.Marked(src, marker, "console")
+	if err != nil {
+		t.Fatalf("%s: %v", page, err)
+	}
+	line, want, _ := strings.Cut(block, "\n")
+	args, ok := strings.CutPrefix(line, prefix)
+	if !ok {
+		t.Fatalf("%s, block %s: %q does not run cmd/robots", page, marker, line)
+	}
+	i := strings.LastIndex(want, "[exit status ")
+	var status int
+	if _, err := fmt.Sscanf(want[max(i, 0):], "[exit status %d]", &status); i < 0 || err != nil {
+		t.Fatalf("%s, block %s: %q has no exit status", page, marker, line)
+	}
+	// The page's paths are from the repository root.
+	fields := strings.Fields(args)
+	for k, f := range fields {
+		if strings.HasPrefix(f, "policycheck/") {
+			fields[k] = filepath.Join("..", "..", f)
 		}
 	}
-	if n == 0 {
-		t.Fatal("README shows no cmd/robots example")
+	var out, errOut bytes.Buffer
+	st := run(fields, &out, &errOut)
+	got := strings.ReplaceAll(out.String(), filepath.Join("..", "..")+"/", "")
+	if got != want[:i] || st != status {
+		t.Errorf("%s: status %d (docs/check.md %d)\n%s\ndocs/check.md:\n%s\n%s", line, st, status, got, want[:i], errOut.String())
 	}
 }

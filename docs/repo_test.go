@@ -1,0 +1,65 @@
+package docs_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sitepolicy/caddy-robots/docs"
+)
+
+// TestRepositoryMarkers: every Markdown file of the repository reads as blocks, and each
+// marker in them is named by a test (as a quoted string in a _test.go file of either module),
+// so a marker cannot stay behind when its test goes.
+func TestRepositoryMarkers(t *testing.T) {
+	var tests strings.Builder
+	var pages []string
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata" || path == filepath.Join("..", "bench", "out")) {
+			return filepath.SkipDir
+		}
+		switch {
+		case strings.HasSuffix(path, ".md"):
+			pages = append(pages, path)
+		case strings.HasSuffix(path, "_test.go") && path != filepath.Join("..", "docs", "repo_test.go"):
+			src, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			tests.Write(src)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range pages {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks, err := docs.Blocks(src)
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		for _, b := range blocks {
+			if b.Marker == "" {
+				continue
+			}
+			n++
+			if !strings.Contains(tests.String(), `"`+b.Marker+`"`) {
+				t.Errorf("%s:%d: no test asks for the marker %q", p, b.Line-1, b.Marker)
+			}
+		}
+	}
+	if n < 10 {
+		t.Errorf("only %d markers in %v", n, pages)
+	}
+}
