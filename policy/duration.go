@@ -39,3 +39,6 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 func (d Duration) MarshalJSON() ([]byte, error) {
 	return json.Marshal(time.Duration(d).String())
 }
+
+// String formats the duration as time.Duration does, e.g. "1h0m0s".
+func (d Duration) String() string { return time.Duration(d).String() }
