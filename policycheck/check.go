@@ -374,12 +374,8 @@ func ProductToken(agent string, fileTokens []string) (token, note string) {
 			return tok, fmt.Sprintf("found the crawler name %q in the User-Agent header", tok)
 		}
 	}
-	i := 0
-	for i < len(agent) && (syntax.IsTokenByte(agent[i]) || agent[i] >= '0' && agent[i] <= '9') {
-		i++
-	}
-	if i > 0 {
-		return agent[:i], fmt.Sprintf("no known crawler name in the User-Agent header: using its first product %q", agent[:i])
+	if tok := syntax.LeadingCrawlerToken(agent); tok != "" {
+		return tok, fmt.Sprintf("no known crawler name in the User-Agent header: using its first product %q", tok)
 	}
 	return "*", "no product token in the User-Agent header: read as any crawler (*)"
 }

@@ -94,14 +94,7 @@ func (f *File) Expand(uaOnly bool) *File {
 
 // leadingWord is the part of a name up to its first byte that is not a letter, digit, "-"
 // or "_": the token a robots.txt parser reads from a user-agent value.
-func leadingWord(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !syntax.IsTokenByte(c) && !(c >= '0' && c <= '9') {
-			return s[:i]
-		}
-	}
-	return s
-}
+func leadingWord(s string) string { return syntax.LeadingCrawlerToken(s) }
 
 // PresetProblem says what a preset may be: one of the catalogue's categories.
 func PresetProblem() string {

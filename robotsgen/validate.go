@@ -138,17 +138,7 @@ func validProductToken(s string) bool { return s == "*" || syntax.CrawlerToken(s
 
 // validPurposeToken accepts the product-token charset plus digits, because
 // the draft's own registered-value examples ("EXAMPLE-PURPOSE-1") use them.
-func validPurposeToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !syntax.IsTokenByte(c) && !(c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
+func validPurposeToken(s string) bool { return syntax.CrawlerToken(s) }
 
 // checkText checks free text (comments): valid UTF-8, nothing that ends a line.
 func checkText(s string) string { return syntax.TextProblem(s) }

@@ -3,22 +3,15 @@ package syntax
 import (
 	"fmt"
 	"strings"
+
+	"github.com/sitepolicy/caddy-robots/crawlers"
 )
 
 // CrawlerToken reports whether s is a name a configuration may give a crawler: an RFC 9309
 // product token, or one word of A-Z, a-z, 0-9, "_" and "-" with digits (AI2Bot, 360Spider),
-// which operators document and their own parsers read whole. "*" is not one.
-func CrawlerToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !IsTokenByte(c) && !(c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
+// which operators document and their own parsers read whole (crawlers.TokenProduct or
+// crawlers.TokenDigits). "*" is not one.
+func CrawlerToken(s string) bool { return crawlers.Classify(s).Writable() }
 
 // CrawlerTokenProblem is what every front end says about a value that is not a CrawlerToken.
 const CrawlerTokenProblem = `a product token may contain only A-Z, a-z, 0-9, "_" and "-" (RFC 9309 product tokens have no digits; a name with digits is accepted with a warning), or be "*"`

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/sitepolicy/caddy-robots/crawlers"
 )
 
 // IsTokenByte reports whether c may appear in an RFC 9309 product token (§2.2.1).
@@ -18,8 +20,8 @@ func IsTokenByte(c byte) bool {
 // GoogleAgentToken is the product token Google's robots.txt parser reads from the value of a
 // user-agent line (google/robotstxt, RobotsMatcher::ExtractUserAgent): the longest prefix of
 // A-Z, a-z, "_" and "-". "Googlebot/2.1" is Googlebot, "Foo.Bot" is Foo, "AI2Bot" is AI. The
-// grobotstxt port widens the set to HTTP token characters (digits, ".", ...); the tests'
-// witness undoes that, so that every statement about Google's reading follows this one.
+// grobotstxt port, the tests' witness, widens the set to HTTP token characters (digits,
+// ".", ...): comparisons with it read such names as the port does.
 func GoogleAgentToken(v string) string {
 	i := 0
 	for i < len(v) && IsTokenByte(v[i]) {
@@ -29,17 +31,20 @@ func GoogleAgentToken(v string) string {
 }
 
 // ProductToken reports whether s is an RFC 9309 product token: one or more of A-Z, a-z,
-// "_" and "-". "*" is not a product token; callers that accept the global agent check it.
-func ProductToken(s string) bool {
-	if s == "" {
-		return false
-	}
+// "_" and "-" (crawlers.TokenProduct). "*" is not a product token; callers that accept the
+// global agent check it.
+func ProductToken(s string) bool { return crawlers.Classify(s) == crawlers.TokenProduct }
+
+// LeadingCrawlerToken is the longest prefix of s that a CrawlerToken may hold: A-Z, a-z,
+// 0-9, "_" and "-". It is the name a parser that reads names with digits whole takes from a
+// user-agent value ("ExampleBot" of "ExampleBot/1.0 (+https://...)").
+func LeadingCrawlerToken(s string) string {
 	for i := 0; i < len(s); i++ {
-		if !IsTokenByte(s[i]) {
-			return false
+		if !crawlers.Classify(s[i : i+1]).Writable() {
+			return s[:i]
 		}
 	}
-	return true
+	return s
 }
 
 // ProductTokenProblem is what every front end says about a value that is not a product token.
