@@ -23,33 +23,39 @@ import (
 // A first argument starting with "/" is the rule's path. The adapter only splits key=value
 // arguments into the JSON object; the core checks keys and values.
 
-// parseUsageArgs reads "key=value..." arguments into their JSON object, refusing what the
-// object cannot hold (an argument without "=", a key given twice). what names the
-// sub-directive for errors.
+// parseUsageArgs reads "key=value..." arguments into their JSON object (usage.Vocab.Args),
+// saying in the Caddyfile's terms what the object cannot hold (an argument without "=", a key
+// given twice). what names the sub-directive for errors.
 func parseUsageArgs(d *caddyfile.Dispenser, what string, v usage.Vocab, args []string, into map[string]string) error {
+	m, err := v.Args(args)
+	if err == nil {
+		for key, value := range m {
+			if _, dup := into[key]; dup {
+				return errf(d, "%s: key %q given more than once; keep one", what, key)
+			}
+			into[key] = value
+		}
+		return nil
+	}
+	e := configerr.All(err)[0]
+	if e.Path != "" {
+		key, _, _ := strings.Cut(e.Value, "=")
+		return errf(d, "%s: key %q given more than once; keep one", what, key)
+	}
+	arg := e.Value
 	k := v.Keys()[0]
 	allow, disallow := "y", "n"
 	if v == usage.ContentSignal {
 		allow, disallow = "yes", "no"
 	}
-	for _, arg := range args {
-		key, value, ok := strings.Cut(arg, "=")
-		if !ok {
-			where := "a path goes first and starts with /"
-			if strings.HasPrefix(what, "robots_tag") {
-				where = "robots_tag takes no path here: the route's matcher chooses the paths"
-				if strings.HasPrefix(arg, "/") {
-					return errf(d, "%s: %q: %s (robots_tag %s* { content_usage ... })", what, arg, where, strings.TrimSuffix(arg, "*"))
-				}
-			}
-			return errf(d, "%s: %q: a preference is written key=value, e.g. %s=%s (allow) or %s=%s (disallow); %s", what, arg, k, allow, k, disallow, where)
+	where := "a path goes first and starts with /"
+	if strings.HasPrefix(what, "robots_tag") {
+		where = "robots_tag takes no path here: the route's matcher chooses the paths"
+		if strings.HasPrefix(arg, "/") {
+			return errf(d, "%s: %q: %s (robots_tag %s* { content_usage ... })", what, arg, where, strings.TrimSuffix(arg, "*"))
 		}
-		if _, dup := into[key]; dup {
-			return errf(d, "%s: key %q given more than once; keep one", what, key)
-		}
-		into[key] = value
 	}
-	return nil
+	return errf(d, "%s: %q: a preference is written key=value, e.g. %s=%s (allow) or %s=%s (disallow); %s", what, arg, k, allow, k, disallow, where)
 }
 
 // parseGroupUsage reads "content_usage [<path>] key=value..." or "content_signal ..." in a

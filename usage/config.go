@@ -44,29 +44,39 @@ func (v Vocab) FromConfig(m map[string]string) (Prefs, error) {
 }
 
 // FromArgs builds preferences from Caddyfile-style arguments, one key=value per argument:
-// `train-ai=n search=y`. The rules and errors are those of [Vocab.FromConfig], with the
-// same paths, so that the caller can prefix them with the JSON field the arguments fill;
-// in addition a key given twice is refused, and an argument with no "=" is reported with
-// an empty path. No arguments give the empty set.
+// `train-ai=n search=y`. The arguments are read as [Vocab.Args] reads them, then checked as
+// [Vocab.FromConfig] checks a config's object, with the same paths, so that the caller can
+// prefix them with the JSON field the arguments fill. No arguments give the empty set.
 func (v Vocab) FromArgs(args []string) (Prefs, error) {
-	b := prefsBuilder{v: v}
-	seen := make(map[string]bool, len(args))
+	m, err := v.Args(args)
+	if err != nil {
+		return Prefs{v: v}, err
+	}
+	return v.FromConfig(m)
+}
+
+// Args reads Caddyfile-style arguments, one key=value per argument, into the config's
+// object ({"train-ai": "n"}), without checking keys or values (FromConfig does). An argument
+// with no "=" is an error with an empty path and the argument as its value; a key given twice
+// is an error at the key's path (`["train-ai"]`).
+func (v Vocab) Args(args []string) (map[string]string, error) {
+	m := make(map[string]string, len(args))
+	var errs []error
 	for _, arg := range args {
 		key, value, ok := strings.Cut(arg, "=")
 		if !ok {
 			k := v.def().keys[0]
-			b.fail("", arg, fmt.Sprintf("a preference is written key=value (%s=%s allows, %s=%s disallows)",
-				k, v.token(Allow), k, v.token(Disallow)), "")
+			errs = append(errs, &configerr.Error{Value: arg, Problem: fmt.Sprintf("a preference is written key=value (%s=%s allows, %s=%s disallows)",
+				k, v.token(Allow), k, v.token(Disallow))})
 			continue
 		}
-		if seen[key] {
-			b.fail(configerr.Key("", key), arg, "key given more than once; keep one", "")
+		if _, dup := m[key]; dup {
+			errs = append(errs, &configerr.Error{Path: configerr.Key("", key), Value: arg, Problem: "key given more than once; keep one"})
 			continue
 		}
-		seen[key] = true
-		b.add(key, value)
+		m[key] = value
 	}
-	return b.done()
+	return m, errors.Join(errs...)
 }
 
 type prefsBuilder struct {
