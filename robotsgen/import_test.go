@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/jimsmart/grobotstxt"
+	"github.com/sitepolicy/caddy-robots/internal/syntax"
 )
 
 // Raw robots.txt generation for the import property: the pools of
@@ -175,11 +176,11 @@ func googleAllowed(body, agent, path string) bool {
 	return grobotstxt.AgentAllowed(portSafe(body), agent, "http://example.com"+path)
 }
 
-// portSafe works around a bug of the grobotstxt port (another divergence stays: the port
-// reads a user-agent value up to the first byte that is not an HTTP token character, where
-// Google's parser stops at the first that is not A-Z, a-z, "_" or "-", see
-// syntax.GoogleAgentToken: "AI2Bot" is AI2Bot here and AI for Google, so comparisons with
-// this witness read names with digits or such bytes as the port does): when a pattern holds a
+// portSafe undoes two divergences of the grobotstxt port from Google's parser, so that the
+// witness reads as Google does. The port reads a user-agent value up to the first byte that
+// is not an HTTP token character, where Google's parser stops at the first that is not A-Z,
+// a-z, "_" or "-" (syntax.GoogleAgentToken: "AI2Bot" is AI, "Foo.Bot" is Foo): portSafe
+// writes the value Google reads. And a bug: when a pattern holds a
 // non-ASCII octet or a lower-case hex escape, it upper-cases every escape
 // with c&^0x20, which turns digits into control characters ("%24" becomes
 // "%\x12\x14"), so the pattern stops matching. Google's C++ parser uses
@@ -204,7 +205,9 @@ func portSafe(body string) string {
 				s = s[:i]
 			}
 			if k, v, _, ok := splitLine([]byte(strings.TrimSpace(s))); ok {
-				if kind, _ := keyKind(string(k)); kind == kAllow || kind == kDisallow {
+				if kind, _ := keyKind(string(k)); kind == kUserAgent && !(len(v) > 0 && v[0] == '*' && (len(v) == 1 || v[1] == ' ' || v[1] == '\t')) {
+					line = string(k) + ":" + syntax.GoogleAgentToken(string(v)) + "\n"
+				} else if kind == kAllow || kind == kDisallow {
 					if l := string(k) + ":" + googlePattern(string(v)); len(l) <= maxLineLen {
 						line = l + "\n"
 					}
@@ -300,6 +303,9 @@ func googleDiffers(f *File, agent, path string) string {
 	if normalise(path, false) == "/robots.txt" {
 		return exRobotsTxt
 	}
+	if digitNameDiffers(f, agent) {
+		return exDigitName
+	}
 	for _, g := range f.Groups {
 		for _, p := range g.Purposes {
 			if strings.EqualFold(p, agent) {
@@ -326,6 +332,24 @@ func googleDiffers(f *File, agent, path string) string {
 		return exEscapes
 	}
 	return ""
+}
+
+// digitNameDiffers reports whether Google's parser reads a user-agent of f otherwise than
+// RFC 9309 parsers that read names with digits whole, in a way that matters for agent: the
+// agent itself has a digit (Google never matches its group by name), or a name of f with a
+// digit is read by Google as agent ("Foo2Bot" as Foo).
+func digitNameDiffers(f *File, agent string) bool {
+	if syntax.GoogleAgentToken(agent) != agent {
+		return true
+	}
+	for _, g := range f.Groups {
+		for _, ua := range g.UserAgents {
+			if gt := syntax.GoogleAgentToken(ua); gt != ua && strings.EqualFold(gt, agent) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // googlePattern is the pattern as Google's parser stores it: non-ASCII
@@ -384,8 +408,11 @@ func TestImportRegressions(t *testing.T) {
 		{"no colon", "User-agent *\nDisallow /x\n", "Bot", "/x", false, "", ""},
 		{"prefix key", "User-agent: *\nDisallowed: /x\n", "Bot", "/x", false, "", ""},
 		{"prefix user-agent key", "User-agents: Bot\nDisallow: /x\n", "Bot", "/x", false, "", ""},
-		{"digit token not cut", "User-agent: Foo2Bot\nDisallow: /\n", "Foo", "/x", true, "", ""},
-		{"star suffix token not cut", "User-agent: FooBot*\nDisallow: /\n", "FooBot", "/x", true, "", ""},
+		// Google reads Foo2Bot as Foo (and the import keeps Foo2Bot, which it reads the same);
+		// parsers that read the name whole do not apply it to Foo.
+		{"digit token not cut", "User-agent: Foo2Bot\nDisallow: /\n", "Foo", "/x", false, "allow", ""},
+		{"star suffix cut as Google reads it", "User-agent: FooBot*\nDisallow: /\n", "FooBot", "/x", false, "", ""},
+		{"dot cut as Google reads it", "User-agent: Foo.Bot\nDisallow: /\n", "Foo", "/x", false, "", ""},
 		{"version cut", "User-agent: Googlebot/2.1\nDisallow: /x\n", "Googlebot", "/x", false, "", ""},
 		{"star and space", "User-agent: * FooBot\nDisallow: /x\n", "Bot", "/x", false, "", ""},
 		{"purpose star", "User-Agent-Purpose: *\nDisallow: /x\n", "Bot", "/x", false, "", ""},

@@ -351,16 +351,16 @@ func (p *parser) header(n int, raw []byte, kind int, val []byte) {
 		p.cur.UserAgents = append(p.cur.UserAgents, "*")
 		return
 	}
-	tok := string(leadingProduct(val))
+	// The value is read up to its first byte that a crawler's name cannot hold, as Google's
+	// parser reads it ("Googlebot/2.1", "FooBot*", "Foo.Bot" are Googlebot, FooBot, Foo), but
+	// with the digits of a name kept: written back whole, Google still reads "AI" of AI2Bot,
+	// and the parsers that read such names whole read them as the file meant.
+	tok := syntax.LeadingCrawlerToken(string(val))
 	switch {
 	case tok == PurposeSentinel:
 		// Render's guard line: matches no crawler, drop silently.
 	case tok == "":
 		p.diag(n, raw, "user-agent has no product token; the line still starts a group")
-	case !validProductToken(tok):
-		// Cutting "Foo.Bot" to "Foo" would give the group to Foo in every parser, where today
-		// only Google's reads it so (syntax.GoogleAgentToken).
-		p.diag(n, raw, "user-agent skipped: "+strconv.Quote(tok)+" is not a product token (RFC 9309: A-Z, a-z, \"_\", \"-\"; names with digits are kept); Google's parser reads it as "+strconv.Quote(syntax.GoogleAgentToken(tok))+", parsers that read the whole name as no crawler; the line still starts a group")
 	case checkLineLen(len(uaKey), tok) != "":
 		p.diag(n, raw, "user-agent skipped: "+checkLineLen(len(uaKey), tok)+"; the line still starts a group")
 	default:
@@ -369,18 +369,6 @@ func (p *parser) header(n int, raw []byte, kind int, val []byte) {
 		}
 		p.cur.UserAgents = append(p.cur.UserAgents, tok)
 	}
-}
-
-// leadingProduct is the product name at the start of a user-agent value as a User-Agent
-// header delimits it: the longest prefix of HTTP token characters (RFC 9110 tchar), so that
-// "Googlebot/2.1" is Googlebot and "Foo.Bot" stays whole. Google's parser reads less
-// (syntax.GoogleAgentToken).
-func leadingProduct(v []byte) []byte {
-	i := 0
-	for i < len(v) && (syntax.IsTokenByte(v[i]) || v[i] >= '0' && v[i] <= '9' || strings.IndexByte("~#$%'*+.^`|", v[i]) >= 0) {
-		i++
-	}
-	return v[:i]
 }
 
 func (p *parser) rule(n int, raw []byte, kind int, val []byte) {

@@ -297,6 +297,7 @@ type exceptionCounts map[string]int
 // Exceptions where the specification leaves a choice or a witness departs
 // from RFC 9309; every skipped comparison is counted under one of these.
 const (
+	exDigitName     = "google: a name with digits is read only up to its first digit (\"AI\" of AI2Bot, syntax.GoogleAgentToken), so Google's parser addresses its group to another name"
 	exRobotsTxt     = "both: /robots.txt is implicitly allowed (RFC 9309 2.2.2); neither witness special-cases it"
 	exPurposeAgent  = "google: a purpose token equal to the product token; Google's parser reads User-Agent-Purpose lines as user-agent lines"
 	exIndexHTM      = "google: Allow patterns ending in /index.htm(l) also allow the directory (Google-specific normalisation)"
