@@ -24,6 +24,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sitepolicy/caddy-robots/policycheck"
+	"github.com/sitepolicy/caddy-robots/policycheck/cli"
 )
 
 // init registers "caddy robots check" and "caddy robots lint".
@@ -90,16 +91,16 @@ func checkCommand() *cobra.Command {
 	c.Flags().StringVar(&robotsFile, "robots-file", "", "Decide with this robots.txt file instead of the config's")
 	c.RunE = exitWith(func(stdout, stderr io.Writer, args []string) (int, error) {
 		if err := usageChecks(f, args); err != nil {
-			return policycheck.ExitUsage, err
+			return cli.ExitUsage, err
 		}
 		if rawURL == "" {
-			return policycheck.ExitUsage, errors.New("--url is required")
+			return cli.ExitUsage, errors.New("--url is required")
 		}
 		req := policycheck.Request{URL: rawURL, Agent: agent, Purpose: purpose, BackendHeaders: backend}
 		if robotsFile != "" {
 			b, err := os.ReadFile(robotsFile)
 			if err != nil {
-				return policycheck.ExitUsage, err
+				return cli.ExitUsage, err
 			}
 			req.RobotsFile, req.RobotsFileName = b, robotsFile
 		}
@@ -111,15 +112,15 @@ func checkCommand() *cobra.Command {
 		} else {
 			cfg, err := loadConfig(f)
 			if err != nil {
-				return policycheck.ExitUsage, err
+				return cli.ExitUsage, err
 			}
 			if site, at, err = cfg.siteFor(rawURL); err != nil {
-				return policycheck.ExitUsage, err
+				return cli.ExitUsage, err
 			}
 		}
-		rep, err := policycheck.Check(site, req)
+		rep, err := cli.Check(site, req)
 		if err != nil {
-			return policycheck.ExitUsage, err
+			return cli.ExitUsage, err
 		}
 		rep.Notes = append(at.notes, rep.Notes...)
 		out := &caddyReport{Report: rep, Server: at.server, Handlers: at.handlers}
@@ -132,12 +133,12 @@ func checkCommand() *cobra.Command {
 			err = rep.WriteText(stdout)
 		}
 		if err != nil {
-			return policycheck.ExitUsage, err
+			return cli.ExitUsage, err
 		}
 		if !rep.Allowed {
-			return policycheck.ExitFail, nil
+			return cli.ExitFail, nil
 		}
-		return policycheck.ExitOK, nil
+		return cli.ExitOK, nil
 	})
 	return c
 }
@@ -164,13 +165,13 @@ func lintCommand() *cobra.Command {
 	c.SetFlagErrorFunc(flagError)
 	c.RunE = exitWith(func(stdout, stderr io.Writer, args []string) (int, error) {
 		if err := usageChecks(f, args); err != nil {
-			return policycheck.ExitUsage, err
+			return cli.ExitUsage, err
 		}
 		cfg, err := loadConfig(f)
 		if err != nil {
-			return policycheck.ExitUsage, err
+			return cli.ExitUsage, err
 		}
-		return policycheck.RunLint(stdout, cfg.sites(), f.format)
+		return cli.RunLint(stdout, cfg.sites(), f.format)
 	})
 	return c
 }
@@ -184,7 +185,7 @@ func usageChecks(f commandFlags, args []string) error {
 	if len(args) > 0 {
 		return fmt.Errorf("unexpected argument %q", args[0])
 	}
-	return policycheck.CheckFormat(f.format)
+	return cli.CheckFormat(f.format)
 }
 
 // exitWith runs a subcommand and turns its status into the process's exit status: an error
@@ -195,7 +196,7 @@ func exitWith(run func(stdout, stderr io.Writer, args []string) (int, error)) fu
 		if err != nil {
 			fmt.Fprintf(c.ErrOrStderr(), "caddy robots %s: %v\n", c.Name(), err)
 			if f, _ := c.Flags().GetString("format"); f == "json" {
-				_ = policycheck.WriteErrorJSON(c.OutOrStdout(), err)
+				_ = cli.WriteErrorJSON(c.OutOrStdout(), err)
 			}
 		}
 		return exitStatus(c, status)
@@ -219,7 +220,7 @@ func exitStatus(c *cobra.Command, status int) error {
 // (status 2).
 func flagError(c *cobra.Command, err error) error {
 	fmt.Fprintf(c.ErrOrStderr(), "caddy robots %s: %v\n", c.Name(), err)
-	return exitStatus(c, policycheck.ExitUsage)
+	return exitStatus(c, cli.ExitUsage)
 }
 
 // loadedConfig is a config loaded as "caddy run" loads it, with the Caddyfile lines of its

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/sitepolicy/caddy-robots/policycheck"
+	"github.com/sitepolicy/caddy-robots/policycheck/cli"
 )
 
 // The "caddy robots" commands name Caddyfile lines in their findings. The Caddyfile adapter
@@ -24,7 +25,7 @@ var sourceNotes struct {
 	last  *positions
 	notes map[string][]policycheck.Source // by the handler's canonical JSON, in Caddyfile order
 	// problems are those of the directive that failed (adaptation stops at the first).
-	problems []policycheck.Problem
+	problems []cli.Problem
 }
 
 // notePositions is called for each handler's positions as its parsing starts.
@@ -62,7 +63,7 @@ func noteHandler(h any, err error) {
 }
 
 // recordSources runs adapt with the record on and returns the notes taken. An error of adapt
-// comes back as a *policycheck.FileError with the problems the directives noted, or, for an
+// comes back as a *cli.FileError with the problems the directives noted, or, for an
 // error of Caddy's own, the place its message names.
 func recordSources(adapt func() error) (map[string][]policycheck.Source, error) {
 	sourceNotes.Lock()
@@ -76,11 +77,11 @@ func recordSources(adapt func() error) (map[string][]policycheck.Source, error) 
 	if err != nil {
 		if len(problems) == 0 {
 			if p, ok := caddyLocation(err.Error()); ok {
-				problems = []policycheck.Problem{p}
+				problems = []cli.Problem{p}
 			}
 		}
 		if len(problems) > 0 {
-			err = &policycheck.FileError{Err: err, Problems: problems}
+			err = &cli.FileError{Err: err, Problems: problems}
 		}
 	}
 	return notes, err
