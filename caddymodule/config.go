@@ -36,8 +36,13 @@ type loadedConfig struct {
 // run" would, recording the Caddyfile lines of the handlers.
 func loadConfig(file, adapter string) (*loadedConfig, error) {
 	lc := &loadedConfig{sources: map[string]policycheck.Source{}}
+	// LoadConfig names the file it adapts: the one given, else the Caddyfile of the directory.
+	name := file
+	if name == "" {
+		name = "Caddyfile"
+	}
 	var data []byte
-	sources, err := recordSources(func() error {
+	sources, err := recordSources(name, func() error {
 		var err error
 		data, _, _, err = caddycmd.LoadConfig(file, adapter)
 		return err
