@@ -237,7 +237,7 @@ func Check(site *Site, req Request) (*Report, error) {
 			fileTokens = append(fileTokens, g.UserAgents...)
 		}
 	}
-	rep.ProductToken, rep.AgentNote = ProductToken(req.Agent, fileTokens)
+	rep.ProductToken, rep.AgentNote = productToken(req.Agent, fileTokens)
 	// With enforce, the crawler is the one enforcement reads from the User-Agent, so that the
 	// decision shown and the enforcement shown are about the same crawler.
 	var enf *serve.Core
@@ -368,12 +368,12 @@ func responseTags(site *Site, u *url.URL, req Request) (*ResponseTags, error) {
 	return out, nil
 }
 
-// ProductToken returns the product token robots.txt groups are matched against for agent,
+// productToken returns the product token robots.txt groups are matched against for agent,
 // and, when agent is a User-Agent header, a note on how the token was found. A bare token
 // is used as it is; "" and "*" mean any crawler. In a header, the first (leftmost) name of
 // a group of the file (fileTokens) or of a well-known crawler that occurs as a whole word is
 // the token, as crawlers look for their own names; without one, the header's first product.
-func ProductToken(agent string, fileTokens []string) (token, note string) {
+func productToken(agent string, fileTokens []string) (token, note string) {
 	agent = strings.TrimSpace(agent)
 	switch {
 	case agent == "" || agent == "*":
