@@ -32,14 +32,14 @@ func init() {
 func parseRobotsTxt(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 	m := new(RobotsTxt)
 	err := m.UnmarshalCaddyfile(h.Dispenser)
-	noteHandler(m, err)
+	noteHandler(h, m, err)
 	return m, err
 }
 
 func parseRobotsTag(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 	m := new(RobotsTag)
 	err := m.UnmarshalCaddyfile(h.Dispenser)
-	noteHandler(m, err)
+	noteHandler(h, m, err)
 	return m, err
 }
 
@@ -391,7 +391,7 @@ type position struct {
 
 func newPositions(d *caddyfile.Dispenser, directive string) *positions {
 	p := &positions{directive: directive, file: d.File(), line: d.Line(), byPath: map[string]position{}, written: map[string][2]string{}, d: d}
-	notePositions(p)
+	notePositions(d, p)
 	return p
 }
 

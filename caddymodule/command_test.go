@@ -17,6 +17,7 @@ import (
 
 	"github.com/sitepolicy/caddy-robots/docs"
 	"github.com/sitepolicy/caddy-robots/policycheck"
+	"github.com/sitepolicy/caddy-robots/policycheck/cli"
 )
 
 // caddyBinary builds cmd/caddy-robots once for the tests that run it as users do, with the
@@ -340,7 +341,7 @@ http://b.example:9999, http://c.example:9999 {
 	if st != 1 {
 		t.Fatalf("status %d\n%s\n%s", st, out, errOut)
 	}
-	var res policycheck.LintResult
+	var res cli.LintResult
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
@@ -461,28 +462,28 @@ func TestRobotsCommandCaddyfileErrorJSON(t *testing.T) {
 	site := func(body string) string { return "http://localhost:9999 {\n" + body + "\trespond ok\n}\n" }
 	for _, tc := range []struct {
 		name, caddyfile string
-		want            []policycheck.Problem // Problem holds a part of the problem text
+		want            []cli.Problem // Problem holds a part of the problem text
 	}{
-		{"misspelt sub-directive", site("\trobots_txt {\n\t\tgroup * {\n\t\t\tdissallow /x\n\t\t}\n\t}\n"), []policycheck.Problem{
+		{"misspelt sub-directive", site("\trobots_txt {\n\t\tgroup * {\n\t\t\tdissallow /x\n\t\t}\n\t}\n"), []cli.Problem{
 			{Value: "dissallow", Suggestion: "disallow", Problem: `unknown sub-directive "dissallow"`, Location: &policycheck.Location{Line: 4}}}},
-		{"rule at the top of robots_txt", site("\trobots_txt {\n\t\tdisallow /x\n\t}\n"), []policycheck.Problem{
+		{"rule at the top of robots_txt", site("\trobots_txt {\n\t\tdisallow /x\n\t}\n"), []cli.Problem{
 			{Value: "disallow", Problem: "disallow goes inside a group", Location: &policycheck.Location{Line: 3}}}},
-		{"not a duration", site("\trobots_txt {\n\t\tmax_age soon\n\t}\n"), []policycheck.Problem{
+		{"not a duration", site("\trobots_txt {\n\t\tmax_age soon\n\t}\n"), []cli.Problem{
 			{Value: "soon", Problem: `invalid duration "soon"`, Location: &policycheck.Location{Line: 3}}}},
-		{"duration", site("\trobots_txt {\n\t\tmax_age 2d\n\t}\n"), []policycheck.Problem{
+		{"duration", site("\trobots_txt {\n\t\tmax_age 2d\n\t}\n"), []cli.Problem{
 			{Path: "max_age", Value: "2d", Problem: "max_age must be at least 1s", Location: &policycheck.Location{Line: 3}}}},
-		{"merge timeout", site("\trobots_txt {\n\t\tgroup * {\n\t\t\tdisallow /x\n\t\t}\n\t\tmerge_upstream 90s\n\t}\n"), []policycheck.Problem{
+		{"merge timeout", site("\trobots_txt {\n\t\tgroup * {\n\t\t\tdisallow /x\n\t\t}\n\t\tmerge_upstream 90s\n\t}\n"), []cli.Problem{
 			{Path: "merge_upstream_timeout", Value: "90s", Problem: "a fetch timeout is more than 0 and at most 1m0s", Location: &policycheck.Location{Line: 6}}}},
-		{"two user agents with versions", site("\trobots_txt {\n\t\tgroup Googlebot/2.1 {\n\t\t\tuser_agent bingbot/2.0\n\t\t\tdisallow /\n\t\t}\n\t}\n"), []policycheck.Problem{
+		{"two user agents with versions", site("\trobots_txt {\n\t\tgroup Googlebot/2.1 {\n\t\t\tuser_agent bingbot/2.0\n\t\t\tdisallow /\n\t\t}\n\t}\n"), []cli.Problem{
 			{Path: "groups[0].user_agents[0]", Value: "Googlebot/2.1", Suggestion: "Googlebot", Problem: "a product token may contain only", Location: &policycheck.Location{Line: 3}},
 			{Path: "groups[0].user_agents[1]", Value: "bingbot/2.0", Suggestion: "bingbot", Problem: "a product token may contain only", Location: &policycheck.Location{Line: 4}}}},
-		{"unknown rule", site("\trobots_tag /a/* noindex\n\trobots_tag /b/* noindx\n"), []policycheck.Problem{
+		{"unknown rule", site("\trobots_tag /a/* noindex\n\trobots_tag /b/* noindx\n"), []cli.Problem{
 			{Path: `rules["*"][0]`, Value: "noindx", Suggestion: "noindex", Problem: "unknown rule", Location: &policycheck.Location{Line: 3}}}},
-		{"missing argument", site("\trobots_txt {\n\t\tgroup * {\n\t\t\tdisallow\n\t\t}\n\t}\n"), []policycheck.Problem{
+		{"missing argument", site("\trobots_txt {\n\t\tgroup * {\n\t\t\tdisallow\n\t\t}\n\t}\n"), []cli.Problem{
 			{Value: "disallow", Problem: "disallow needs at least one path pattern", Location: &policycheck.Location{Line: 4}}}},
-		{"unknown directive", site("\trobots_txtt {\n\t\tgroup * {\n\t\t\tdisallow /x\n\t\t}\n\t}\n"), []policycheck.Problem{
+		{"unknown directive", site("\trobots_txtt {\n\t\tgroup * {\n\t\t\tdisallow /x\n\t\t}\n\t}\n"), []cli.Problem{
 			{Value: "robots_txtt", Problem: "unrecognized directive: robots_txtt", Location: &policycheck.Location{Line: 2}}}},
-		{"another directive's error", site("\tencode bogus\n"), []policycheck.Problem{
+		{"another directive's error", site("\tencode bogus\n"), []cli.Problem{
 			{Problem: "bogus", Location: &policycheck.Location{Line: 2}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -498,7 +499,7 @@ func TestRobotsCommandCaddyfileErrorJSON(t *testing.T) {
 				if st != 2 {
 					t.Fatalf("%v: status %d, want 2\n%s\n%s", args, st, out, errOut)
 				}
-				var r policycheck.ErrorReport
+				var r cli.ErrorReport
 				dec := json.NewDecoder(strings.NewReader(out))
 				dec.DisallowUnknownFields()
 				if err := dec.Decode(&r); err != nil {

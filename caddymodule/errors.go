@@ -11,6 +11,7 @@ import (
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/policycheck"
+	"github.com/sitepolicy/caddy-robots/policycheck/cli"
 )
 
 // parseError is an error of the robots directives at a place in a Caddyfile. Error is the
@@ -47,8 +48,8 @@ func errf(d *caddyfile.Dispenser, format string, args ...any) error {
 
 // problemsOf returns the problems of an error of the directive parsers, for caddy robots
 // --format json.
-func problemsOf(err error) []policycheck.Problem {
-	var out []policycheck.Problem
+func problemsOf(err error) []cli.Problem {
+	var out []cli.Problem
 	var walk func(error)
 	walk = func(err error) {
 		if j, ok := err.(interface{ Unwrap() []error }); ok {
@@ -59,11 +60,11 @@ func problemsOf(err error) []policycheck.Problem {
 		}
 		var pe *parseError
 		if !errors.As(err, &pe) {
-			out = append(out, policycheck.Problem{Problem: err.Error()})
+			out = append(out, cli.Problem{Problem: err.Error()})
 			return
 		}
 		p := pe.problem
-		out = append(out, policycheck.Problem{Path: p.Path, Value: p.Value, Problem: p.Problem, Suggestion: p.Suggestion,
+		out = append(out, cli.Problem{Path: p.Path, Value: p.Value, Problem: p.Problem, Suggestion: p.Suggestion,
 			Location: &policycheck.Location{File: pe.file, Line: pe.line}})
 	}
 	walk(err)
@@ -73,15 +74,15 @@ func problemsOf(err error) []policycheck.Problem {
 // caddyLocation reads the place out of a Caddyfile error of Caddy's own ("Caddyfile:3:
 // unrecognized directive: robots_txtt", "..., at Caddyfile:3"), for the errors that do not
 // come from the robots directives; ok is false when the message names none.
-func caddyLocation(msg string) (p policycheck.Problem, ok bool) {
+func caddyLocation(msg string) (p cli.Problem, ok bool) {
 	if m := unrecognizedDirective.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[2])
-		return policycheck.Problem{Value: m[3], Problem: msg, Location: &policycheck.Location{File: m[1], Line: line}}, true
+		return cli.Problem{Value: m[3], Problem: msg, Location: &policycheck.Location{File: m[1], Line: line}}, true
 	}
 	if m := wrappedAt.FindAllStringSubmatch(msg, -1); m != nil {
 		last := m[len(m)-1]
 		line, _ := strconv.Atoi(last[2])
-		return policycheck.Problem{Problem: msg, Location: &policycheck.Location{File: last[1], Line: line}}, true
+		return cli.Problem{Problem: msg, Location: &policycheck.Location{File: last[1], Line: line}}, true
 	}
 	return p, false
 }

@@ -169,12 +169,31 @@ type ResponseTags struct {
 	RulesForAgent []string `json:"rules_for_agent"`
 }
 
+// RequestError is a Request that Check cannot answer.
+type RequestError struct {
+	// Field is the field of Request at fault: "URL" or "BackendHeaders".
+	Field string
+	// Value is the value at fault: the URL, or the header line.
+	Value string
+	// Problem says what is wrong and what would be right.
+	Problem string
+}
+
+func (e *RequestError) Error() string {
+	what := e.Field
+	if e.Field == "BackendHeaders" {
+		what = "backend header line"
+	}
+	return fmt.Sprintf("%s %q: %s", what, e.Value, e.Problem)
+}
+
 // Check explains what the crawler of req sees at req.URL on site: the robots.txt decision
-// and the tags of the response. An error is a problem with the request or the config.
+// and the tags of the response. An error is a problem with the request (a *RequestError) or
+// with the config.
 func Check(site *Site, req Request) (*Report, error) {
 	u, err := url.Parse(req.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("--url %q: give an absolute http or https URL, e.g. https://example.com/page.html", req.URL)
+		return nil, &RequestError{Field: "URL", Value: req.URL, Problem: "give an absolute http or https URL, e.g. https://example.com/page.html"}
 	}
 	rep := &Report{URL: req.URL, Agent: req.Agent, Purpose: req.Purpose}
 	path := u.EscapedPath()
@@ -218,7 +237,7 @@ func Check(site *Site, req Request) (*Report, error) {
 			fileTokens = append(fileTokens, g.UserAgents...)
 		}
 	}
-	rep.ProductToken, rep.AgentNote = ProductToken(req.Agent, fileTokens)
+	rep.ProductToken, rep.AgentNote = productToken(req.Agent, fileTokens)
 	// With enforce, the crawler is the one enforcement reads from the User-Agent, so that the
 	// decision shown and the enforcement shown are about the same crawler.
 	var enf *serve.Core
@@ -296,7 +315,7 @@ func responseTags(site *Site, u *url.URL, req Request) (*ResponseTags, error) {
 		name, value, ok := strings.Cut(line, ":")
 		name = strings.TrimSpace(name)
 		if !ok || name == "" || strings.ContainsAny(name, " \t") {
-			return nil, fmt.Errorf("--backend-header %q: give a header line, e.g. 'Robots-Tag: noindex'", line)
+			return nil, &RequestError{Field: "BackendHeaders", Value: line, Problem: "give a header line, e.g. 'Robots-Tag: noindex'"}
 		}
 		backend.Add(textproto.CanonicalMIMEHeaderKey(name), strings.TrimSpace(value))
 	}
@@ -349,12 +368,12 @@ func responseTags(site *Site, u *url.URL, req Request) (*ResponseTags, error) {
 	return out, nil
 }
 
-// ProductToken returns the product token robots.txt groups are matched against for agent,
+// productToken returns the product token robots.txt groups are matched against for agent,
 // and, when agent is a User-Agent header, a note on how the token was found. A bare token
 // is used as it is; "" and "*" mean any crawler. In a header, the first (leftmost) name of
 // a group of the file (fileTokens) or of a well-known crawler that occurs as a whole word is
 // the token, as crawlers look for their own names; without one, the header's first product.
-func ProductToken(agent string, fileTokens []string) (token, note string) {
+func productToken(agent string, fileTokens []string) (token, note string) {
 	agent = strings.TrimSpace(agent)
 	switch {
 	case agent == "" || agent == "*":

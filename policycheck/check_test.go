@@ -351,7 +351,7 @@ func TestProductToken(t *testing.T) {
 		"Mozilla/5.0 (compatible; ExampleBot/1.0)":                                                               "ExampleBot",
 		"curl/8.0": "curl",
 	} {
-		if got, _ := ProductToken(agent, []string{"ExampleBot"}); got != want {
+		if got, _ := productToken(agent, []string{"ExampleBot"}); got != want {
 			t.Errorf("%q: %q, want %q", agent, got, want)
 		}
 	}

@@ -2,14 +2,11 @@ package policycheck
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
 	"strings"
-
-	"github.com/sitepolicy/caddy-robots/configerr"
 )
 
 // WriteText writes the report for people: the robots.txt decision, then the response's tags.
@@ -131,51 +128,6 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 	return enc.Encode(rep)
 }
 
-// LintResult is the JSON output of lint.
-type LintResult struct {
-	// Findings are the findings, sorted by place; [] when there are none.
-	Findings []Finding `json:"findings"`
-	// Failed is true when a finding is a warning or an error (lint exits 1).
-	Failed bool `json:"failed"`
-}
-
-// NewLintResult wraps findings.
-func NewLintResult(findings []Finding) LintResult {
-	r := LintResult{Findings: findings}
-	if r.Findings == nil {
-		r.Findings = []Finding{}
-	}
-	for _, f := range findings {
-		r.Failed = r.Failed || f.Severity.AtLeastWarning()
-	}
-	return r
-}
-
-// WriteText writes one finding per paragraph, then a count.
-func (r LintResult) WriteText(w io.Writer) error {
-	var b strings.Builder
-	counts := map[Severity]int{}
-	for _, f := range r.Findings {
-		b.WriteString(f.String())
-		b.WriteString("\n")
-		counts[f.Severity]++
-	}
-	if len(r.Findings) == 0 {
-		b.WriteString("no findings\n")
-	} else {
-		fmt.Fprintf(&b, "%s, %s, %s\n", plural(counts[SeverityError], "error"), plural(counts[SeverityWarning], "warning"), plural(counts[SeverityInfo], "info"))
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// WriteJSON writes the result as indented JSON.
-func (r LintResult) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
-}
-
 // formatPrefs writes preferences as "key=value" pairs in key order.
 func formatPrefs(m map[string]string) string {
 	keys := slices.Sorted(maps.Keys(m))
@@ -199,136 +151,6 @@ func joinInts(v []int) string {
 		s[i] = fmt.Sprint(n)
 	}
 	return strings.Join(s, ", ")
-}
-
-// Exit statuses of the check and lint commands.
-const (
-	ExitOK    = 0 // check: allowed; lint: no finding at warning level or above
-	ExitFail  = 1 // check: disallowed; lint: a warning or an error
-	ExitUsage = 2 // a usage or config error
-)
-
-// RunCheck writes rep in format ("text" or "json") and returns the exit status.
-func RunCheck(w io.Writer, rep *Report, format string) (int, error) {
-	var err error
-	if format == "json" {
-		err = rep.WriteJSON(w)
-	} else {
-		err = rep.WriteText(w)
-	}
-	if err != nil {
-		return ExitUsage, err
-	}
-	if !rep.Allowed {
-		return ExitFail, nil
-	}
-	return ExitOK, nil
-}
-
-// RunLint lints the sites, writes the findings in format ("text" or "json") and returns the
-// exit status.
-func RunLint(w io.Writer, sites []*Site, format string) (int, error) {
-	var all []Finding
-	for _, s := range sites {
-		f, err := Lint(s)
-		if err != nil {
-			return ExitUsage, err
-		}
-		all = append(all, f...)
-	}
-	r := NewLintResult(all)
-	var err error
-	if format == "json" {
-		err = r.WriteJSON(w)
-	} else {
-		err = r.WriteText(w)
-	}
-	if err != nil {
-		return ExitUsage, err
-	}
-	if r.Failed {
-		return ExitFail, nil
-	}
-	return ExitOK, nil
-}
-
-// ErrorReport is what check and lint print on standard output with --format json when they
-// fail with status 2, so that a script reading their output always gets JSON.
-type ErrorReport struct {
-	// Error is the whole message, as printed on standard error.
-	Error string `json:"error"`
-	// Problems are the errors in it: one per config error, with its field path
-	// (configerr.Error) or, for a Caddyfile, its line; a usage error or an unreadable file is
-	// one problem with neither.
-	Problems []Problem `json:"problems"`
-}
-
-// Problem is one config error of an ErrorReport.
-type Problem struct {
-	// Path names the field at fault in the JSON form of the config, e.g.
-	// "robots_txt.groups[0].user_agents[1]". For a Caddyfile it is the field of the
-	// directive's handler (as "caddy adapt" writes the handler), e.g. "groups[0].rules[1].path",
-	// when the problem concerns one; "" otherwise (an unknown sub-directive, a missing
-	// argument).
-	Path string `json:"path"`
-	// Value is the offending value as written: for a Caddyfile, the token at fault (the
-	// misspelt sub-directive, the argument that is not a duration); "" when the problem is a
-	// missing value or concerns the whole field.
-	Value string `json:"value"`
-	// Problem says what is wrong and what is allowed.
-	Problem string `json:"problem"`
-	// Suggestion is a likely intended value (the closest known name to a misspelt one), if
-	// there is one.
-	Suggestion string `json:"suggestion,omitempty"`
-	// Location is where in the config file the problem is, for a config with lines (a
-	// Caddyfile): the file as given and the line (json_path is absent, as the adapter
-	// produced no JSON). Absent for JSON, whose Path says where.
-	Location *Location `json:"location,omitempty"`
-}
-
-// FileError is a config error whose problems the loader of a config file (the Caddyfile
-// adapter) knew one by one with their lines, although its message does not carry them:
-// WriteErrorJSON reports Problems instead of reading the message.
-type FileError struct {
-	Err      error
-	Problems []Problem
-}
-
-func (e *FileError) Error() string { return e.Err.Error() }
-func (e *FileError) Unwrap() error { return e.Err }
-
-// WriteErrorJSON writes err as an ErrorReport.
-func WriteErrorJSON(w io.Writer, err error) error {
-	r := ErrorReport{Error: err.Error(), Problems: []Problem{}}
-	var fe *FileError
-	if errors.As(err, &fe) && len(fe.Problems) > 0 {
-		r.Problems = append(r.Problems, fe.Problems...)
-	} else {
-		for _, e := range configerr.All(err) {
-			r.Problems = append(r.Problems, Problem{Path: e.Path, Value: e.Value, Problem: e.Problem, Suggestion: e.Suggestion})
-		}
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
-}
-
-// CheckFormat returns an error unless format is "text" or "json".
-func CheckFormat(format string) error {
-	if format != "text" && format != "json" {
-		if c := configerr.Closest(strings.ToLower(format), []string{"text", "json"}); c != "" {
-			return fmt.Errorf("--format %q: want text or json (did you mean %q?)", format, c)
-		}
-		return fmt.Errorf("--format %q: want text or json", format)
-	}
-	return nil
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // maxGroupWho is how many of a group's lines the text report names before summing up the rest

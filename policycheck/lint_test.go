@@ -1,7 +1,6 @@
 package policycheck
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -202,38 +201,6 @@ func TestLintInvalid(t *testing.T) {
 	_, err := Lint(site(t, `{"robots_tag": [{"paths": ["/a"], "rules": {"*": ["noindx"]}}]}`))
 	if err == nil || !strings.Contains(err.Error(), `robots_tag[0].rules`) {
 		t.Fatalf("err = %v", err)
-	}
-}
-
-// TestLintResultJSON checks the JSON of lint's output and its failure rule.
-func TestLintResultJSON(t *testing.T) {
-	for _, tc := range []struct {
-		fs   []Finding
-		fail bool
-	}{
-		{nil, false},
-		{[]Finding{{Lint: LintDuplicateRule, Severity: SeverityInfo}}, false},
-		{[]Finding{{Lint: LintDuplicateRule, Severity: SeverityInfo}, {Lint: LintShadowedRule, Severity: SeverityWarning}}, true},
-		{[]Finding{{Lint: LintXRobotsTagAlone, Severity: SeverityError}}, true},
-	} {
-		var b bytes.Buffer
-		if err := NewLintResult(tc.fs).WriteJSON(&b); err != nil {
-			t.Fatal(err)
-		}
-		var got struct {
-			Findings []map[string]any `json:"findings"`
-			Failed   *bool            `json:"failed"`
-		}
-		if err := json.Unmarshal(b.Bytes(), &got); err != nil || got.Findings == nil || got.Failed == nil || *got.Failed != tc.fail || len(got.Findings) != len(tc.fs) {
-			t.Fatalf("%s: %v", b.String(), err)
-		}
-		for _, f := range got.Findings {
-			for _, k := range []string{"lint", "severity", "location", "message", "fix"} {
-				if _, ok := f[k]; !ok {
-					t.Fatalf("finding without %q: %s", k, b.String())
-				}
-			}
-		}
 	}
 }
 

@@ -11,7 +11,8 @@
 // subcommands build one from a Caddy config (Caddyfile or JSON, loaded as "caddy run" loads
 // it), FromConfig builds one from a policy.Config (the net/http middleware's), and the command
 // github.com/sitepolicy/caddy-robots/cmd/robots runs both on the nethttp JSON. The package
-// does not import Caddy.
+// does not import Caddy. What the two commands share besides (exit statuses, --format, the
+// JSON error report) is package policycheck/cli.
 //
 // Check and Lint use the serving core itself: the robots.txt is the file the responder
 // renders, read back with robotsgen.Parse and decided with robotsgen.Matcher, and the

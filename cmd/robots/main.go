@@ -27,6 +27,7 @@ import (
 
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/policycheck"
+	"github.com/sitepolicy/caddy-robots/policycheck/cli"
 )
 
 func main() {
@@ -53,7 +54,7 @@ both exit 2 on a usage or config error.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || (args[0] != "check" && args[0] != "lint") {
 		fmt.Fprint(stderr, usage)
-		return policycheck.ExitUsage
+		return cli.ExitUsage
 	}
 	cmd := args[0]
 	fs := flag.NewFlagSet("robots "+cmd, flag.ContinueOnError)
@@ -72,19 +73,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 		robotsFile = fs.String("robots-file", "", "decide with this robots.txt file instead of the config's")
 	}
 	if err := fs.Parse(args[1:]); err != nil {
-		return policycheck.ExitUsage
+		return cli.ExitUsage
 	}
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "robots %s: %v\n", cmd, err)
 		if *format == "json" {
-			_ = policycheck.WriteErrorJSON(stdout, err)
+			_ = cli.WriteErrorJSON(stdout, err)
 		}
-		return policycheck.ExitUsage
+		return cli.ExitUsage
 	}
 	if fs.NArg() > 0 {
 		return fail(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
 	}
-	if err := policycheck.CheckFormat(*format); err != nil {
+	if err := cli.CheckFormat(*format); err != nil {
 		return fail(err)
 	}
 	if *config == "" && (cmd == "lint" || *robotsFile == "") {
@@ -102,7 +103,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var status int
 	var err error
 	if cmd == "lint" {
-		status, err = policycheck.RunLint(stdout, []*policycheck.Site{site}, *format)
+		status, err = cli.RunLint(stdout, []*policycheck.Site{site}, *format)
 	} else {
 		if *url == "" {
 			return fail(errors.New("--url is required"))
@@ -116,9 +117,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			req.RobotsFile, req.RobotsFileName = b, *robotsFile
 		}
 		var rep *policycheck.Report
-		rep, err = policycheck.Check(site, req)
+		rep, err = cli.Check(site, req)
 		if err == nil {
-			status, err = policycheck.RunCheck(stdout, rep, *format)
+			status, err = cli.RunCheck(stdout, rep, *format)
 		}
 	}
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sitepolicy/caddy-robots/docs"
 	"github.com/sitepolicy/caddy-robots/policycheck"
+	"github.com/sitepolicy/caddy-robots/policycheck/cli"
 )
 
 // binary builds the command once into a temporary directory.
@@ -110,7 +111,7 @@ func TestCommand(t *testing.T) {
 				t.Errorf("an error with output on stdout:\n%s", stdout.String())
 			}
 			if tc.status == 2 && slices.Contains(tc.args, "json") {
-				var r policycheck.ErrorReport
+				var r cli.ErrorReport
 				dec := json.NewDecoder(&stdout)
 				dec.DisallowUnknownFields()
 				if err := dec.Decode(&r); err != nil || r.Error == "" {
@@ -138,7 +139,7 @@ func TestCommandJSON(t *testing.T) {
 	if st := run([]string{"lint", "--config", example, "--format", "json"}, &out, &errOut); st != 1 {
 		t.Fatalf("status %d: %s", st, errOut.String())
 	}
-	var res policycheck.LintResult
+	var res cli.LintResult
 	dec = json.NewDecoder(&out)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&res); err != nil || !res.Failed || len(res.Findings) == 0 {

@@ -1,0 +1,103 @@
+package caddymodule
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// walkConfig has groups, a terminal route, a handler that answers, a subroute and a rewrite.
+const walkConfig = `{"apps": {"http": {"servers": {
+  "srv0": {"listen": [":9997"], "routes": [
+    {"match": [{"host": ["j.example"]}], "handle": [{"handler": "subroute", "routes": [
+      {"group": "g1", "match": [{"path": ["/a/*"]}], "handle": [{"handler": "robots_tag", "rules": {"*": ["noindex"]}}]},
+      {"group": "g1", "handle": [{"handler": "robots_tag", "rules": {"*": ["nofollow"]}}]},
+      {"handle": [{"handler": "robots_txt", "groups": [{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/a/"}]}]}]},
+      {"match": [{"path": ["/t/*"]}], "handle": [{"handler": "robots_tag", "rules": {"*": ["noarchive"]}}], "terminal": true},
+      {"handle": [{"handler": "robots_tag", "rules": {"*": ["nosnippet"]}}, {"handler": "static_response", "body": "x"}]}
+    ]}], "terminal": true}
+  ]},
+  "srv1": {"listen": [":9996"], "routes": [
+    {"match": [{"path": ["/p/*"]}], "handle": [{"handler": "subroute", "routes": [
+      {"handle": [{"handler": "rewrite", "strip_path_prefix": "/p"}]},
+      {"match": [{"path": ["/x"]}], "handle": [{"handler": "robots_tag", "rules": {"*": ["noindex"]}}]}
+    ]}]},
+    {"handle": [{"handler": "robots_tag", "rules": {"*": ["nofollow"]}}]}
+  ]}
+}}}}`
+
+// TestCheckAndLintWalk: the one walk over Caddy's routes, following a request (check) and
+// visiting every route of a site block (lint).
+func TestCheckAndLintWalk(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "walk.json")
+	if err := os.WriteFile(name, []byte(walkConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lc, err := loadConfig(name, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const s0, s1 = "apps.http.servers.srv0.routes", "apps.http.servers.srv1.routes"
+	sub := s0 + "[0].handle[0].routes"
+	paths := func(fs []found) (out []string) {
+		for _, f := range fs {
+			out = append(out, f.path)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		server, url string
+		want        []string
+		note        string
+	}{
+		// The first route of group g1 that matches, the robots.txt, the route that answers.
+		{"srv0", "http://j.example:9997/a/x", []string{sub + "[0].handle[0]", sub + "[2].handle[0]", sub + "[4].handle[0]"}, ""},
+		{"srv0", "http://j.example:9997/b", []string{sub + "[1].handle[0]", sub + "[2].handle[0]", sub + "[4].handle[0]"}, ""},
+		// A terminal route ends the walk.
+		{"srv0", "http://j.example:9997/t/1", []string{sub + "[1].handle[0]", sub + "[2].handle[0]", sub + "[3].handle[0]"}, ""},
+		// The robots.txt responder answers /robots.txt.
+		{"srv0", "http://j.example:9997/robots.txt", []string{sub + "[1].handle[0]", sub + "[2].handle[0]"}, ""},
+		{"srv0", "http://other.example:9997/b", nil, ""},
+		// Later matchers see the rewritten URI.
+		{"srv1", "http://localhost:9996/p/x", []string{s1 + "[0].handle[0].routes[1].handle[0]", s1 + "[1].handle[0]"}, "changes the request to /x"},
+		{"srv1", "http://localhost:9996/x", []string{s1 + "[1].handle[0]"}, ""},
+	} {
+		w, err := lc.follow(c.server, c.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := paths(w.found); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: met %q, want %q", c.url, got, c.want)
+		}
+		if note := strings.Join(w.notes, "\n"); c.note == "" && note != "" || !strings.Contains(note, c.note) {
+			t.Errorf("%s: notes %q, want %q", c.url, note, c.note)
+		}
+	}
+
+	// Every route of each site block, with the matchers that lead to each handler (the block's
+	// own left out) and whether a rewrite ran before it.
+	type visit struct {
+		path, matchers string
+		rewritten      bool
+	}
+	var got []visit
+	for top := range lc.topRoutes() {
+		for _, f := range lc.inSite(top) {
+			got = append(got, visit{f.path, strings.ReplaceAll(string(joinSets(f.matchers)), " ", ""), f.rewritten})
+		}
+	}
+	want := []visit{
+		{sub + "[0].handle[0]", `[[{"path":["/a/*"]}]]`, false},
+		{sub + "[1].handle[0]", `null`, false},
+		{sub + "[2].handle[0]", `null`, false},
+		{sub + "[3].handle[0]", `[[{"path":["/t/*"]}]]`, false},
+		{sub + "[4].handle[0]", `null`, false},
+		{s1 + "[0].handle[0].routes[1].handle[0]", `[[{"path":["/x"]}]]`, true},
+		{s1 + "[1].handle[0]", `null`, false},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("lint's walk:\n%v\nwant\n%v", got, want)
+	}
+}

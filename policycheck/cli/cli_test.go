@@ -1,0 +1,134 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/policycheck"
+)
+
+// TestWriteErrorJSON: a FileError reports its problems with their locations; other errors
+// report their configerr.Errors by field path; anything else is one problem.
+func TestWriteErrorJSON(t *testing.T) {
+	fileProblems := []Problem{
+		{Value: "dissallow", Problem: "unknown sub-directive", Suggestion: "disallow", Location: &policycheck.Location{File: "Caddyfile", Line: 4}},
+		{Path: "max_age", Value: "2d", Problem: "at most 24h", Location: &policycheck.Location{File: "Caddyfile", Line: 7}},
+	}
+	for _, c := range []struct {
+		name string
+		err  error
+		want []Problem
+	}{
+		{"file error", fmt.Errorf("loading: %w", &FileError{Err: errors.New("adapting config: ..., at Caddyfile:4"), Problems: fileProblems}), fileProblems},
+		{"field errors", configerr.Join(&configerr.Error{Path: `robots_tag[0].rules["*"][0]`, Value: "noindx", Problem: "unknown rule", Suggestion: "noindex"}, configerr.New("robots_txt.max_age", "48h0m0s", "at most 24h")),
+			[]Problem{{Path: `robots_tag[0].rules["*"][0]`, Value: "noindx", Problem: "unknown rule", Suggestion: "noindex"}, {Path: "robots_txt.max_age", Value: "48h0m0s", Problem: "at most 24h"}}},
+		{"file error without problems", &FileError{Err: errors.New("open Caddyfile: no such file")}, []Problem{{Problem: "open Caddyfile: no such file"}}},
+		{"plain error", errors.New("--url is required"), []Problem{{Problem: "--url is required"}}},
+	} {
+		var b bytes.Buffer
+		if err := WriteErrorJSON(&b, c.err); err != nil {
+			t.Fatal(err)
+		}
+		var r ErrorReport
+		dec := json.NewDecoder(&b)
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&r); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if r.Error != c.err.Error() {
+			t.Errorf("%s: error %q, want %q", c.name, r.Error, c.err.Error())
+		}
+		got, _ := json.Marshal(r.Problems)
+		want, _ := json.Marshal(c.want)
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: problems\n%s\nwant\n%s", c.name, got, want)
+		}
+	}
+	// Without a location the member is left out, as the Go doc of Problem says.
+	var b bytes.Buffer
+	_ = WriteErrorJSON(&b, errors.New("x"))
+	if strings.Contains(b.String(), "location") {
+		t.Errorf("a problem without a location has one: %s", b.String())
+	}
+}
+
+func TestCheckFormat(t *testing.T) {
+	for format, want := range map[string]string{
+		"text": "", "json": "",
+		"jsno":  `--format "jsno": want text or json (did you mean "json"?)`,
+		"JSON":  `--format "JSON": want text or json (did you mean "json"?)`,
+		"txt":   `--format "txt": want text or json (did you mean "text"?)`,
+		"xml":   `--format "xml": want text or json`,
+		"yaml!": `--format "yaml!": want text or json`,
+	} {
+		err := CheckFormat(format)
+		if got := fmt.Sprint(err); (want == "" && err != nil) || (want != "" && got != want) {
+			t.Errorf("CheckFormat(%q) = %v, want %q", format, err, want)
+		}
+	}
+}
+
+// TestLintResultJSON checks the JSON of lint's output and its failure rule.
+func TestLintResultJSON(t *testing.T) {
+	for _, tc := range []struct {
+		fs   []policycheck.Finding
+		fail bool
+	}{
+		{nil, false},
+		{[]policycheck.Finding{{Lint: policycheck.LintDuplicateRule, Severity: policycheck.SeverityInfo}}, false},
+		{[]policycheck.Finding{{Lint: policycheck.LintDuplicateRule, Severity: policycheck.SeverityInfo}, {Lint: policycheck.LintShadowedRule, Severity: policycheck.SeverityWarning}}, true},
+		{[]policycheck.Finding{{Lint: policycheck.LintXRobotsTagAlone, Severity: policycheck.SeverityError}}, true},
+	} {
+		var b bytes.Buffer
+		if err := newLintResult(tc.fs).writeJSON(&b); err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Findings []map[string]any `json:"findings"`
+			Failed   *bool            `json:"failed"`
+		}
+		if err := json.Unmarshal(b.Bytes(), &got); err != nil || got.Findings == nil || got.Failed == nil || *got.Failed != tc.fail || len(got.Findings) != len(tc.fs) {
+			t.Fatalf("%s: %v", b.String(), err)
+		}
+		for _, f := range got.Findings {
+			for _, k := range []string{"lint", "severity", "location", "message", "fix"} {
+				if _, ok := f[k]; !ok {
+					t.Fatalf("finding without %q: %s", k, b.String())
+				}
+			}
+		}
+	}
+}
+
+// TestCheckNamesFlags: policycheck.Check names the Request field at fault; the commands name
+// the flag that gave it.
+func TestCheckNamesFlags(t *testing.T) {
+	site := &policycheck.Site{}
+	for _, c := range []struct {
+		req      policycheck.Request
+		lib, cmd string
+		libField string
+	}{
+		{policycheck.Request{URL: "/x"}, `URL "/x": give an absolute http or https URL, e.g. https://example.com/page.html`,
+			`--url "/x": give an absolute http or https URL, e.g. https://example.com/page.html`, "URL"},
+		{policycheck.Request{URL: "https://example.com/", BackendHeaders: []string{"nope"}}, `backend header line "nope": give a header line, e.g. 'Robots-Tag: noindex'`,
+			`--backend-header "nope": give a header line, e.g. 'Robots-Tag: noindex'`, "BackendHeaders"},
+	} {
+		_, err := policycheck.Check(site, c.req)
+		var re *policycheck.RequestError
+		if !errors.As(err, &re) || re.Field != c.libField || err.Error() != c.lib {
+			t.Errorf("policycheck.Check: %v, want %q", err, c.lib)
+		}
+		if _, err := Check(site, c.req); fmt.Sprint(err) != c.cmd {
+			t.Errorf("Check: %v, want %q", err, c.cmd)
+		}
+	}
+	if rep, err := Check(site, policycheck.Request{URL: "https://example.com/"}); err != nil || !rep.Allowed {
+		t.Errorf("Check: %v %v", rep, err)
+	}
+}
