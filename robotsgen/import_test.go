@@ -190,6 +190,13 @@ func googleAllowed(body, agent, path string) bool {
 // Google's and the port never reaches the bug.
 func portSafe(body string) string {
 	var b strings.Builder
+	// Google's parser skips a byte order mark, or a prefix of one, before the first line.
+	bom := 0
+	for bom < 3 && bom < len(body) && body[bom] == "\xEF\xBB\xBF"[bom] {
+		bom++
+	}
+	b.WriteString(body[:bom])
+	body = body[bom:]
 	for len(body) > 0 {
 		end := strings.IndexAny(body, "\r\n")
 		if end < 0 {
