@@ -1,6 +1,10 @@
 package policycheck
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/sitepolicy/caddy-robots/serve"
+)
 
 // covers reports whether every string matched by the glob r is matched by the glob s, where
 // "*" matches any sequence of bytes and every other byte itself; both match whole strings.
@@ -43,25 +47,9 @@ func robotsGlob(p string) (glob string, ok bool) {
 	return p + "*", true
 }
 
-// pathGlob turns a Caddy path-matcher pattern (lower-cased, as the matcher compares) into a
-// whole-string glob, for the kinds whose "*" matches any bytes ("/exact", "/prefix*",
-// "*suffix", "*substring*", "*"). ok is false for general globs (whose "*" stops at "/"),
-// character classes and escaped patterns.
-func pathGlob(p string) (glob string, ok bool) {
-	p = strings.ToLower(p)
-	if strings.ContainsAny(p, "?[%\\") {
-		return "", false
-	}
-	n := strings.Count(p, "*")
-	switch {
-	case n == 0, p == "*":
-	case n == 1 && (p[0] == '*' || p[len(p)-1] == '*'):
-	case n == 2 && p[0] == '*' && p[len(p)-1] == '*':
-	default:
-		return "", false
-	}
-	return p, true
-}
+// pathGlob is a route's path pattern as a whole-string glob, when its kind has one
+// (serve.PathGlob).
+func pathGlob(p string) (glob string, ok bool) { return serve.PathGlob(p) }
 
 // samplePath returns a path that a Caddy path pattern matches, to ask robots.txt about the
 // route's pages: "/drafts/*" gives "/drafts/x", "*.pdf" "/x.pdf", "*" "/".

@@ -11,7 +11,7 @@ import (
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 )
 
-// Enforcer answers requests from crawlers that the served robots.txt disallows: the file a
+// enforcer answers requests from crawlers that the served robots.txt disallows: the file a
 // RobotsTxt serves, merged as it is served (merge_file, and merge_upstream per origin). Only
 // groups that name a crawler (a product token or a preset) enforce, never "*": a browser is
 // not blocked because "*" disallows a path. A request is blocked when its User-Agent header
@@ -66,7 +66,7 @@ type Block struct {
 	Status int
 }
 
-// NewEnforcer prepares enforcement of what rt serves, and of up's merges when up is not nil,
+// newEnforcer prepares enforcement of what rt serves, and of up's merges when up is not nil,
 // answering with status (0 = policy.DefaultEnforceStatus). Errors: a status that is not 4xx or 5xx
 // (path "enforce.status"), and a file in which no group names a crawler, where enforcement
 // would never apply (path "enforce").

@@ -9,7 +9,7 @@ import (
 	"github.com/sitepolicy/caddy-robots/internal/syntax"
 )
 
-// PathPattern is one path pattern with the semantics of Caddy's path matcher: case-insensitive;
+// pathPattern is one path pattern with the semantics of Caddy's path matcher: case-insensitive;
 // "/exact", "/prefix/*", "*.suffix", "*substring*", or a path.Match glob; a pattern with "%"
 // compares the escaped path.
 type pathPattern struct {
@@ -30,7 +30,7 @@ const (
 	matchGlob
 )
 
-// CompilePathPattern checks and compiles p.
+// compilePathPattern checks and compiles p.
 func compilePathPattern(p string) (pathPattern, error) {
 	if p == "" {
 		return pathPattern{}, fmt.Errorf("a path pattern must not be empty")
@@ -62,6 +62,18 @@ func compilePathPattern(p string) (pathPattern, error) {
 		return pathPattern{}, fmt.Errorf("a path pattern must start with / or *")
 	}
 	return pp, nil
+}
+
+// PathGlob returns a route's path pattern as a glob over the whole lower-cased path in which
+// "*" matches any bytes, for the kinds of pattern whose "*" does ("/exact", "/prefix*",
+// "*suffix", "*substring*", "*"); ok is false for the other kinds (path.Match globs, whose "*"
+// stops at "/"), escaped patterns and invalid ones. Lint compares routes with it.
+func PathGlob(p string) (glob string, ok bool) {
+	pp, err := compilePathPattern(p)
+	if err != nil || pp.kind == matchGlob || pp.escaped {
+		return "", false
+	}
+	return strings.ToLower(p), true
 }
 
 // Match reports whether the request path matches. reqPath is RequestPath(r), computed once
@@ -104,7 +116,7 @@ func cleanPath(p string) string {
 	return c
 }
 
-// RequestPath is the form of r's path that patterns compare against. It allocates only when
+// requestPath is the form of r's path that patterns compare against. It allocates only when
 // the path has upper-case letters or needs cleaning.
 func requestPath(r *http.Request) string {
 	p := r.URL.Path

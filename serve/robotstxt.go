@@ -22,7 +22,7 @@ import (
 // the client, so an unbounded cache would be a memory leak an attacker could drive.
 const maxOriginCache = 256
 
-// RobotsTxt serves one robots.txt file. The body is rendered once, when it is built, or once per
+// robotsTxt serves one robots.txt file. The body is rendered once, when it is built, or once per
 // origin (scheme and host) when the file lists sitemaps by path; requests only copy bytes.
 // With merge_file, the file is merged with another one read from disk, and read again when it
 // changes (watch). It is safe for concurrent use.
@@ -80,7 +80,7 @@ var (
 	allowGetHead  = []string{"GET, HEAD"}
 )
 
-// NewRobotsTxt validates the file and maxAge (0 = policy.DefaultRobotsTxtMaxAge) and renders the
+// newRobotsTxt validates the file and maxAge (0 = policy.DefaultRobotsTxtMaxAge) and renders the
 // body. The error names every problem, by field path ("groups[0]...", "max_age").
 func newRobotsTxt(file robotsgen.File, maxAge time.Duration) (*robotsTxt, error) {
 	var errs []error

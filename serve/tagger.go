@@ -30,7 +30,7 @@ type Log struct {
 	Warn func(r *http.Request, msg string)
 }
 
-// Tagger sets one route's robots tags on responses. Everything it sends for its own rules is
+// tagger sets one route's robots tags on responses. Everything it sends for its own rules is
 // serialised once, when it is built. It is safe for concurrent use.
 type tagger struct {
 	policy tagemit.Policy
@@ -264,7 +264,7 @@ func joinKey(lines []string) string {
 	return strings.Join(lines, "\x00")
 }
 
-// NewTagger checks a route's rules (product token -> rules, as tagemit.NewPolicy reads them)
+// newTagger checks a route's rules (product token -> rules, as tagemit.NewPolicy reads them)
 // and Content-Usage preferences (usage.ContentUsage.FromConfig: {"train-ai": "n"}), and
 // precomputes everything it sends: the Robots-Tag field, the X-Robots-Tag lines when
 // xRobotsTag is set, the meta elements when meta is set, the Content-Usage field. A route
@@ -320,7 +320,7 @@ func (t *tagger) ServeHTTP(w http.ResponseWriter, r *http.Request, next Handler)
 	return tag(w, r, next, t)
 }
 
-// Tag runs next with the union of the taggers' rules applied to its response. It is the shared
+// tag runs next with the union of the taggers' rules applied to its response. It is the shared
 // core of the Caddy handler and the net/http middleware.
 func tag(w http.ResponseWriter, r *http.Request, next Handler, taggers ...*tagger) error {
 	if len(taggers) == 0 {

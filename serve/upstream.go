@@ -78,7 +78,7 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// NewMergingRobotsTxt is NewRobotsTxt for a config that may merge other files: it validates
+// newMergingRobotsTxt is newRobotsTxt for a config that may merge other files: it validates
 // the declared file, maxAge and the options together (every problem is reported, by field
 // path), merges File into the declared file, and returns the responder of the result, which
 // reads File again when it changes (see RobotsTxt.ServeHTTP). With Upstream it also returns
@@ -133,7 +133,7 @@ func newMergingRobotsTxt(declared robotsgen.File, maxAge time.Duration, o policy
 // is a failed response: a *StatusError gives its status, any other error counts as 502.
 type Fetch func(w http.ResponseWriter, sub *http.Request) error
 
-// Upstream serves the declared file merged with the backend's own robots.txt (merge_upstream).
+// upstream serves the declared file merged with the backend's own robots.txt (merge_upstream).
 // It is safe for concurrent use.
 //
 // On GET or HEAD of /robots.txt it serves the merge cached for the request's origin (scheme

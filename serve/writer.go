@@ -14,7 +14,7 @@ import (
 	"github.com/sitepolicy/caddy-robots/tagemit"
 )
 
-// TagWriter is the response wrapper behind Tag: it sets Robots-Tag (and, when asked,
+// tagWriter is the response wrapper behind Tag: it sets Robots-Tag (and, when asked,
 // X-Robots-Tag) when the response header is written, and streams HTML bodies through the meta
 // injector. It keeps the http.ResponseWriter contract: Unwrap and FlushError serve
 // http.ResponseController, Hijack serves WebSocket upgrades, and ReadFrom keeps the sendfile
