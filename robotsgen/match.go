@@ -13,9 +13,7 @@ import (
 type Matcher struct {
 	rules     []Rule           // copies of every rule, for Decision.Rule
 	groups    [][]matchRule    // per File group, its rules normalised
-	byAgent   map[string][]int // lower-case product token -> group indexes
-	byPurpose map[string][]int // lower-case purpose token -> group indexes
-	star      []int            // groups naming "*"
+	groupIndex
 
 	usage [2][][]usageMatchRule // per vocabulary, per File group: its preference rules
 }
@@ -33,32 +31,10 @@ type matchRule struct {
 // as the user agents they render as (File.Expand).
 func NewMatcher(f *File) *Matcher {
 	f = f.Expand(false)
-	m := &Matcher{byAgent: map[string][]int{}, byPurpose: map[string][]int{}}
+	m := &Matcher{groupIndex: newGroupIndex(f.Groups)}
 	m.groups = make([][]matchRule, len(f.Groups))
 	for gi := range f.Groups {
 		g := &f.Groups[gi]
-		seen := map[string]bool{}
-		for _, ua := range g.UserAgents {
-			if ua == "*" {
-				if !seen["*"] {
-					m.star = append(m.star, gi)
-				}
-				seen["*"] = true
-				continue
-			}
-			k := "a:" + strings.ToLower(ua)
-			if !seen[k] {
-				m.byAgent[k[2:]] = append(m.byAgent[k[2:]], gi)
-			}
-			seen[k] = true
-		}
-		for _, p := range g.Purposes {
-			k := "p:" + strings.ToLower(p)
-			if !seen[k] {
-				m.byPurpose[k[2:]] = append(m.byPurpose[k[2:]], gi)
-			}
-			seen[k] = true
-		}
 		for _, r := range g.Rules {
 			m.rules = append(m.rules, r)
 			if r.Path == "" {
@@ -254,18 +230,58 @@ func appendNormalised(dst []byte, s string, pattern bool) []byte {
 	return dst
 }
 
+// groupIndex is how a crawler's groups are chosen, the one implementation of it: the
+// Matcher's, and the merge's for each file it merges.
+type groupIndex struct {
+	byAgent   map[string][]int // lower-case product token -> group indexes
+	byPurpose map[string][]int // lower-case purpose token -> group indexes
+	star      []int            // groups naming "*"
+}
+
+// newGroupIndex indexes groups by the user agents and purposes they name (presets are not
+// read: expand them first).
+func newGroupIndex(groups []Group) groupIndex {
+	ix := groupIndex{byAgent: map[string][]int{}, byPurpose: map[string][]int{}}
+	for gi := range groups {
+		g := &groups[gi]
+		seen := map[string]bool{}
+		for _, ua := range g.UserAgents {
+			if ua == "*" {
+				if !seen["*"] {
+					ix.star = append(ix.star, gi)
+				}
+				seen["*"] = true
+				continue
+			}
+			k := "a:" + strings.ToLower(ua)
+			if !seen[k] {
+				ix.byAgent[k[2:]] = append(ix.byAgent[k[2:]], gi)
+			}
+			seen[k] = true
+		}
+		for _, p := range g.Purposes {
+			k := "p:" + strings.ToLower(p)
+			if !seen[k] {
+				ix.byPurpose[k[2:]] = append(ix.byPurpose[k[2:]], gi)
+			}
+			seen[k] = true
+		}
+	}
+	return ix
+}
+
 // groupsFor returns the groups a crawler obeys: those naming its product token, else those
 // naming its purpose, else the "*" groups (RFC 9309 §2.2.1, draft-illyes-rep-purpose).
-func (m *Matcher) groupsFor(productToken, purpose string) []int {
+func (ix *groupIndex) groupsFor(productToken, purpose string) []int {
 	var sel []int
 	if productToken != "" && productToken != "*" {
-		sel = lookup(m.byAgent, productToken)
+		sel = lookup(ix.byAgent, productToken)
 	}
 	if len(sel) == 0 && purpose != "" {
-		sel = lookup(m.byPurpose, purpose)
+		sel = lookup(ix.byPurpose, purpose)
 	}
 	if len(sel) == 0 {
-		sel = m.star
+		sel = ix.star
 	}
 	return sel
 }

@@ -129,6 +129,7 @@ func MergeForMatching(declared, other *File) (*File, []Diagnostic) {
 	}
 	declared = declared.Expand(true)
 	other = other.Expand(true)
+	ix := mergeInputs{declared: declared, other: other, di: newGroupIndex(declared.Groups), oi: newGroupIndex(other.Groups)}
 	m := &File{}
 	for _, c := range declared.Comments {
 		m.Comments = appendNew(m.Comments, c)
@@ -208,17 +209,17 @@ func MergeForMatching(declared, other *File) (*File, []Diagnostic) {
 		if !namesToken(declared, t) || !namesToken(other, t) {
 			qs = append(qs, purposes...)
 		}
-		g, notes := combine(declared, other, t, qs)
+		g, notes := combine(&ix, t, qs)
 		g.UserAgents = []string{t}
 		add(g, "User-agent: "+t, notes)
 	}
 	for _, p := range purposes {
-		g, notes := combine(declared, other, "", []string{p})
+		g, notes := combine(&ix, "", []string{p})
 		g.Purposes = []string{p}
 		add(g, "User-Agent-Purpose: "+p, notes)
 	}
-	if len(selectGroups(declared, "", ""))+len(selectGroups(other, "", "")) > 0 {
-		g, notes := combine(declared, other, "", []string{""})
+	if len(ix.di.star)+len(ix.oi.star) > 0 {
+		g, notes := combine(&ix, "", []string{""})
 		g.UserAgents = []string{"*"}
 		add(g, "User-agent: *", notes)
 	}
@@ -297,42 +298,22 @@ func namesToken(f *File, token string) bool {
 	return false
 }
 
-// selectGroups returns the indexes of the groups of f that a crawler with
-// token and purpose obeys, as Matcher.Decide chooses them.
-func selectGroups(f *File, token, purpose string) []int {
-	var sel []int
-	pick := func(match func(g *Group) bool) {
-		for i := range f.Groups {
-			if match(&f.Groups[i]) {
-				sel = append(sel, i)
-			}
-		}
-	}
-	if token != "" {
-		pick(func(g *Group) bool {
-			return slices.ContainsFunc(g.UserAgents, func(u string) bool { return u != "*" && strings.EqualFold(u, token) })
-		})
-	}
-	if len(sel) == 0 && purpose != "" {
-		pick(func(g *Group) bool {
-			return slices.ContainsFunc(g.Purposes, func(p string) bool { return strings.EqualFold(p, purpose) })
-		})
-	}
-	if len(sel) == 0 {
-		pick(func(g *Group) bool { return slices.Contains(g.UserAgents, "*") })
-	}
-	return sel
+// mergeInputs are the two files of a merge, with the index that chooses their groups.
+type mergeInputs struct {
+	declared, other *File
+	di, oi          groupIndex
 }
 
 // combine builds the merged group body for crawlers with token (or none) and
 // any purpose in qs, and notes where it errs towards disallow.
-func combine(declared, other *File, token string, qs []string) (Group, []string) {
+func combine(ix *mergeInputs, token string, qs []string) (Group, []string) {
+	declared, other := ix.declared, ix.other
 	var g Group
 	var notes []string
 	var lists [][]Rule
 	seen := map[string]int{}
 	for i, q := range qs {
-		sd, su := selectGroups(declared, token, q), selectGroups(other, token, q)
+		sd, su := ix.di.groupsFor(token, q), ix.oi.groupsFor(token, q)
 		if i == 0 {
 			// Crawl-delay and records as a crawler without a purpose reads them.
 			for _, gi := range sd {
