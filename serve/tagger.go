@@ -3,7 +3,6 @@ package serve
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"mime"
 	"net/http"
 	"path"
@@ -98,7 +97,7 @@ func newTagOutput(p tagemit.Policy, u usage.Prefs, legacy bool) *tagOutput {
 
 // buildTagOutput precomputes what a policy that fits sends.
 func buildTagOutput(p tagemit.Policy, dropped []string, u usage.Prefs, legacy bool) *tagOutput {
-	u, usageDropped := fitUsage(u)
+	u, usageDropped := u.Fit()
 	o := &tagOutput{policy: p, meta: p.MetaElements(), dropped: dropped, usage: u, usageDropped: usageDropped, legacy: legacy}
 	if v := u.String(); v != "" {
 		o.contentUsage = []string{v}
@@ -110,39 +109,6 @@ func buildTagOutput(p tagemit.Policy, dropped []string, u usage.Prefs, legacy bo
 		o.xRobotsTag = lines[:len(lines):len(lines)]
 	}
 	return o
-}
-
-// fitUsage keeps u's field within tagemit.MaxFieldSize. Each route's field is checked at load
-// (NewTagger), but routes matching one request combine, and only extension keys can make the
-// union long: it leaves out extension "y" values first (the key becomes unknown, which grants
-// nothing), then extension "n" values, in key order, and returns the keys left out.
-func fitUsage(u usage.Prefs) (usage.Prefs, []string) {
-	if len(u.String()) <= tagemit.MaxFieldSize {
-		return u, nil
-	}
-	m := u.Map()
-	keys := slices.Sorted(maps.Keys(m))
-	size := len(u.String())
-	var dropped []string
-	for _, allow := range []bool{true, false} {
-		for _, k := range keys {
-			if size <= tagemit.MaxFieldSize {
-				break
-			}
-			v, ok := m[k]
-			if !ok || !strings.HasPrefix(k, "+") || (v == u.Vocab().Value(usage.Allow)) != allow {
-				continue
-			}
-			size -= len(k) - 1 + 1 + len(v) + 2 // "key=v, " (the "+" is not written)
-			delete(m, k)
-			dropped = append(dropped, k+"="+v)
-		}
-	}
-	fitted, err := u.Vocab().FromConfig(m)
-	if err != nil || len(fitted.String()) > tagemit.MaxFieldSize {
-		return u, nil // cannot happen: the vocabulary's own keys are a few bytes
-	}
-	return fitted, dropped
 }
 
 // backendKey is what a backend sent: its Robots-Tag and X-Robots-Tag field lines, each

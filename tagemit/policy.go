@@ -19,7 +19,7 @@ import (
 // MaxFieldSize is the parsing limit the draft sets as the minimum every parser honours
 // (8 KiB). NewPolicy rejects a policy whose Robots-Tag value is longer, and
 // ParseRobotsTag processes only this many bytes of a field value.
-const MaxFieldSize = 8 << 10
+const MaxFieldSize = syntax.MaxFieldSize
 
 // GlobalToken is the product token that addresses every accessor.
 const GlobalToken = "*"

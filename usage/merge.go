@@ -6,11 +6,12 @@ import (
 	"strings"
 
 	"github.com/dunglas/httpsfv"
+	"github.com/sitepolicy/caddy-robots/internal/syntax"
 )
 
 // MaxFieldSize is the largest field value [MergeHeader] returns: 8 KiB, the size servers and
 // proxies are sure to pass (and the parsing limit the Robots-Tag draft sets).
-const MaxFieldSize = 8 << 10
+const MaxFieldSize = syntax.MaxFieldSize
 
 // MergeHeader merges a route's preferences with the Content-Usage field lines a backend
 // sent (all of them, in order, as in http.Header.Values) and returns the field value to

@@ -17,6 +17,11 @@ func IsTokenByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '-'
 }
 
+// MaxFieldSize is the size every response field caddy-robots sends stays within: 8 KiB, the
+// parsing limit the Robots-Tag draft sets as the minimum every parser honours, and a size
+// servers and proxies are sure to pass. tagemit and usage export it.
+const MaxFieldSize = 8 << 10
+
 // GoogleAgentToken is the product token Google's robots.txt parser reads from the value of a
 // user-agent line (google/robotstxt, RobotsMatcher::ExtractUserAgent): the longest prefix of
 // A-Z, a-z, "_" and "-". "Googlebot/2.1" is Googlebot, "Foo.Bot" is Foo, "AI2Bot" is AI. The
