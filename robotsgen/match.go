@@ -11,8 +11,8 @@ import (
 // safe for concurrent use; it copies what it needs, so later changes to the
 // File do not affect it.
 type Matcher struct {
-	rules     []Rule           // copies of every rule, for Decision.Rule
-	groups    [][]matchRule    // per File group, its rules normalised
+	rules  []Rule        // copies of every rule, for Decision.Rule
+	groups [][]matchRule // per File group, its rules normalised
 	groupIndex
 
 	usage [2][][]usageMatchRule // per vocabulary, per File group: its preference rules
