@@ -47,6 +47,7 @@ func (o Options) coreOptions() serve.Options {
 type Middleware struct {
 	core   *serve.Core
 	logger *slog.Logger
+	tags   bool // the config has routes: responses go through core.Tag
 }
 
 // New checks cfg and precomputes everything the middleware sends. The error names every
@@ -57,7 +58,7 @@ func New(cfg Config, opts Options) (*Middleware, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Middleware{core: core, logger: opts.logger()}
+	m := &Middleware{core: core, logger: opts.logger(), tags: len(cfg.RobotsTag) > 0}
 	core.LogWarnings(m.logger)
 	return m, nil
 }
@@ -113,6 +114,10 @@ func (h *middlewareHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		msg := b.Message()
 		h.m.logger.InfoContext(r.Context(), msg, "token", b.Token, "rule", string(b.Rule.Type)+": "+b.Rule.Path, "status", b.Status, "method", r.Method, "uri", r.RequestURI)
 		serve.WriteError(w, b.Status, msg)
+		return
+	}
+	if !h.m.tags {
+		h.next.ServeHTTP(w, r)
 		return
 	}
 	_ = core.Tag(w, r, h.tagNext)

@@ -160,6 +160,9 @@ func (c *Core) Crawler(r *http.Request) (token string, d robotsgen.Decision, ok 
 // with none, it is next.ServeHTTP. When an enclosing Core already tags this response (two
 // Caddy handlers on one request), the rules join it: the response carries one union.
 func (c *Core) Tag(w http.ResponseWriter, r *http.Request, next Handler) error {
+	if len(c.routes) == 0 {
+		return next.ServeHTTP(w, r)
+	}
 	var buf [4]*tagger
 	matched := buf[:0]
 	var reqPath string
