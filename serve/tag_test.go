@@ -593,3 +593,32 @@ func TestFieldLimits(t *testing.T) {
 		t.Errorf("debug:\n%s", l.all("debug"))
 	}
 }
+
+// TestSuperfluousWriteHeader: a second WriteHeader is ignored, as net/http ignores it, also
+// while the wrapper holds the first status back (for a page whose meta elements are being
+// placed, or whose type is being sniffed): the client gets the first status.
+func TestSuperfluousWriteHeader(t *testing.T) {
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ct := r.URL.Query().Get("ct"); ct != "" {
+			w.Header().Set("Content-Type", ct)
+		}
+		w.WriteHeader(200)
+		w.WriteHeader(500)
+		w.WriteHeader(http.StatusEarlyHints)
+		_, _ = io.WriteString(w, page)
+	})
+	bare := startH1(t, handler)
+	for _, s := range both(t, frontEnd(mustCore(t, metaConfig), handler)) {
+		for _, q := range []string{"?ct=text/html", "", "?ct=text/plain"} {
+			bresp, _ := bare.do(t, "GET", "/"+q)
+			resp, body := s.do(t, "GET", "/"+q)
+			if resp.StatusCode != 200 || bresp.StatusCode != 200 {
+				t.Errorf("%s %s: status %d (bare %d), want 200", s.name, q, resp.StatusCode, bresp.StatusCode)
+			}
+			metas, _ := headMeta(t, body)
+			if want := q != "?ct=text/plain"; (metas["robots"] == "noindex") != want {
+				t.Errorf("%s %s: meta elements %v, want them %v", s.name, q, metas, want)
+			}
+		}
+	}
+}
