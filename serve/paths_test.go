@@ -197,3 +197,44 @@ func TestPathPatternErrors(t *testing.T) {
 		t.Errorf("error text %q", err)
 	}
 }
+
+// TestPathGlobsWithoutStar: as in Caddy's path matcher, a pattern without "*" but with ?, [
+// or \ is a glob (each decision below is Caddy v2.11's MatchPath's); a malformed one is
+// refused at load.
+func TestPathGlobsWithoutStar(t *testing.T) {
+	patterns := []string{"/file?.txt", "/v[12]/api", `/a\b`, "/F[^a-z]le", `/q\?x`}
+	var cfg policy.Config
+	for _, p := range patterns {
+		cfg.RobotsTag = append(cfg.RobotsTag, policy.Route{Paths: []string{p}, Tags: policy.Tags{Rules: rules("*", "noindex")}})
+	}
+	core := mustCore(t, cfg)
+	s := startH1(t, frontEnd(core, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = fmt.Fprint(w, core.Routes(r))
+	})))
+	for _, c := range []struct {
+		path string
+		want string
+	}{
+		{"/file1.txt", "[0]"},
+		{"/FILE2.TXT", "[0]"},
+		{"/file%3F.txt", "[0]"}, // "?" matches the decoded "?" too
+		{"/file12.txt", "[]"},
+		{"/v1/api", "[1]"},
+		{"/V2/API", "[1]"},
+		{"/v3/api", "[]"},
+		{"/ab", "[2]"},
+		{"/a%5Cb", "[]"},
+		{"/F1le", "[3]"},
+		{"/fale", "[]"},
+		{"/q%3Fx", "[4]"},
+		{"/qax", "[]"},
+	} {
+		if _, body := s.do(t, "GET", c.path); string(body) != c.want {
+			t.Errorf("%s: Routes %s, want %s", c.path, body, c.want)
+		}
+	}
+	_, err := serve.New(policy.Config{RobotsTag: []policy.Route{{Paths: []string{"/x/[a"}, Tags: policy.Tags{Rules: rules("*", "noindex")}}}}, serve.Options{})
+	if es := configerr.All(err); len(es) != 1 || es[0].Path != "robots_tag[0].paths[0]" || es[0].Problem != "a path pattern is a glob: syntax error in pattern" {
+		t.Errorf("malformed glob: %v", err)
+	}
+}
