@@ -1,13 +1,11 @@
 package nethttp_test
 
 import (
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jimsmart/grobotstxt"
 
@@ -172,76 +170,5 @@ func TestMergeUpstreamEnforcesBeforeFetch(t *testing.T) {
 	get(t, nil, "GET", srv.URL+"/robots.txt")
 	if resp, _ := get(t, nil, "GET", srv.URL+"/feeds/x", "User-Agent", "ExampleCMSBot/1.0"); resp.StatusCode != 403 {
 		t.Errorf("ExampleCMSBot after the merge: %d, want 403 (the served file disallows /feeds/ for it)", resp.StatusCode)
-	}
-}
-
-// TestMergeFileEdited: an edited merge_file is served, and enforced, from the next request
-// for robots.txt a second later, without a reload; a file removed or unreadable leaves the
-// last merge served, with one warning.
-func TestMergeFileEdited(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "robots.txt")
-	write := func(s string) {
-		t.Helper()
-		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(cmsRobots)
-	cfg := presetDeclared()
-	cfg.MergeFile = path
-	logs := &logRecorder{level: slog.LevelWarn}
-	m, err := nethttp.New(nethttp.Config{RobotsTxt: cfg}, nethttp.Options{Logger: slog.New(logs)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := serve(t, m, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
-	robots := func() string {
-		_, body := get(t, nil, "GET", srv.URL+"/robots.txt")
-		return string(body)
-	}
-	status := func(ua, path string) int {
-		resp, _ := get(t, nil, "GET", srv.URL+path, "User-Agent", ua)
-		return resp.StatusCode
-	}
-	first := robots()
-	if !strings.Contains(first, "/feeds/") || status("ExampleCMSBot/1.0", "/new/x") != 200 {
-		t.Fatalf("before the edit:\n%s", first)
-	}
-	write(cmsRobots + "\nUser-agent: ExampleCMSBot\nDisallow: /new/\n")
-	time.Sleep(1100 * time.Millisecond)
-	edited := robots()
-	if !strings.Contains(edited, "Disallow: /new/") {
-		t.Fatalf("the edit is not served:\n%s", edited)
-	}
-	if got := status("ExampleCMSBot/1.0", "/new/x"); got != 403 {
-		t.Errorf("the edit is not enforced: %d", got)
-	}
-	checkServedAndEnforced(t, srv.URL, true)
-
-	if err := os.Remove(path); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(1100 * time.Millisecond)
-	if got := robots(); got != edited {
-		t.Errorf("a removed merge_file changed what is served:\n%s", got)
-	}
-	time.Sleep(1100 * time.Millisecond)
-	robots()
-	warned := 0
-	for _, l := range logs.all() {
-		if strings.Contains(l, "cannot read it any more") {
-			warned++
-		}
-	}
-	if warned != 1 {
-		t.Errorf("%d warnings about the removed file, want 1: %q", warned, logs.all())
-	}
-	write("User-agent: ExampleCMSBot\nDisallow: /other/\n")
-	time.Sleep(1100 * time.Millisecond)
-	if got := robots(); !strings.Contains(got, "Disallow: /other/") || strings.Contains(got, "/feeds/") {
-		t.Errorf("the file written again is not served:\n%s", got)
-	}
-	if got := status("ExampleCMSBot/1.0", "/new/x"); got != 200 {
-		t.Errorf("a rule no longer in the file is still enforced: %d", got)
 	}
 }

@@ -82,57 +82,6 @@ func policy(t testing.TB, rules map[string][]string) tagemit.Policy {
 	return p
 }
 
-func TestHeaderUnionAcrossRoutesAndHandler(t *testing.T) {
-	m := mustNew(t, nethttp.Config{RobotsTag: []nethttp.Route{
-		{Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"nosnippet"}}}},
-		{Paths: []string{"/drafts/*"}, Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}, "ExampleBot": {"max-snippet=20"}}}},
-		{Paths: []string{"*.pdf"}, Tags: nethttp.TagConfig{Rules: map[string][]string{"examplebot": {"max-snippet=50", "noarchive"}}, XRobotsTag: true}},
-	}})
-	srv := serve(t, m, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Query().Get("own") != "" {
-			// A handler's own header, in the SF syntax and the legacy one.
-			w.Header().Set("Robots-Tag", "otherbot;noimageindex")
-			w.Header().Set("X-Robots-Tag", "notranslate")
-		}
-		_, _ = io.WriteString(w, "ok")
-	}))
-
-	cases := []struct {
-		path    string
-		want    map[string][]string
-		wantXRT bool
-	}{
-		{"/", map[string][]string{"*": {"nosnippet"}}, false},
-		{"/drafts/a", map[string][]string{"*": {"nosnippet", "noindex"}, "examplebot": {"max-snippet=20"}}, false},
-		{"/DRAFTS/a", map[string][]string{"*": {"nosnippet", "noindex"}, "examplebot": {"max-snippet=20"}}, false},
-		{"/drafts/x.pdf", map[string][]string{"*": {"nosnippet", "noindex"}, "examplebot": {"max-snippet=20", "noarchive"}}, true},
-		{"/a//../drafts/b", map[string][]string{"*": {"nosnippet", "noindex"}, "examplebot": {"max-snippet=20"}}, false},
-		{"/x.pdf?own=1", map[string][]string{"*": {"nosnippet", "notranslate"}, "examplebot": {"max-snippet=50", "noarchive"}, "otherbot": {"noimageindex"}}, true},
-	}
-	for _, c := range cases {
-		req, _ := http.NewRequest("GET", srv.URL+c.path, nil)
-		req.URL.Opaque = "" // keep the raw path as written
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		got := parseRobotsTag(t, resp.Header)
-		if want := policy(t, c.want); !got.Equal(want) {
-			t.Errorf("%s: Robots-Tag %q, want %q", c.path, resp.Header.Get("Robots-Tag"), want.RobotsTag())
-		}
-		xrt := resp.Header.Values("X-Robots-Tag")
-		if c.wantXRT {
-			p, errs := tagemit.ParseXRobotsTag(xrt)
-			if len(errs) > 0 || !p.Equal(policy(t, c.want)) {
-				t.Errorf("%s: X-Robots-Tag %q (errors %v), want the same rules as Robots-Tag", c.path, xrt, errs)
-			}
-		} else if strings.Contains(c.path, "own") == false && len(xrt) != 0 {
-			t.Errorf("%s: X-Robots-Tag %q sent without opt-in", c.path, xrt)
-		}
-	}
-}
-
 func TestConfigErrors(t *testing.T) {
 	cases := []struct {
 		name string

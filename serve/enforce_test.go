@@ -118,6 +118,7 @@ func TestNewEnforcerErrors(t *testing.T) {
 // request is blocked exactly when the served file, parsed back and matched, disallows the
 // path for a crawler that a group names (not "*").
 func TestEnforcementAgreesWithServedFile(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(12, 1))
 	agents := []string{"*", "GPTBot", "CCBot", "ExampleBot", "AI2Bot", "Googlebot", "bingbot", "ClaudeBot", "Bytespider", "PerplexityBot", "Applebot"}
 	presets := crawlers.Categories()

@@ -10,8 +10,8 @@ import (
 )
 
 // pathPattern is one path pattern with the semantics of Caddy's path matcher: case-insensitive;
-// "/exact", "/prefix/*", "*.suffix", "*substring*", or a path.Match glob; a pattern with "%"
-// compares the escaped path.
+// "/exact", "/prefix/*", "*.suffix", "*substring*", or a path.Match glob (any other pattern
+// with *, ?, [ or \); a pattern with "%" compares the escaped path.
 type pathPattern struct {
 	raw     string
 	kind    patternKind
@@ -44,7 +44,9 @@ func compilePathPattern(p string) (pathPattern, error) {
 	switch {
 	case lp == "*":
 		pp.kind = matchAll
-	case stars == 0:
+	case stars == 0 && !strings.ContainsAny(lp, `?[\`):
+		// Caddy compares a pattern without wildcards as a glob too, which is then an exact
+		// comparison; one with ?, [ or \ is a glob still.
 		pp.kind = matchExact
 	case stars == 2 && lp[0] == '*' && lp[len(lp)-1] == '*':
 		pp.kind, pp.literal = matchSubstring, lp[1:len(lp)-1]

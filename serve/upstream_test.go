@@ -43,6 +43,7 @@ func upstreamFor(t *testing.T, maxAge time.Duration) (*upstream, func() string) 
 // TestUpstreamExpiresByTimer: a cached merge is served without a fetch until max_age has
 // passed, and revalidated (one background fetch) after it, without reading a clock per request.
 func TestUpstreamExpiresByTimer(t *testing.T) {
+	t.Parallel()
 	u, get := upstreamFor(t, time.Second)
 	if body := get(); !strings.Contains(body, "Disallow: /wp-admin/") || !strings.Contains(body, "Disallow: /drafts/") {
 		t.Fatalf("not a merge:\n%s", body)

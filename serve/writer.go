@@ -107,6 +107,11 @@ func (tw *tagWriter) Unwrap() http.ResponseWriter { return tw.rw }
 // robots headers are set; an HTML body to be rewritten holds the status back until the
 // injector has decided what it inserts, so that Content-Length can stay exact.
 func (tw *tagWriter) WriteHeader(status int) {
+	if tw.wroteHeader && !tw.committed && !tw.hijacked {
+		// A superfluous call while the status is held back: net/http ignores it (and logs
+		// it); passed on, it would become the status the client gets.
+		return
+	}
 	if tw.wroteHeader || tw.hijacked {
 		tw.rw.WriteHeader(status) // let the underlying writer report the superfluous call
 		return
