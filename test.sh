@@ -3,7 +3,8 @@
 # tests at a tenth of their size there, as raceEnabled says), then, without it, the packages
 # that have tests built only without it (a *_test.go file with "//go:build !race"): the
 # property tests at full size and the allocation tests, whose counts the race detector
-# changes. Then the static checks. Prints how long each part took.
+# changes. Each module's tests run in a lane of their own, the lanes side by side. Then the
+# static checks. Prints how long each part took.
 # This is the README's test command; .ci/run calls it and nothing else.
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -19,13 +20,8 @@ timed() {
 	part=$SECONDS
 }
 mods=$(find . -name go.mod -not -path './bench/out/*' -exec dirname {} \; | sort)
-for mod in $mods; do
-	echo "== go vet and go test -race ./... in $mod"
-	(cd "$mod" && go vet ./... && go test -race -count=1 -timeout 30m ./...) 2>&1 | tee -a "$log" || status=1
-	timed "go vet and go test -race in $mod"
-done
 # The tests built only without -race (full-size property tests, allocation tests), selected
-# by that build constraint, in every module.
+# by that build constraint.
 norace_pkgs() {
 	# Packages of the module in . (not of a nested one) with a test file built only without -race.
 	grep -rlE --include='*_test.go' '^//go:build !race$' . | while read -r f; do
@@ -38,14 +34,49 @@ norace_pkgs() {
 		echo "$d"
 	done | sort -u
 }
-for mod in $mods; do
+# lane MOD: everything a module's tests need, one part after another: go vet and go test
+# -race ./..., then the packages with tests built only without -race. The modules' lanes run
+# side by side: the Caddy module's tests wait on servers and processes as much as they
+# compute, and the root module's property tests fill the gaps. Each lane writes its output
+# to its own file (printed when the lanes are done), its timings to another, and its status.
+lane() {
+	local mod=$1 out=$2 times=$3 t
+	t=$SECONDS
+	{ echo "== go vet and go test -race ./... in $mod"
+	  (cd "$mod" && go vet ./... && go test -race -count=1 -timeout 30m ./...); } >"$out" 2>&1
+	local rc=$?
+	printf '%5d s  go vet and go test -race in %s\n' $((SECONDS - t)) "$mod" >>"$times"
+	local pkgs
 	pkgs=$(cd "$mod" && norace_pkgs)
-	[ -z "$pkgs" ] && continue
-	echo "== go test without -race in $mod (full-size property tests, allocation tests): $(echo $pkgs)"
-	# shellcheck disable=SC2086
-	(cd "$mod" && go test -count=1 -timeout 30m $pkgs) 2>&1 | tee -a "$log" || status=1
+	if [ -n "$pkgs" ]; then
+		t=$SECONDS
+		echo "== go test without -race in $mod (full-size property tests, allocation tests): $(echo $pkgs)" >>"$out"
+		# shellcheck disable=SC2086
+		(cd "$mod" && go test -count=1 -timeout 30m $pkgs) >>"$out" 2>&1 || rc=1
+		printf '%5d s  go test without -race in %s (full-size property tests, allocation tests)\n' $((SECONDS - t)) "$mod" >>"$times"
+	fi
+	return $rc
+}
+lanes=$(mktemp -d)
+trap 'rm -rf "$log" "$lanes"' EXIT
+n=0
+pids=()
+for mod in $mods; do
+	n=$((n + 1))
+	echo "== lane $n: $mod (started)"
+	lane "$mod" "$lanes/$n.out" "$lanes/$n.times" &
+	pids+=($!)
 done
-timed "go test without -race (full-size property tests, allocation tests)"
+n=0
+for pid in "${pids[@]}"; do
+	n=$((n + 1))
+	wait "$pid" || status=1
+	cat "$lanes/$n.out"
+	cat "$lanes/$n.out" >>"$log"
+	while IFS= read -r line; do timings+=("$line"); done <"$lanes/$n.times"
+done
+part=$SECONDS
+timings+=("$(printf '%5d s  the lanes above, side by side' $((SECONDS - start)))")
 # Static checks: formatting, tidy modules, staticcheck (pinned, fetched by the go command).
 staticcheck=honnef.co/go/tools/cmd/staticcheck@v0.7.0
 for mod in $mods; do

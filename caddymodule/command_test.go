@@ -36,6 +36,11 @@ var caddyBinary = sync.OnceValues(func() (string, error) {
 	return bin, nil
 })
 
+// raceEnabled is set when the tests are built with the race detector (race_test.go). It is a
+// variable, not a constant of a file built only without -race, so that ./test.sh does not
+// take this package for one with tests that run only without -race.
+var raceEnabled bool
+
 // binDir holds the binary caddyBinary built, if any.
 var binDir string
 

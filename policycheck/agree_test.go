@@ -141,6 +141,7 @@ func genAgreeConfig(r *rand.Rand, dir string, c int) (*nethttp.RobotsTxtConfig, 
 // check predicts enforcement, decides as the served file does for the crawler it names, and
 // never says allowed and blocked together. The generator sets every field of the config.
 func TestCheckServedAndEnforcementAgree(t *testing.T) {
+	t.Parallel() // a long property test: the others run beside it
 	configs := 150
 	if testing.Short() || raceEnabled {
 		configs = 30

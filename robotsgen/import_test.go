@@ -242,6 +242,7 @@ func unrepresentable(diags []Diagnostic) bool {
 // and our Matcher on the imported file agrees with Google on the original
 // wherever RFC 9309 and Google agree (the differences are counted).
 func TestImportKeepsGoogleDecisions(t *testing.T) {
+	t.Parallel() // a long property test: the others run beside it
 	files := 10000
 	if testing.Short() || raceEnabled {
 		files = 1000

@@ -467,6 +467,7 @@ func TestUsageParseBetweenUserAgents(t *testing.T) {
 // every path, with RFC 9309's and Google's reading of the patterns, hold every "n" of either
 // reading and a "y" only where both readings give it.
 func TestUsageBetweenAgentsProperty(t *testing.T) {
+	t.Parallel() // a long property test: the others run beside it
 	files := 3000
 	if testing.Short() || raceEnabled {
 		files = 300

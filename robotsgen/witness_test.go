@@ -309,6 +309,7 @@ const (
 )
 
 func TestWitnesses(t *testing.T) {
+	t.Parallel() // a long property test: the others run beside it
 	configs := 10000
 	if testing.Short() || raceEnabled {
 		configs = 1000
