@@ -45,9 +45,10 @@ func (o Options) coreOptions() serve.Options {
 // Middleware serves robots.txt and applies robots tags per route. Build it with New or
 // NewFromJSON; it is safe for concurrent use.
 type Middleware struct {
-	core   *serve.Core
-	logger *slog.Logger
-	tags   bool // the config has routes: responses go through core.Tag
+	core    *serve.Core
+	logger  *slog.Logger
+	tags    bool // the config has routes: responses go through core.Tag
+	enforce bool // the config enforces robots.txt: requests go through core.Enforce
 }
 
 // New checks cfg and precomputes everything the middleware sends. The error names every
@@ -58,7 +59,8 @@ func New(cfg Config, opts Options) (*Middleware, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Middleware{core: core, logger: opts.logger(), tags: len(cfg.RobotsTag) > 0}
+	m := &Middleware{core: core, logger: opts.logger(), tags: len(cfg.RobotsTag) > 0,
+		enforce: cfg.RobotsTxt != nil && cfg.RobotsTxt.Enforce != nil}
 	core.LogWarnings(m.logger)
 	return m, nil
 }
@@ -110,10 +112,7 @@ func (h *middlewareHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	if b, blocked := core.Enforce(r); blocked {
-		msg := b.Message()
-		h.m.logger.InfoContext(r.Context(), msg, "token", b.Token, "rule", string(b.Rule.Type)+": "+b.Rule.Path, "status", b.Status, "method", r.Method, "uri", r.RequestURI)
-		serve.WriteError(w, b.Status, msg)
+	if h.m.enforce && h.refused(w, r) {
 		return
 	}
 	if !h.m.tags {
@@ -121,4 +120,16 @@ func (h *middlewareHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = core.Tag(w, r, h.tagNext)
+}
+
+// refused answers r and reports true when enforcement refuses it.
+func (h *middlewareHandler) refused(w http.ResponseWriter, r *http.Request) bool {
+	b, blocked := h.m.core.Enforce(r)
+	if !blocked {
+		return false
+	}
+	msg := b.Message()
+	h.m.logger.InfoContext(r.Context(), msg, "token", b.Token, "rule", string(b.Rule.Type)+": "+b.Rule.Path, "status", b.Status, "method", r.Method, "uri", r.RequestURI)
+	serve.WriteError(w, b.Status, msg)
+	return true
 }

@@ -174,6 +174,9 @@ func (c *Core) Tag(w http.ResponseWriter, r *http.Request, next Handler) error {
 			matched = append(matched, c.routes[i].tagger)
 		}
 	}
+	if len(matched) == 0 {
+		return next.ServeHTTP(w, r)
+	}
 	return tag(w, r, next, matched...)
 }
 
