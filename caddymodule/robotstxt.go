@@ -15,7 +15,6 @@ package caddymodule
 import (
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -138,12 +137,8 @@ var (
 // logWarnings logs what the core finds valid but likely not meant, at warn level, with the
 // field path in the handler's JSON (the core's paths are under root).
 func logWarnings(l *zap.Logger, ws []*configerr.Error, root string) {
-	for _, w := range ws {
-		c := *w
-		if rest, ok := strings.CutPrefix(c.Path, root); ok {
-			c.Path = strings.TrimPrefix(rest, ".")
-		}
-		l.Warn("config: "+c.Error(), zap.String("path", c.Path))
+	for _, w := range configerr.RerootAll(ws, root, "") {
+		l.Warn("config: "+w.Error(), zap.String("path", w.Path))
 	}
 }
 

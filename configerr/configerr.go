@@ -73,17 +73,7 @@ func Join(errs ...error) error { return errors.Join(errs...) }
 // "robots_tag[1].rules". An error of another type is wrapped as an *Error at prefix. It
 // returns nil for a nil err.
 func Prefix(prefix string, err error) error {
-	if err == nil {
-		return nil
-	}
-	all := All(err)
-	out := make([]error, len(all))
-	for i, e := range all {
-		c := *e
-		c.Path = JoinPath(prefix, e.Path)
-		out[i] = &c
-	}
-	return errors.Join(out...)
+	return mapPaths(err, func(p string) string { return JoinPath(prefix, p) })
 }
 
 // Reroot returns err with the *Errors whose path is under from (from itself, or from
@@ -92,17 +82,45 @@ func Prefix(prefix string, err error) error {
 // "robots_tag[1]". Other errors keep their paths; an error of another type becomes an *Error
 // with no path, as All says. It returns nil for a nil err.
 func Reroot(err error, from, to string) error {
+	return mapPaths(err, rerooter(from, to))
+}
+
+// RerootAll returns copies of es with their paths moved as Reroot moves them: for lists of
+// warnings, which are not joined into an error.
+func RerootAll(es []*Error, from, to string) []*Error {
+	return mapAll(es, rerooter(from, to))
+}
+
+// mapAll returns copies of es with f applied to their paths.
+func mapAll(es []*Error, f func(string) string) []*Error {
+	out := make([]*Error, len(es))
+	for i, e := range es {
+		c := *e
+		c.Path = f(c.Path)
+		out[i] = &c
+	}
+	return out
+}
+
+func rerooter(from, to string) func(string) string {
+	return func(p string) string {
+		if rest, ok := under(p, from); ok {
+			return JoinPath(to, rest)
+		}
+		return p
+	}
+}
+
+// mapPaths returns copies of the *Errors in err (All) with f applied to their paths, joined;
+// nil for a nil err.
+func mapPaths(err error, f func(string) string) error {
 	if err == nil {
 		return nil
 	}
-	all := All(err)
+	all := mapAll(All(err), f)
 	out := make([]error, len(all))
 	for i, e := range all {
-		c := *e
-		if rest, ok := under(c.Path, from); ok {
-			c.Path = JoinPath(to, rest)
-		}
-		out[i] = &c
+		out[i] = e
 	}
 	return errors.Join(out...)
 }
@@ -176,13 +194,7 @@ func All(err error) []*Error {
 // PrefixAll returns copies of es re-rooted under prefix, as Prefix does: for lists of
 // warnings, which are not joined into an error.
 func PrefixAll(prefix string, es []*Error) []*Error {
-	out := make([]*Error, len(es))
-	for i, e := range es {
-		c := *e
-		c.Path = JoinPath(prefix, e.Path)
-		out[i] = &c
-	}
-	return out
+	return mapAll(es, func(p string) string { return JoinPath(prefix, p) })
 }
 
 // ParentPath drops the last element of a field path: "groups[1].rules[0]" ->

@@ -59,3 +59,11 @@ func TestPrefixAndAll(t *testing.T) {
 		t.Errorf("path helpers: %s", got)
 	}
 }
+
+func TestRerootAll(t *testing.T) {
+	ws := []*configerr.Error{{Path: "robots_tag[1].rules"}, {Path: "robots_tag[10].rules"}, {Path: "robots_tag[1]"}}
+	got := configerr.RerootAll(ws, "robots_tag[1]", "")
+	if got[0].Path != "rules" || got[1].Path != "robots_tag[10].rules" || got[2].Path != "" || ws[0].Path != "robots_tag[1].rules" {
+		t.Errorf("RerootAll: %q %q %q (input %q)", got[0].Path, got[1].Path, got[2].Path, ws[0].Path)
+	}
+}
