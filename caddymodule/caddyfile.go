@@ -159,8 +159,7 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return unknownSubdirective(d, inRobotsTxt, "robots_txt")
 		}
 	}
-	file := h.File()
-	return at.report(validate(policy.Config{RobotsTxt: &h.RobotsTxt}, "robots_txt"), fileHasPlaceholder(&file) || strings.Contains(h.MergeFile, "{"))
+	return at.report(validate(policy.Config{RobotsTxt: &h.RobotsTxt}, "robots_txt"), hasPlaceholder(h.RobotsTxt))
 }
 
 // parseGroup reads "group [<user-agent>...] { ... }", or with presets "preset
@@ -343,7 +342,7 @@ func (h *RobotsTag) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		}
 	}
 	err := validate(policy.Config{RobotsTag: []policy.Route{{Tags: h.Tags}}}, "robots_tag[0]")
-	return at.report(err, rulesHavePlaceholder(h.Rules) || mapHasPlaceholder(h.ContentUsage))
+	return at.report(err, hasPlaceholder(h.Tags))
 }
 
 // oneArg reads exactly one argument on the current line and no block.
@@ -439,58 +438,6 @@ func (p *positions) marked(path string) bool {
 	for ; path != ""; path = configerr.ParentPath(path) {
 		if _, ok := p.byPath[path]; ok {
 			return true
-		}
-	}
-	return false
-}
-
-func fileHasPlaceholder(f *robotsgen.File) bool {
-	has := func(ss ...string) bool {
-		for _, s := range ss {
-			if strings.Contains(s, "{") {
-				return true
-			}
-		}
-		return false
-	}
-	if has(f.Comments...) || has(f.Sitemaps...) {
-		return true
-	}
-	for _, r := range f.Records {
-		if has(r.Key, r.Value) {
-			return true
-		}
-	}
-	for _, g := range f.Groups {
-		if has(g.UserAgents...) || has(g.Purposes...) || has(g.Presets...) {
-			return true
-		}
-		for _, r := range g.Rules {
-			if has(r.Path) {
-				return true
-			}
-		}
-		for _, r := range g.Records {
-			if has(r.Key, r.Value) {
-				return true
-			}
-		}
-		if usageHasPlaceholder(g.ContentUsage, g.ContentSignal) {
-			return true
-		}
-	}
-	return false
-}
-
-func rulesHavePlaceholder(rules map[string][]string) bool {
-	for tok, list := range rules {
-		if strings.Contains(tok, "{") {
-			return true
-		}
-		for _, r := range list {
-			if strings.Contains(r, "{") {
-				return true
-			}
 		}
 	}
 	return false

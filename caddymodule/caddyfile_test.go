@@ -190,6 +190,8 @@ http://localhost:@PORT@ {
 	t.Setenv("CADDY_ROBOTS_BAD_SITEMAP", "not a url")
 	t.Setenv("CADDY_ROBOTS_BAD_AGENT", "bad.bot")
 	t.Setenv("CADDY_ROBOTS_BAD_RULE", "noindexx")
+	t.Setenv("CADDY_ROBOTS_BAD_KEY", "train-aii")
+	t.Setenv("CADDY_ROBOTS_BAD_FILE", "/nonexistent/robots.txt")
 	jsonCases := []struct {
 		name, handler, want string
 	}{
@@ -207,6 +209,10 @@ http://localhost:@PORT@ {
 		{"robots.txt placeholder sitemap", `{"handler":"robots_txt","sitemaps":["{env.CADDY_ROBOTS_BAD_SITEMAP}"]}`, `"not a url": a sitemap is an absolute http(s) URL`},
 		{"robots.txt request placeholder", `{"handler":"robots_txt","groups":[{"user_agents":["*"],"rules":[{"type":"disallow","path":"/s/{http.request.host}"}]}]}`, `groups[0].rules[0].path "/s/{http.request.host}": unrecognized placeholder {http.request.host}`},
 		{"request placeholder rule", `{"handler":"robots_tag","rules":{"*":["{http.request.uri.query}"]}}`, `unrecognized placeholder {http.request.uri.query}`},
+		// Every string is replaced: preference keys, a group's preferences, merge_file.
+		{"placeholder preference key", `{"handler":"robots_tag","content_usage":{"{env.CADDY_ROBOTS_BAD_KEY}":"n"}}`, `content_usage["train-aii"]`},
+		{"robots.txt placeholder preference", `{"handler":"robots_txt","groups":[{"user_agents":["*"],"content_usage":[{"path":"/","preferences":{"{env.CADDY_ROBOTS_BAD_KEY}":"n"}}]}]}`, `groups[0].content_usage[0].preferences["train-aii"]`},
+		{"robots.txt placeholder merge_file", `{"handler":"robots_txt","merge_file":"{env.CADDY_ROBOTS_BAD_FILE}"}`, `merge_file "/nonexistent/robots.txt"`},
 		{"robots.txt misspelt field", `{"handler":"robots_txt","sitemap":["/s.xml"]}`, `unknown field "sitemap"`},
 	}
 	for _, c := range jsonCases {

@@ -25,8 +25,8 @@ import (
 // their bytes; why is logged at debug level. With XRobotsTag the legacy X-Robots-Tag header is
 // sent too.
 //
-// Global placeholders such as {env.ROBOTS_RULE} are replaced in tokens and rules when the
-// config is provisioned; any other placeholder is a config error, since the header values are
+// Global placeholders such as {env.ROBOTS_RULE} are replaced in every string (tokens, rules,
+// content_usage) when the config is provisioned; any other placeholder is a config error, since the header values are
 // serialised ahead of any request.
 type RobotsTag struct {
 	// The rules and output options. The handler's JSON is the JSON of policy.Tags: "rules"
@@ -45,15 +45,12 @@ func (RobotsTag) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
-// Provision replaces global placeholders in tokens and rules and builds the serving core of
+// Provision replaces global placeholders in every string and builds the serving core of
 // one route, which validates them. Invalid rules fail the config load or reload.
 func (h *RobotsTag) Provision(ctx caddy.Context) error {
 	logger := ctx.Logger()
-	ph := newPlaceholders()
-	tags := h.Tags
-	tags.Rules = ph.rules(h.Rules)
-	tags.ContentUsage = ph.usageMap("content_usage", h.ContentUsage)
-	if err := ph.err(); err != nil {
+	tags, err := replacePlaceholders(h.Tags)
+	if err != nil {
 		return err
 	}
 	core, err := serve.New(policy.Config{RobotsTag: []policy.Route{{Tags: tags}}}, coreOptions(logger, "method", methodOf))

@@ -67,12 +67,8 @@ func (RobotsTxt) CaddyModule() caddy.ModuleInfo {
 // config load or reload.
 func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
-	ph := newPlaceholders()
-	cfg := h.RobotsTxt
-	file := ph.file(cfg.File())
-	cfg.Comments, cfg.Groups, cfg.Sitemaps, cfg.Records = file.Comments, file.Groups, file.Sitemaps, file.Records
-	cfg.MergeFile = ph.str("merge_file", cfg.MergeFile)
-	if err := ph.err(); err != nil {
+	cfg, err := replacePlaceholders(h.RobotsTxt)
+	if err != nil {
 		return err
 	}
 	core, err := serve.New(policy.Config{RobotsTxt: &cfg}, coreOptions(h.logger, "host", hostOf))
@@ -81,7 +77,7 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 	}
 	h.core = core
 	logWarnings(h.logger, core.Warnings(), "robots_txt")
-	h.logger.Debug("robots.txt ready", zap.Int("groups", len(file.Groups)), zap.Int("sitemaps", len(file.Sitemaps)))
+	h.logger.Debug("robots.txt ready", zap.Int("groups", len(cfg.Groups)), zap.Int("sitemaps", len(cfg.Sitemaps)))
 	return nil
 }
 
