@@ -172,10 +172,6 @@ func genImportPath(r *rand.Rand, f *File) string {
 	return validPath(b.String())
 }
 
-func googleAllowed(body, agent, path string) bool {
-	return grobotstxt.AgentAllowed(portSafe(body), agent, "http://example.com"+path)
-}
-
 // portSafe undoes two divergences of the grobotstxt port from Google's parser, so that the
 // witness reads as Google does. The port reads a user-agent value up to the first byte that
 // is not an HTTP token character, where Google's parser stops at the first that is not A-Z,

@@ -442,8 +442,8 @@ func TestWitnesses(t *testing.T) {
 				case indexHTM:
 					ex[exIndexHTM]++
 				default:
-					gm := grobotstxt.NewRobotsMatcher()
-					g := gm.AgentAllowed(sbody, gAgent, "http://example.com"+path)
+					gm, ok := googleRead(sbody).match(gAgent, "http://example.com"+path)
+					g := ok && !gm.Disallowed()
 					if g != d.Allowed {
 						t.Fatalf("config %d %s/%s %s: ours %v, google(%s) %v, rule %v\n%s", c, agent, purpose, path, d.Allowed, gAgent, g, d.Rule, body)
 					}
@@ -558,16 +558,22 @@ type witness struct {
 // measurement test below reports separately.
 var allWitnesses = []witness{
 	{"grobotstxt", func(body, agent, path string) bool {
-		return grobotstxt.AgentAllowed(body, agent, "http://example.com"+path)
+		return googleRead(body).allowed(agent, "http://example.com"+path)
 	}},
 	{"temoto", func(body, agent, path string) bool {
-		r, err := robotstxt.FromString(body)
-		if err != nil {
-			return true
-		}
-		return r.TestAgent(path, agent)
+		r := readOnce(&temotoFiles, body, func(body string) *robotstxt.RobotsData {
+			r, err := robotstxt.FromString(body)
+			if err != nil {
+				return nil
+			}
+			return r
+		})
+		return r == nil || r.TestAgent(path, agent)
 	}},
 }
+
+// temotoFiles holds temoto's reading of the files asked about, nil for one it refuses whole.
+var temotoFiles onceCache[*robotstxt.RobotsData]
 
 // TestWitnessMeasurements records the witness behaviour that the rendering
 // choices in doc.go rest on, so that the choices stay justified.
