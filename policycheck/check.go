@@ -204,6 +204,14 @@ func Check(site *Site, req Request) (*Report, error) {
 		path += "?" + u.RawQuery
 	}
 
+	// One core answers every question below, as one serves a request.
+	core, err := checkCore(site)
+	if err != nil {
+		return nil, err
+	}
+	if core != nil {
+		defer core.Close()
+	}
 	var robots *robotsText
 	rd := RobotsDecision{Path: path, Allowed: true}
 	switch {
@@ -215,7 +223,7 @@ func Check(site *Site, req Request) (*Report, error) {
 		}
 	case site.RobotsTxt != nil:
 		origin := u.Scheme + "://" + u.Host
-		body, err := robotsBody(site.RobotsTxt, origin)
+		body, err := servedBody(core, site.RobotsTxt, origin)
 		if err != nil {
 			return nil, err
 		}
@@ -240,18 +248,15 @@ func Check(site *Site, req Request) (*Report, error) {
 	rep.ProductToken, rep.AgentNote = productToken(req.Agent, fileTokens)
 	// With enforce, the crawler is the one enforcement reads from the User-Agent, so that the
 	// decision shown and the enforcement shown are about the same crawler.
-	var enf *serve.Core
+	enforced := false
 	probe := httptest.NewRequest(http.MethodGet, u.String(), nil)
 	probe.Header.Set("User-Agent", req.Agent)
 	var enfTok string
 	var enfDecision robotsgen.Decision
 	if rt := site.RobotsTxt; rt != nil && rt.Config.Enforce != nil && req.RobotsFile == nil {
-		if enf, err = enforcement(rt); err != nil {
-			return nil, err
-		}
-		defer enf.Close()
+		enforced = true
 		var ok bool
-		if enfTok, enfDecision, ok = enf.Crawler(probe); ok && !strings.EqualFold(enfTok, rep.ProductToken) {
+		if enfTok, enfDecision, ok = core.Crawler(probe); ok && !strings.EqualFold(enfTok, rep.ProductToken) {
 			rep.ProductToken, rep.AgentNote = enfTok, fmt.Sprintf("found the crawler name %q in the User-Agent header, as enforcement reads it", enfTok)
 		}
 	}
@@ -279,14 +284,14 @@ func Check(site *Site, req Request) (*Report, error) {
 		rep.Preferences.ContentUsage = robots.m.Preferences(usage.ContentUsage, rep.ProductToken, req.Purpose, path).Map()
 		rep.Preferences.ContentSignal = robots.m.Preferences(usage.ContentSignal, rep.ProductToken, req.Purpose, path).Map()
 	}
-	if enf != nil {
+	if enforced {
 		rep.Enforcement.Configured = true
-		if b, blocked := enf.Enforce(probe); blocked {
+		if b, blocked := core.Enforce(probe); blocked {
 			rep.Enforcement.Blocked, rep.Enforcement.Status, rep.Enforcement.Message = true, b.Status, b.Message()
 		}
 	}
 
-	resp, err := responseTags(site, u, req)
+	resp, err := responseTags(core, site, u, req)
 	if err != nil {
 		return nil, err
 	}
@@ -306,9 +311,10 @@ func Check(site *Site, req Request) (*Report, error) {
 // htmlPage is the page the check's backend answers, to see the meta elements inserted.
 const htmlPage = "<!DOCTYPE html><html><head><title>check</title></head><body></body></html>"
 
-// responseTags runs the serving core on the routes of site that apply to u, with a backend
-// sending req.BackendHeaders and an HTML page, and reads what the response carries.
-func responseTags(site *Site, u *url.URL, req Request) (*ResponseTags, error) {
+// responseTags runs core, the check's core of site, on a request for u with a backend sending
+// req.BackendHeaders and an HTML page, and reads what the response carries from the routes
+// that apply.
+func responseTags(core *serve.Core, site *Site, u *url.URL, req Request) (*ResponseTags, error) {
 	out := &ResponseTags{Routes: []Location{}, XRobotsTag: []string{}, BackendHeaders: req.BackendHeaders}
 	backend := http.Header{}
 	for _, line := range req.BackendHeaders {
@@ -321,23 +327,10 @@ func responseTags(site *Site, u *url.URL, req Request) (*ResponseTags, error) {
 	}
 	r := httptest.NewRequest(http.MethodGet, u.String(), nil)
 	// The site's robots.txt responder is in front, as when serving: it answers /robots.txt
-	// itself, without tags. Enforcement is left out here (Check reports it separately).
-	var robots *RobotsTxt
-	if site.RobotsTxt != nil {
-		if err := validRobotsTxt(site.RobotsTxt); err != nil {
-			return nil, err
-		}
-		robots = offline(site.RobotsTxt, false)
-	}
-	if robots == nil && len(site.Routes) == 0 {
-		out.Routes = []Location{}
+	// itself, without tags. Enforcement is not asked here (Check reports it separately).
+	if site.RobotsTxt == nil && len(site.Routes) == 0 {
 		return out, nil
 	}
-	core, err := newCore(robots, site.Routes)
-	if err != nil {
-		return nil, err
-	}
-	defer core.Close()
 	if core.IsRobotsTxt(r) {
 		// The robots.txt responder answers: no route and no backend header applies.
 		out.RobotsTxtResponder = true

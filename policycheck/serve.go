@@ -41,29 +41,45 @@ func newCore(robots *RobotsTxt, routes []Route) (*serve.Core, error) {
 }
 
 // offline is r's config as check can serve it: the backend's robots.txt (merge_upstream) is
-// not seen, and with enforce only when keepEnforce.
-func offline(r *RobotsTxt, keepEnforce bool) *RobotsTxt {
+// not seen.
+func offline(r *RobotsTxt) *RobotsTxt {
 	c := *r
 	c.Config.MergeUpstream, c.Config.MergeUpstreamTimeout = false, 0
-	if !keepEnforce {
-		c.Config.Enforce = nil
-	}
 	return &c
 }
 
 // robotsBody returns the robots.txt that r serves at origin ("https://example.com"), without
 // the backend's file (merge_upstream).
 func robotsBody(r *RobotsTxt, origin string) ([]byte, error) {
-	if err := validRobotsTxt(r); err != nil {
-		return nil, err
-	}
-	core, err := newCore(offline(r, false), nil)
+	core, err := checkCore(&Site{RobotsTxt: r})
 	if err != nil {
 		return nil, err
 	}
 	defer core.Close()
+	return servedBody(core, r, origin)
+}
+
+// checkCore is the core a check of site asks: its robots.txt as check can serve it (without
+// the backend's file, with enforce) and its routes, once the robots.txt config is checked as
+// a front end checks it (merge_upstream included). A site with neither has no core: nil.
+func checkCore(site *Site) (*serve.Core, error) {
+	if site.RobotsTxt == nil && len(site.Routes) == 0 {
+		return nil, nil
+	}
+	var robots *RobotsTxt
+	if r := site.RobotsTxt; r != nil {
+		if err := validRobotsTxt(r); err != nil {
+			return nil, err
+		}
+		robots = offline(r)
+	}
+	return newCore(robots, site.Routes)
+}
+
+// servedBody returns the robots.txt core serves at origin for r.
+func servedBody(core *serve.Core, r *RobotsTxt, origin string) ([]byte, error) {
 	rec := httptest.NewRecorder()
-	err = core.ServeRobotsTxt(rec, httptest.NewRequest(http.MethodGet, origin+policy.RobotsTxtPath, nil), nil)
+	err := core.ServeRobotsTxt(rec, httptest.NewRequest(http.MethodGet, origin+policy.RobotsTxtPath, nil), nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: robots.txt answered: %w", r.Source.At(""), err)
 	}
@@ -86,15 +102,6 @@ func validRobotsTxt(r *RobotsTxt) error {
 func validRoute(rt *Route) error {
 	_, err := newCore(nil, []Route{*rt})
 	return err
-}
-
-// enforcement is the core that enforces r as served: the declared file merged with
-// merge_file (merge_upstream's backend file is not seen offline).
-func enforcement(r *RobotsTxt) (*serve.Core, error) {
-	if err := validRobotsTxt(r); err != nil {
-		return nil, err
-	}
-	return newCore(offline(r, true), nil)
 }
 
 // validate runs the checks every front end runs on the site's config.
