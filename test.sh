@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs every test in every module of the repository with the race detector (the property
-# tests at a tenth of their size there, as raceEnabled says), then, without it, the packages
+# tests at a tenth of their size there, as raceEnabled says) and, without it, the packages
 # that have tests built only without it (a *_test.go file with "//go:build !race"): the
 # property tests at full size and the allocation tests, whose counts the race detector
-# changes. Each module's tests run in a lane of their own, the lanes side by side. Then the
-# static checks. Prints how long each part took.
+# changes; go vet and staticcheck over every module. Each module's checks run in a lane of
+# their own, the lanes side by side; then gofmt and go mod tidy. Prints how long each part
+# took.
 # This is the README's test command; .ci/run calls it and nothing else.
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -44,21 +45,30 @@ analysis_flags() {
 		echo "-race"
 	fi
 }
-# lane MOD: everything a module's tests need, one part after another: go vet and go test
-# -race ./..., then the packages with tests built only without -race. The modules' lanes run
-# side by side: the Caddy module's tests wait on servers and processes as much as they
-# compute, and the root module's property tests fill the gaps. Each lane writes its output
+# lane MOD: everything a module's tests need. First go vet, which compiles what the tests
+# compile (with -race where analysis_flags says so); then, for a module with tests built only
+# without -race, those packages without it (their compiled packages are vet's); then go test
+# -race ./... side by side with staticcheck, whose analysis fills the time the tests spend
+# waiting on servers and processes. The modules' lanes run side by side too: the root
+# module's property tests fill the gaps of the Caddy module's. Each lane writes its output
 # to its own file (printed when the lanes are done), its timings to another, and its status.
 lane() {
-	local mod=$1 out=$2 times=$3 t
+	local mod=$1 out=$2 times=$3 t rc=0
+	# On an empty build cache the lane that compiles Caddy is the long one; the others yield
+	# the CPU to it and fill the time its tests spend waiting.
+	if ! grep -q '^[[:space:]]*github.com/caddyserver/caddy/v2 ' "$mod/go.mod"; then
+		renice -n 10 -p "$BASHPID" >/dev/null
+	fi
+	local flags
+	flags=$(analysis_flags "$mod")
 	t=$SECONDS
-	local vetflags
-	vetflags=$(analysis_flags "$mod")
-	{ echo "== go vet $vetflags and go test -race ./... in $mod"
-	  # shellcheck disable=SC2086
-	  (cd "$mod" && go vet $vetflags ./... && go test -race -count=1 -timeout 30m ./...); } >"$out" 2>&1
-	local rc=$?
-	printf '%5d s  go vet and go test -race in %s\n' $((SECONDS - t)) "$mod" >>"$times"
+	echo "== go vet $flags in $mod" >"$out"
+	# go vet compiles every package the tests import (on an empty cache, most of the lane's
+	# CPU time): with GOGC=400 the compiler collects garbage less often, about 7% less CPU
+	# time for the Caddy module. The tests themselves run with the default.
+	# shellcheck disable=SC2086
+	(cd "$mod" && GOGC=400 go vet $flags ./...) >>"$out" 2>&1 || rc=1
+	printf '%5d s  go vet %s in %s\n' $((SECONDS - t)) "$flags" "$mod" >>"$times"
 	local pkgs
 	pkgs=$(cd "$mod" && norace_pkgs)
 	if [ -n "$pkgs" ]; then
@@ -68,10 +78,27 @@ lane() {
 		(cd "$mod" && go test -count=1 -timeout 30m $pkgs) >>"$out" 2>&1 || rc=1
 		printf '%5d s  go test without -race in %s (full-size property tests, allocation tests)\n' $((SECONDS - t)) "$mod" >>"$times"
 	fi
+	t=$SECONDS
+	echo "== go test -race ./... in $mod" >>"$out"
+	(cd "$mod" && go test -race -count=1 -timeout 30m ./...) >>"$out.race" 2>&1 &
+	local race=$!
+	# Wait for the staticcheck binary, built at the start.
+	while [ ! -f "$lanes/staticcheck.rc" ]; do sleep 1; done
+	if [ "$(cat "$lanes/staticcheck.rc")" = 0 ]; then
+		(cd "$mod" && GOFLAGS="$flags" "$lanes/staticcheck" ./...) >"$out.sc" 2>&1 || { echo "staticcheck found problems in $mod" >>"$out.sc"; rc=1; }
+	fi
+	printf '%5d s  staticcheck in %s (beside go test -race)\n' $((SECONDS - t)) "$mod" >>"$times"
+	wait "$race" || rc=1
+	cat "$out.race" >>"$out"
+	[ -s "$out.sc" ] && { echo "== staticcheck in $mod"; cat "$out.sc"; } >>"$out"
+	printf '%5d s  go test -race in %s\n' $((SECONDS - t)) "$mod" >>"$times"
 	return $rc
 }
 lanes=$(mktemp -d)
 trap 'rm -rf "$log" "$lanes"' EXIT
+# Static checks: staticcheck (pinned, fetched by the go command), built while the lanes start.
+staticcheck=honnef.co/go/tools/cmd/staticcheck@v0.7.0
+(GOBIN="$lanes" go install "$staticcheck" >"$lanes/staticcheck.out" 2>&1; echo $? >"$lanes/staticcheck.rc") &
 n=0
 pids=()
 for mod in $mods; do
@@ -90,20 +117,22 @@ for pid in "${pids[@]}"; do
 done
 part=$SECONDS
 timings+=("$(printf '%5d s  the lanes above, side by side' $((SECONDS - start)))")
-# Static checks: formatting, tidy modules, staticcheck (pinned, fetched by the go command).
-staticcheck=honnef.co/go/tools/cmd/staticcheck@v0.7.0
-GOBIN="$lanes" go install "$staticcheck" || { echo "could not build $staticcheck"; status=1; }
+if [ "$(cat "$lanes/staticcheck.rc")" != 0 ]; then
+	cat "$lanes/staticcheck.out"
+	echo "could not build $staticcheck"
+	status=1
+fi
+# Formatting and tidy modules.
 for mod in $mods; do
-	echo "== gofmt, go mod tidy -diff and staticcheck in $mod"
+	echo "== gofmt and go mod tidy -diff in $mod"
 	unformatted=$(cd "$mod" && gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 	if [ -n "$unformatted" ]; then
 		echo "gofmt would change: $unformatted"
 		status=1
 	fi
 	(cd "$mod" && go mod tidy -diff) || { echo "go.mod/go.sum in $mod are not tidy"; status=1; }
-	(cd "$mod" && GOFLAGS="$(analysis_flags "$mod")" "$lanes/staticcheck" ./...) || { echo "staticcheck found problems in $mod"; status=1; }
 done
-timed "gofmt, go mod tidy -diff and staticcheck"
+timed "gofmt and go mod tidy -diff"
 echo "== time per part"
 printf '%s\n' "${timings[@]}"
 printf '%5d s  in all\n' $((SECONDS - start))
