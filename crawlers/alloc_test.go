@@ -5,13 +5,28 @@
 
 package crawlers_test
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/sitepolicy/caddy-robots/crawlers"
+)
 
 func TestMatchDoesNotAllocate(t *testing.T) {
 	m := catalogueMatcher(t)
 	for _, ua := range append([]string{"Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)", "x ChatGPT Agent"}, browserUAs...) {
 		if n := testing.AllocsPerRun(100, func() { m.Match(ua) }); n != 0 {
 			t.Errorf("Match(%q) allocates %v times", ua, n)
+		}
+	}
+}
+
+func TestIdentifyBotDoesNotAllocate(t *testing.T) {
+	for _, ua := range append([]string{
+		"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+		"Mozilla/5.0 (Macintosh; Intel Mac OS X 10_11_1) AppleWebKit/601.2.4 (KHTML, like Gecko) Version/9.0.1 Safari/601.2.4 facebookexternalhit/1.1 Facebot Twitterbot/1.0",
+	}, browserUAs...) {
+		if n := testing.AllocsPerRun(100, func() { crawlers.IdentifyBot(ua) }); n != 0 {
+			t.Errorf("IdentifyBot(%q) allocates %v times", ua, n)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 // Package crawlers is a catalogue of AI-related crawlers, for configurations
 // that block or allow them by category, and a User-Agent matcher to enforce
-// such a choice on requests.
+// such a choice on requests; and a catalogue of well-known bots of every kind
+// (Bots, IdentifyBot), with how their operators let a site verify them.
 //
 // The catalogue is derived from robots.json of the ai.robots.txt project
 // (https://github.com/ai-robots-txt/ai.robots.txt), MIT; data/ holds the

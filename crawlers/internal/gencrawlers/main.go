@@ -1,5 +1,6 @@
 // Command gencrawlers writes catalog_gen.go of package crawlers from a
-// robots.json of the ai.robots.txt project.
+// robots.json of the ai.robots.txt project, and with -bots bots_gen.go from a
+// well-known-bots.json of the arcjet/well-known-bots project.
 //
 // From the crawlers directory (go generate ./crawlers/ runs it there):
 //
@@ -17,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/sitepolicy/caddy-robots/crawlers/internal/gen"
 )
@@ -26,17 +28,25 @@ func main() {
 	data := flag.String("data", "data/robots.json", "the committed copy: -in is copied here when it differs; named in the generated header")
 	license := flag.String("license", "", "MIT licence text of the data (default: LICENSE beside -data)")
 	out := flag.String("out", "catalog_gen.go", "Go file to write")
+	botsFlag := flag.Bool("bots", false, "the input is well-known-bots.json (the bot catalogue), not robots.json")
 	flag.Parse()
+	generate := gen.Generate
+	if *botsFlag {
+		generate = gen.GenerateBots
+	}
 	if *license == "" {
 		*license = filepath.Join(filepath.Dir(*data), "LICENSE")
+		if *botsFlag {
+			*license = strings.TrimSuffix(*data, ".json") + ".LICENSE"
+		}
 	}
-	if err := run(*in, *data, *license, *out); err != nil {
+	if err := run(generate, *in, *data, *license, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "gencrawlers:", err)
 		os.Exit(1)
 	}
 }
 
-func run(in, data, license, out string) error {
+func run(generate func(data, license []byte, source string) ([]byte, error), in, data, license, out string) error {
 	src, err := os.ReadFile(in)
 	if err != nil {
 		return err
@@ -45,7 +55,7 @@ func run(in, data, license, out string) error {
 	if err != nil {
 		return err
 	}
-	code, err := gen.Generate(src, lic, filepath.ToSlash(data))
+	code, err := generate(src, lic, filepath.ToSlash(data))
 	if err != nil {
 		return fmt.Errorf("%s:\n%w", in, err)
 	}

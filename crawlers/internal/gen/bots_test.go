@@ -1,0 +1,44 @@
+package gen
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestPatternName(t *testing.T) {
+	for p, want := range map[string]string{
+		`Googlebot\/`:            "Googlebot",
+		`AdsBot-Google([^-]|$)`:  "AdsBot-Google",
+		`^LCC`:                   "LCC",
+		`(^| )sentry\/`:          "sentry",
+		`AI2Bot\s`:               "AI2Bot",
+		`Mail\.RU_Bot`:           "Mail.RU_Bot",
+		`Jamie's Spider`:         "Jamie's Spider",
+		`[wW]get`:                "",
+		`Face(book){0,1}[Bb]ot`:  "",
+		`BlogTraffic\/\d\.\d+`:   "",
+		`collection@infegy\.com`: "",
+		`https:\/\/developers\.cloudflare\.com\/security-center\/`: "",
+	} {
+		got, ok := PatternName(p)
+		if got != want || ok != (want != "") {
+			t.Errorf("PatternName(%q) = %q, %v; want %q", p, got, ok, want)
+		}
+	}
+}
+
+func TestParseBotsErrors(t *testing.T) {
+	for in, want := range map[string]string{
+		`[{"id": "x", "categories": ["search-engine"], "pattern": {"accepted": ["[xX]bot"]}}]`:                                                 `bot "x": pattern "[xX]bot" is not a plain name: add the names`,
+		`[{"id": "x", "categories": ["dating"], "pattern": {"accepted": ["xbot"]}}]`:                                                           `category "dating" is neither in BotCategories nor a vendor`,
+		`[{"id": "x", "categories": [], "pattern": {"accepted": ["xbot"]}}, {"id": "y", "categories": [], "pattern": {"accepted": ["XBot"]}}]`: `name "xbot" is a name of x and y: say which bot it identifies in BotNameOwners`,
+		`[{"id": "x", "categories": [], "pattern": {"accepted": ["xbot"]}}, {"id": "x", "categories": [], "pattern": {"accepted": ["ybot"]}}]`: `bot "x": duplicate id`,
+		`[{"id": "x", "categories": [], "pattern": {"accepted": ["xbot"]}, "verification": [{"type": "magic"}]}]`:                              `verification type "magic" unknown`,
+		`[{"id": "x", "categories": [], "pattern": {"accepted": ["xbot"]}}]`:                                                                   `BotNames has "anthropic-crawler", which the data does not: remove it`,
+	} {
+		_, err := ParseBots([]byte(in))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseBots(%s):\n%v\nwant an error saying %q", in, err, want)
+		}
+	}
+}
