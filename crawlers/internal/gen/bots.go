@@ -171,22 +171,31 @@ func ParseBots(data []byte) ([]Bot, error) {
 			}
 		}
 		for _, v := range r.Verification {
+			// "cidr" entries list documents of prefixes, "ip" entries documents of addresses
+			// or the addresses themselves: both are address documents to the verifier.
+			n := 0
 			switch v.Type {
-			case "cidr":
+			case "cidr", "ip":
 				for _, s := range v.Sources {
 					f, ok := map[string]string{"http-json": "json", "http-text": "text", "http-csv": "csv"}[s.Type]
 					if !ok {
-						errs = append(errs, fmt.Errorf("bot %q: IP range source type %q unknown", id, s.Type))
+						errs = append(errs, fmt.Errorf("bot %q: address source type %q unknown", id, s.Type))
 						continue
 					}
 					b.IPRanges = append(b.IPRanges, IPRangeSource{URL: s.URL, Format: f, Selector: s.Selector})
+					n++
 				}
+				b.IPs = append(b.IPs, v.IPs...)
+				n += len(v.IPs)
 			case "dns":
 				b.HostMasks = append(b.HostMasks, v.Masks...)
-			case "ip":
-				b.IPs = append(b.IPs, v.IPs...)
+				n += len(v.Masks)
 			default:
 				errs = append(errs, fmt.Errorf("bot %q: verification type %q unknown", id, v.Type))
+				continue
+			}
+			if n == 0 {
+				errs = append(errs, fmt.Errorf("bot %q: a %q verification entry with nothing the generator reads", id, v.Type))
 			}
 		}
 		bots = append(bots, b)

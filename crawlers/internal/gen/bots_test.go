@@ -1,6 +1,8 @@
 package gen
 
 import (
+	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 )
@@ -40,5 +42,53 @@ func TestParseBotsErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseBots(%s):\n%v\nwant an error saying %q", in, err, want)
 		}
+	}
+}
+
+// TestParseBotsVerification: every verification entry of the data is kept (address documents
+// of "cidr" and "ip" entries, inline addresses, host masks), and an entry the generator reads
+// nothing from is an error, not a silent loss.
+func TestParseBotsVerification(t *testing.T) {
+	data, err := os.ReadFile("../../data/well-known-bots.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw []struct {
+		Verification []struct {
+			Sources []any
+			IPs     []string
+			Masks   []string
+		}
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		t.Fatal(err)
+	}
+	want, verifiable := 0, 0
+	for _, b := range raw {
+		for _, v := range b.Verification {
+			want += len(v.Sources) + len(v.IPs) + len(v.Masks)
+		}
+		if len(b.Verification) > 0 {
+			verifiable++
+		}
+	}
+	bots, err := ParseBots(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, gotVerifiable := 0, 0
+	for _, b := range bots {
+		n := len(b.IPRanges) + len(b.IPs) + len(b.HostMasks)
+		got += n
+		if n > 0 {
+			gotVerifiable++
+		}
+	}
+	if got != want || gotVerifiable != verifiable || verifiable != 62 {
+		t.Errorf("kept %d verification items of %d, for %d bots of %d (the snapshot has 62)", got, want, gotVerifiable, verifiable)
+	}
+	_, err = ParseBots([]byte(`[{"id": "a", "categories": [], "pattern": {"accepted": ["abot"]}, "verification": [{"type": "ip"}]}]`))
+	if err == nil || !strings.Contains(err.Error(), `a "ip" verification entry with nothing the generator reads`) {
+		t.Errorf("empty ip entry: %v", err)
 	}
 }
