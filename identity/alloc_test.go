@@ -1,0 +1,31 @@
+//go:build !race
+
+// The allocation tests: the race detector changes allocation counts, so they are built only
+// without it (./test.sh runs them in its pass without -race).
+
+package identity_test
+
+import (
+	"net/netip"
+	"os"
+	"testing"
+
+	"github.com/sitepolicy/caddy-robots/identity"
+)
+
+func TestContainsDoesNotAllocate(t *testing.T) {
+	body, err := os.ReadFile("testdata/googlebot.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := identity.ParsePrefixes("json", `$.prefixes[*]["ipv6Prefix","ipv4Prefix"]`, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"66.249.64.5", "8.8.8.8", "2001:4860:4801:10::1", "::ffff:66.249.64.1"} {
+		a := netip.MustParseAddr(s)
+		if n := testing.AllocsPerRun(100, func() { p.Contains(a) }); n != 0 {
+			t.Errorf("Contains(%s) allocates %v times", s, n)
+		}
+	}
+}
