@@ -29,3 +29,19 @@ func TestContainsDoesNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+func TestVerifyCachedDoesNotAllocate(t *testing.T) {
+	dns := &fakeDNS{
+		ptr:     map[string][]string{"66.249.66.1": {"crawl-66-249-66-1.googlebot.com."}},
+		forward: map[string][]netip.Addr{"crawl-66-249-66-1.googlebot.com": {netip.MustParseAddr("66.249.66.1")}},
+	}
+	d := identity.NewReverseDNS(identity.DNSOptions{Resolver: dns})
+	for _, s := range []string{"66.249.66.1", "192.0.2.1"} {
+		a := netip.MustParseAddr(s)
+		d.Verify(a, googleMasks)
+		d.Wait()
+		if n := testing.AllocsPerRun(100, func() { d.Verify(a, googleMasks) }); n != 0 {
+			t.Errorf("Verify(%s) from the cache allocates %v times", s, n)
+		}
+	}
+}

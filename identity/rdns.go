@@ -1,0 +1,266 @@
+package identity
+
+import (
+	"context"
+	"net"
+	"net/netip"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Resolver is what forward-confirmed reverse DNS asks; *net.Resolver is one.
+type Resolver interface {
+	LookupAddr(ctx context.Context, addr string) ([]string, error)
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// DNSOptions configure a ReverseDNS. The zero value is usable.
+type DNSOptions struct {
+	// Resolver answers the lookups; nil means net.DefaultResolver.
+	Resolver Resolver
+	// Positive and Negative are how long an answer is kept: an address with a confirmed
+	// host name (default 24h), one without (default 1h).
+	Positive, Negative time.Duration
+	// MaxEntries bounds the answers kept (default 100,000); a full cache forgets some.
+	MaxEntries int
+	// MaxInFlight bounds the lookups in progress at once (default 32). Beyond it, and beyond
+	// one lookup per address and per IPv6 /64, a request's lookup is not started (Dropped
+	// counts it) and the address stays pending until a later request.
+	MaxInFlight int
+	// Timeout bounds one lookup, PTR and forward together (default 5s).
+	Timeout time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// DNSStatus is the state of an address's reverse-DNS check.
+type DNSStatus uint8
+
+const (
+	// DNSPending: no answer yet (a lookup is in progress, or was not started: see Dropped).
+	DNSPending DNSStatus = iota
+	// DNSVerified: a host name of the address matches a mask, and it resolves back to it.
+	DNSVerified
+	// DNSFailed: the address has no host name that matches a mask and resolves back to it.
+	DNSFailed
+)
+
+func (s DNSStatus) String() string {
+	return [...]string{"pending", "verified", "failed"}[s]
+}
+
+// ReverseDNS verifies addresses by forward-confirmed reverse DNS: the address's PTR names,
+// each kept only if its forward lookup returns the address. It never looks up during a
+// request: Verify answers from its cache and starts a lookup in the background, bounded and
+// deduplicated, so that a flood of distinct addresses claiming a crawler cannot cause
+// unbounded DNS traffic.
+type ReverseDNS struct {
+	opts DNSOptions
+
+	mu       sync.Mutex
+	cache    map[netip.Addr]dnsAnswer
+	inFlight map[netip.Addr]bool // by address and by IPv6 /64 (the prefix's address)
+	running  int
+
+	started, dropped, hits atomic.Int64
+	wg                     sync.WaitGroup
+}
+
+type dnsAnswer struct {
+	names   []string // confirmed host names, lower case, without the final dot
+	expires time.Time
+}
+
+// NewReverseDNS returns a ReverseDNS.
+func NewReverseDNS(opts DNSOptions) *ReverseDNS {
+	if opts.Resolver == nil {
+		opts.Resolver = net.DefaultResolver
+	}
+	if opts.Positive <= 0 {
+		opts.Positive = 24 * time.Hour
+	}
+	if opts.Negative <= 0 {
+		opts.Negative = time.Hour
+	}
+	if opts.MaxEntries <= 0 {
+		opts.MaxEntries = 100_000
+	}
+	if opts.MaxInFlight <= 0 {
+		opts.MaxInFlight = 32
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 5 * time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &ReverseDNS{opts: opts, cache: map[netip.Addr]dnsAnswer{}, inFlight: map[netip.Addr]bool{}}
+}
+
+// Verify reports whether addr has a confirmed host name matching one of masks (the bot
+// catalogue's host masks: "*" stands for at most one character, "@" for one or more labels,
+// "crawl-***-***-***-***.googlebot.com", "@.applebot.apple.com"). Without a cached answer
+// it starts a lookup in the background, if the bounds allow, and returns DNSPending.
+func (d *ReverseDNS) Verify(addr netip.Addr, masks []string) DNSStatus {
+	addr = addr.Unmap()
+	now := d.opts.Now()
+	d.mu.Lock()
+	ans, ok := d.cache[addr]
+	if ok && now.Before(ans.expires) {
+		d.mu.Unlock()
+		d.hits.Add(1)
+		for _, n := range ans.names {
+			for _, m := range masks {
+				if MatchHostMask(m, n) {
+					return DNSVerified
+				}
+			}
+		}
+		return DNSFailed
+	}
+	d.startLocked(addr)
+	d.mu.Unlock()
+	return DNSPending
+}
+
+// Wait blocks until the lookups in progress are done (tests, and callers that choose to wait
+// for a first answer).
+func (d *ReverseDNS) Wait() { d.wg.Wait() }
+
+// Stats returns how many lookups were started, how many were not started because of the
+// bounds, and how many answers came from the cache.
+func (d *ReverseDNS) Stats() (started, dropped, cacheHits int64) {
+	return d.started.Load(), d.dropped.Load(), d.hits.Load()
+}
+
+// startLocked starts a lookup for addr unless one is running for it or its /64, or the
+// bound is reached. d.mu is held.
+func (d *ReverseDNS) startLocked(addr netip.Addr) {
+	keys := []netip.Addr{addr}
+	if addr.Is6() {
+		keys = append(keys, netip.PrefixFrom(addr, 64).Masked().Addr())
+	}
+	for _, k := range keys {
+		if d.inFlight[k] {
+			if k != addr {
+				d.dropped.Add(1) // another address of the /64 is being looked up
+			}
+			return
+		}
+	}
+	if d.running >= d.opts.MaxInFlight {
+		d.dropped.Add(1)
+		return
+	}
+	for _, k := range keys {
+		d.inFlight[k] = true
+	}
+	d.running++
+	d.started.Add(1)
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		names := d.lookup(addr)
+		ttl := d.opts.Negative
+		if len(names) > 0 {
+			ttl = d.opts.Positive
+		}
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		for _, k := range keys {
+			delete(d.inFlight, k)
+		}
+		d.running--
+		if len(d.cache) >= d.opts.MaxEntries {
+			for k := range d.cache { // forget one; map order is arbitrary
+				delete(d.cache, k)
+				break
+			}
+		}
+		d.cache[addr] = dnsAnswer{names: names, expires: d.opts.Now().Add(ttl)}
+	}()
+}
+
+// lookup returns the host names of addr that resolve back to it.
+func (d *ReverseDNS) lookup(addr netip.Addr) []string {
+	ctx, cancel := context.WithTimeout(context.Background(), d.opts.Timeout)
+	defer cancel()
+	ptrs, err := d.opts.Resolver.LookupAddr(ctx, addr.String())
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for i, name := range ptrs {
+		if i == 8 {
+			break // a PTR set this large is not a crawler operator's
+		}
+		name = strings.ToLower(strings.TrimSuffix(name, "."))
+		network := "ip4"
+		if addr.Is6() {
+			network = "ip6"
+		}
+		ips, err := d.opts.Resolver.LookupNetIP(ctx, network, name)
+		if err != nil {
+			continue
+		}
+		for _, ip := range ips {
+			if ip.Unmap() == addr {
+				out = append(out, name)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// MatchHostMask reports whether host matches a host mask of the bot catalogue,
+// case-insensitively: "*" stands for at most one character other than ".", "@" at the start
+// for one or more labels; a mask without them is the host name itself.
+func MatchHostMask(mask, host string) bool {
+	mask, host = strings.ToLower(mask), strings.ToLower(strings.TrimSuffix(host, "."))
+	if rest, ok := strings.CutPrefix(mask, "@."); ok {
+		i := strings.Index(host, ".")
+		for i >= 0 {
+			// host[:i] is the labels "@" stands for: one or more, none empty.
+			if i > 0 && host[0] != '.' && !strings.Contains(host[:i+1], "..") && matchStars(rest, host[i+1:]) {
+				return true
+			}
+			j := strings.Index(host[i+1:], ".")
+			if j < 0 {
+				break
+			}
+			i += 1 + j
+		}
+		return false
+	}
+	return matchStars(mask, host)
+}
+
+// matchStars matches "*" as at most one character other than "."; a run of k stars takes
+// from none to k characters.
+func matchStars(mask, s string) bool {
+	i := strings.IndexByte(mask, '*')
+	if i < 0 {
+		return mask == s
+	}
+	if len(s) < i || mask[:i] != s[:i] {
+		return false
+	}
+	mask, s = mask[i:], s[i:]
+	k := 0
+	for k < len(mask) && mask[k] == '*' {
+		k++
+	}
+	rest := mask[k:]
+	for n := 0; n <= k && n <= len(s); n++ {
+		if n > 0 && s[n-1] == '.' {
+			break
+		}
+		if matchStars(rest, s[n:]) {
+			return true
+		}
+	}
+	return false
+}
