@@ -45,3 +45,16 @@ func TestVerifyCachedDoesNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+func TestIdentifyDoesNotAllocate(t *testing.T) {
+	v, _ := googleVerifier(t, true)
+	for _, c := range []struct{ ua, addr string }{
+		{googlebotUA, "66.249.64.5"},
+		{"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36", "203.0.113.9"},
+	} {
+		a := netip.MustParseAddr(c.addr)
+		if n := testing.AllocsPerRun(100, func() { v.Identify(c.ua, a) }); n != 0 {
+			t.Errorf("Identify(%q, %s) allocates %v times", c.ua, c.addr, n)
+		}
+	}
+}

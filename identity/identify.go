@@ -1,0 +1,158 @@
+package identity
+
+import (
+	"net/netip"
+	"strings"
+
+	"github.com/sitepolicy/caddy-robots/crawlers"
+)
+
+// Status is what is known of a request's claim to be a bot.
+type Status uint8
+
+const (
+	// None: the User-Agent names no bot of the catalogue.
+	None Status = iota
+	// Unverifiable: it names a bot whose operator publishes no way to verify it; the claim
+	// is all there is.
+	Unverifiable
+	// Pending: the answer is not known yet (the lists are not fetched, a reverse-DNS lookup
+	// is in progress).
+	Pending
+	// Verified: the request comes from an address the operator publishes, or whose host
+	// name is the operator's.
+	Verified
+	// Impostor: it names a bot whose operator publishes a way to verify it, and fails it.
+	Impostor
+)
+
+func (s Status) String() string {
+	return [...]string{"none", "unverifiable", "pending", "verified", "impostor"}[s]
+}
+
+// Identity is who a request says it is and what is known of the claim.
+type Identity struct {
+	// Bot is the catalogue ID of the bot the User-Agent names ("" for none).
+	Bot string
+	// Status is what is known of the claim.
+	Status Status
+	// By says how a Verified status was reached: "ip" (an address the catalogue lists),
+	// "ip-list" (the operator's published list) or "reverse-dns".
+	By string
+}
+
+// botCheck is how one bot is verified.
+type botCheck struct {
+	inline  *Prefixes // the catalogue's fixed addresses; nil if none
+	sources []string  // URLs of its published lists
+	masks   []string  // reverse-DNS host masks
+}
+
+// Verifier identifies requests: the bot their User-Agent names (crawlers.IdentifyBot) and,
+// from the client address, whether the claim holds. Identify allocates nothing.
+type Verifier struct {
+	lists *Lists
+	dns   *ReverseDNS
+	bots  map[string]*botCheck
+}
+
+// Sources returns the published lists the catalogue names for bots (IDs; none means every
+// bot), for NewLists.
+func Sources(bots ...string) []Source {
+	var out []Source
+	for _, b := range crawlers.Bots() {
+		if len(bots) > 0 && !contains(bots, b.ID) {
+			continue
+		}
+		for _, s := range b.Verification.IPRanges {
+			out = append(out, Source{URL: s.URL, Format: s.Format, Selector: s.Selector})
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// NewVerifier returns a Verifier that reads the published lists from lists and checks host
+// names with dns; either may be nil (that way of verifying is then not used, and a bot only
+// it could verify stays Pending).
+func NewVerifier(lists *Lists, dns *ReverseDNS) *Verifier {
+	v := &Verifier{lists: lists, dns: dns, bots: map[string]*botCheck{}}
+	for _, b := range crawlers.Bots() {
+		c := &botCheck{masks: b.Verification.HostMasks}
+		for _, s := range b.Verification.IPRanges {
+			c.sources = append(c.sources, s.URL)
+		}
+		if len(b.Verification.IPs) > 0 {
+			if p, err := fromEntries(b.Verification.IPs); err == nil {
+				c.inline = p
+			}
+		}
+		if c.inline != nil || len(c.sources) > 0 || len(c.masks) > 0 {
+			v.bots[b.ID] = c
+		}
+	}
+	return v
+}
+
+// Identify returns the identity of a request with the given User-Agent header from client,
+// the address of the client as the server trusts it (Caddy's client IP, never a raw
+// forwarding header).
+func (v *Verifier) Identify(userAgent string, client netip.Addr) Identity {
+	id, ok := crawlers.IdentifyBot(userAgent)
+	if !ok {
+		return Identity{}
+	}
+	c := v.bots[id]
+	if c == nil {
+		return Identity{Bot: id, Status: Unverifiable}
+	}
+	client = client.Unmap()
+	if c.inline != nil && c.inline.Contains(client) {
+		return Identity{Bot: id, Status: Verified, By: "ip"}
+	}
+	// Impostor needs an answer: a trusted list that does not hold the address, a host
+	// name check that failed, or the catalogue's own addresses.
+	answered := c.inline != nil
+	if v.lists != nil {
+		for _, u := range c.sources {
+			if p, ok := v.lists.Prefixes(u); ok {
+				if p.Contains(client) {
+					return Identity{Bot: id, Status: Verified, By: "ip-list"}
+				}
+				answered = true
+			}
+		}
+	}
+	if v.dns != nil && len(c.masks) > 0 && client.IsValid() {
+		switch v.dns.Verify(client, c.masks) {
+		case DNSVerified:
+			return Identity{Bot: id, Status: Verified, By: "reverse-dns"}
+		case DNSPending:
+			return Identity{Bot: id, Status: Pending}
+		case DNSFailed:
+			answered = true
+		}
+	}
+	if answered {
+		return Identity{Bot: id, Status: Impostor}
+	}
+	return Identity{Bot: id, Status: Pending}
+}
+
+// ParseStatus reads a Status from its name (as String writes it).
+func ParseStatus(s string) (Status, bool) {
+	for st := None; st <= Impostor; st++ {
+		if strings.EqualFold(st.String(), s) {
+			return st, true
+		}
+	}
+	return None, false
+}

@@ -1,0 +1,110 @@
+package identity_test
+
+import (
+	"context"
+	"net/netip"
+	"testing"
+
+	"github.com/sitepolicy/caddy-robots/crawlers"
+	"github.com/sitepolicy/caddy-robots/identity"
+)
+
+const googlebotUA = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+
+// googleVerifier verifies Google's crawler from testdata/googlebot.json (as a local file,
+// no network) and host names from a fake resolver.
+func googleVerifier(t testing.TB, withList bool) (*identity.Verifier, *identity.ReverseDNS) {
+	t.Helper()
+	g, _ := crawlers.BotByID("google-crawler")
+	local := map[string]string{}
+	if withList {
+		local[g.Verification.IPRanges[0].URL] = "testdata/googlebot.json"
+	}
+	lists := identity.NewLists(identity.Sources("google-crawler"), identity.ListsOptions{Local: local, Log: quiet})
+	lists.Refresh(context.Background())
+	dns := identity.NewReverseDNS(identity.DNSOptions{Resolver: &fakeDNS{
+		ptr:     map[string][]string{"66.249.90.1": {"crawl-66-249-90-1.googlebot.com."}},
+		forward: map[string][]netip.Addr{"crawl-66-249-90-1.googlebot.com": {netip.MustParseAddr("66.249.90.1")}},
+	}})
+	return identity.NewVerifier(lists, dns), dns
+}
+
+func TestIdentify(t *testing.T) {
+	v, dns := googleVerifier(t, true)
+	for _, c := range []struct {
+		ua, addr string
+		want     identity.Identity
+		later    identity.Status // after the reverse-DNS answer, when different
+	}{
+		{googlebotUA, "66.249.64.5", identity.Identity{Bot: "google-crawler", Status: identity.Verified, By: "ip-list"}, 0},
+		{googlebotUA, "::ffff:66.249.64.5", identity.Identity{Bot: "google-crawler", Status: identity.Verified, By: "ip-list"}, 0},
+		// Outside the list: reverse DNS decides, pending until it answers.
+		{googlebotUA, "66.249.90.1", identity.Identity{Bot: "google-crawler", Status: identity.Pending}, identity.Verified},
+		{googlebotUA, "203.0.113.9", identity.Identity{Bot: "google-crawler", Status: identity.Pending}, identity.Impostor},
+		{"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36", "203.0.113.9", identity.Identity{}, 0},
+		// A bot whose operator publishes nothing.
+		{"Mozilla/5.0 (compatible; Barkrowler/0.9; +https://babbar.eu/crawling-bot/)", "203.0.113.9", identity.Identity{Bot: "exensa-crawler", Status: identity.Unverifiable}, 0},
+	} {
+		a := netip.MustParseAddr(c.addr)
+		if got := v.Identify(c.ua, a); got != c.want {
+			t.Errorf("Identify(%q, %s) = %+v, want %+v", c.ua, c.addr, got, c.want)
+		}
+		if c.later != 0 {
+			dns.Wait()
+			if got := v.Identify(c.ua, a); got.Status != c.later {
+				t.Errorf("Identify(%q, %s) after the DNS answer = %+v, want %v", c.ua, c.addr, got, c.later)
+			}
+		}
+	}
+}
+
+// TestIdentifyWithoutList: before any list is in, an address outside the host names is not
+// called an impostor until reverse DNS has answered, and a bot verified by the catalogue's
+// own addresses is answered at once.
+func TestIdentifyWithoutList(t *testing.T) {
+	v, dns := googleVerifier(t, false)
+	a := netip.MustParseAddr("203.0.113.9")
+	if got := v.Identify(googlebotUA, a); got.Status != identity.Pending {
+		t.Errorf("no list, DNS not answered: %v", got.Status)
+	}
+	dns.Wait()
+	if got := v.Identify(googlebotUA, a); got.Status != identity.Impostor {
+		t.Errorf("no list, DNS failed: %v", got.Status)
+	}
+	adagio, _ := crawlers.BotByID("adagio-crawler")
+	ua := "Mozilla/5.0 (compatible; " + adagio.Names[0] + "/1.0)"
+	if got := v.Identify(ua, netip.MustParseAddr(adagio.Verification.IPs[0])); got.Status != identity.Verified || got.By != "ip" {
+		t.Errorf("the catalogue's own address: %+v", got)
+	}
+	if got := v.Identify(ua, a); got.Status != identity.Impostor {
+		t.Errorf("another address for a bot with fixed addresses: %+v", got)
+	}
+}
+
+func TestParseStatus(t *testing.T) {
+	for st := identity.None; st <= identity.Impostor; st++ {
+		if got, ok := identity.ParseStatus(st.String()); !ok || got != st {
+			t.Errorf("ParseStatus(%q) = %v, %v", st, got, ok)
+		}
+	}
+	if _, ok := identity.ParseStatus("trusted"); ok {
+		t.Error("ParseStatus accepts an unknown name")
+	}
+}
+
+// BenchmarkIdentify: a browser, and Googlebot verified by Google's list.
+func BenchmarkIdentify(b *testing.B) {
+	v, _ := googleVerifier(b, true)
+	for _, c := range []struct{ name, ua, addr string }{
+		{"browser", "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36", "203.0.113.9"},
+		{"verified", googlebotUA, "66.249.64.5"},
+	} {
+		a := netip.MustParseAddr(c.addr)
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				v.Identify(c.ua, a)
+			}
+		})
+	}
+}
