@@ -11,6 +11,7 @@ package configerr
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -209,4 +210,69 @@ func ParentPath(path string) string {
 		return path[:i]
 	}
 	return ""
+}
+
+// Resolve returns the value a field path names in a decoded JSON document (the value
+// encoding/json decodes into an any): "groups[2].rules[0].path", `rules["*"][1]`. Tests
+// use it to check that the paths of errors and records name real fields.
+func Resolve(doc any, path string) (any, error) {
+	cur := doc
+	for rest := path; rest != ""; {
+		switch {
+		case strings.HasPrefix(rest, `["`):
+			end := strings.Index(rest, `"]`)
+			for end > 0 && rest[end-1] == '\\' {
+				next := strings.Index(rest[end+1:], `"]`)
+				if next < 0 {
+					end = -1
+					break
+				}
+				end += 1 + next
+			}
+			if end < 0 {
+				return nil, fmt.Errorf("unterminated key in %q", path)
+			}
+			key, err := strconv.Unquote(rest[1 : end+1])
+			if err != nil {
+				return nil, fmt.Errorf("key %s: %w", rest[1:end+1], err)
+			}
+			obj, ok := cur.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("%q is not an object", key)
+			}
+			if cur, ok = obj[key]; !ok {
+				return nil, fmt.Errorf("no key %q", key)
+			}
+			rest = rest[end+2:]
+		case rest[0] == '[':
+			end := strings.IndexByte(rest, ']')
+			if end < 0 {
+				return nil, fmt.Errorf("unterminated index in %q", path)
+			}
+			i, err := strconv.Atoi(rest[1:end])
+			if err != nil {
+				return nil, err
+			}
+			list, ok := cur.([]any)
+			if !ok || i < 0 || i >= len(list) {
+				return nil, fmt.Errorf("no element %d", i)
+			}
+			cur, rest = list[i], rest[end+1:]
+		default:
+			rest = strings.TrimPrefix(rest, ".")
+			end := strings.IndexAny(rest, ".[")
+			if end < 0 {
+				end = len(rest)
+			}
+			obj, ok := cur.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("%q: not an object", rest[:end])
+			}
+			if cur, ok = obj[rest[:end]]; !ok {
+				return nil, fmt.Errorf("no field %q", rest[:end])
+			}
+			rest = rest[end:]
+		}
+	}
+	return cur, nil
 }

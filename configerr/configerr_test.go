@@ -1,6 +1,7 @@
 package configerr_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
@@ -65,5 +66,26 @@ func TestRerootAll(t *testing.T) {
 	got := configerr.RerootAll(ws, "robots_tag[1]", "")
 	if got[0].Path != "rules" || got[1].Path != "robots_tag[10].rules" || got[2].Path != "" || ws[0].Path != "robots_tag[1].rules" {
 		t.Errorf("RerootAll: %q %q %q (input %q)", got[0].Path, got[1].Path, got[2].Path, ws[0].Path)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	var doc any
+	if err := json.Unmarshal([]byte(`{"groups": [{"rules": [{"path": "/a"}]}], "rules": {"*": ["noindex"], "a\"]b": ["x"]}}`), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]any{
+		"groups[0].rules[0].path": "/a",
+		`rules["*"][0]`:           "noindex",
+		`rules["a\"]b"][0]`:       "x",
+	} {
+		if got, err := configerr.Resolve(doc, path); err != nil || got != want {
+			t.Errorf("Resolve(%s) = %v, %v; want %v", path, got, err, want)
+		}
+	}
+	for _, path := range []string{"groups[1]", "groups[0].rule", `rules["x"]`, "groups[x]", `rules["*"`, "groups.rules", "groups[-1]"} {
+		if got, err := configerr.Resolve(doc, path); err == nil {
+			t.Errorf("Resolve(%s) = %v, want an error", path, got)
+		}
 	}
 }

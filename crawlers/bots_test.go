@@ -1,7 +1,6 @@
 package crawlers_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"slices"
@@ -13,25 +12,7 @@ import (
 )
 
 func TestBotsAreGenerated(t *testing.T) {
-	data, err := os.ReadFile("data/well-known-bots.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lic, err := os.ReadFile("data/well-known-bots.LICENSE")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := gen.GenerateBots(data, lic, "data/well-known-bots.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile("bots_gen.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Error("bots_gen.go is not what the generator writes from data/well-known-bots.json: run go generate ./crawlers/")
-	}
+	checkGenerated(t, gen.GenerateBots, "data/well-known-bots.json", "data/well-known-bots.LICENSE", "bots_gen.go")
 }
 
 // Why an example User-Agent of the data is identified otherwise than as its bot.

@@ -17,24 +17,30 @@ import (
 // hand edit of catalog_gen.go, or a data or table change without go
 // generate, fails here.
 func TestCatalogIsGenerated(t *testing.T) {
-	data, err := os.ReadFile("data/robots.json")
+	checkGenerated(t, gen.Generate, "data/robots.json", "data/LICENSE", "catalog_gen.go")
+}
+
+// checkGenerated fails unless out is what generate writes from the data and licence files.
+func checkGenerated(t *testing.T, generate func(data, license []byte, source string) ([]byte, error), data, license, out string) {
+	t.Helper()
+	d, err := os.ReadFile(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lic, err := os.ReadFile("data/LICENSE")
+	lic, err := os.ReadFile(license)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := gen.Generate(data, lic, "data/robots.json")
+	want, err := generate(d, lic, data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile("catalog_gen.go")
+	got, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatal("catalog_gen.go is not the generator's output for data/robots.json: run go generate ./crawlers/")
+		t.Fatalf("%s is not the generator's output for %s: run go generate ./crawlers/", out, data)
 	}
 }
 

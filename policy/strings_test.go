@@ -72,7 +72,7 @@ func TestReplaceStringsEveryString(t *testing.T) {
 	seen := map[string]int{}
 	out, err := policy.ReplaceStrings(cfg, func(path, s string) (string, error) {
 		seen[path+"="+s]++
-		if got, ok := lookup(doc, path); !ok || (got != s && !isKeyOf(path, s)) {
+		if got, err := configerr.Resolve(doc, path); err != nil || (got != s && !isKeyOf(path, s)) {
 			t.Errorf("f(%q, %q): the JSON has %v there", path, s, got)
 		}
 		return "R(" + s + ")", nil
@@ -180,49 +180,6 @@ func jsonOf(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-// lookup finds the value at a field path in a decoded JSON document.
-func lookup(doc any, path string) (any, bool) {
-	cur := doc
-	for rest := path; rest != ""; {
-		switch {
-		case strings.HasPrefix(rest, `["`):
-			end := strings.Index(rest, `"]`)
-			key, err := strconv.Unquote(rest[1 : end+1])
-			obj, ok := cur.(map[string]any)
-			if err != nil || !ok {
-				return nil, false
-			}
-			if cur, ok = obj[key]; !ok {
-				return nil, false
-			}
-			rest = rest[end+2:]
-		case rest[0] == '[':
-			end := strings.IndexByte(rest, ']')
-			i, err := strconv.Atoi(rest[1:end])
-			list, ok := cur.([]any)
-			if err != nil || !ok || i >= len(list) {
-				return nil, false
-			}
-			cur, rest = list[i], rest[end+1:]
-		default:
-			rest = strings.TrimPrefix(rest, ".")
-			end := strings.IndexAny(rest, ".[")
-			if end < 0 {
-				end = len(rest)
-			}
-			obj, ok := cur.(map[string]any)
-			if !ok {
-				return nil, false
-			}
-			if cur, ok = obj[rest[:end]]; !ok {
-				return nil, false
-			}
-			rest = rest[end:]
-		}
-	}
-	return cur, true
 }
 
 // isKeyOf reports whether path names a map entry whose key is s.
