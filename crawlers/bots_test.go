@@ -19,7 +19,7 @@ func TestBotsAreGenerated(t *testing.T) {
 const (
 	inAddress      = "the data's pattern finds the bot only inside a URL or an e-mail address (or an @handle), where the project never reads a client's name: a site's URL in a header is no claim to be its crawler"
 	glued          = "the name is glued to a version or a host name (grub-client-1.0.4, binlar_2.6.3, yoozBot-2.2, Nutch-1.10, trendictionbot0.5.0, ia_archiver-web.archive.org), so it is no whole word; the data's pattern matches substrings"
-	wrongExabot    = "the data's pattern for Amazon's Alexa crawler is \"exabot\", which finds Exalead's Exabot-Images: not Amazon's"
+	wrongExabot    = "the data's pattern for Amazon's Alexa crawler is \"exabot\", which finds Exalead's Exabot: not Amazon's (BotNames keeps only Alexabot)"
 	wrongWget      = "WGETbot is another client whose name contains wget; the data's pattern matches substrings"
 	adidx          = "adidxbot is Bing Ads' crawler (the data's bing-ads); bingbot and msnbot appear only in the URL"
 	twiceCCBot     = "the data has Common Crawl's CCBot twice; ccbot-crawler owns the name (BotNameOwners)"
@@ -28,6 +28,7 @@ const (
 	goClient       = "the header's product is Go's HTTP client; centurybot appears only in an e-mail address"
 	appEngine      = "the header's product is Google App Engine's fetcher; VirusTotal appears only in an application id"
 	semanticbot    = "Semanticbot is the data's semanticaudience-crawler; sempi.tech appears only in the URL"
+	otherProduct   = "the example names another operator's product (RankSonicSiteAuditor of ranksonic.com, Whoiswebsitebot of whoiswebsite.net), which the data's substring pattern (Sonic, sitebot) matched by accident"
 	headlessFirst  = "HeadlessChrome comes before YextBot in the header, and the first name found decides"
 )
 
@@ -49,6 +50,12 @@ var botExceptions = []struct {
 	{"msn-crawler", "librabot/1.0 (+http://search.msn.com/msnbot.htm)", "", inAddress},
 	{"msn-crawler", "librabot/2.0 (+http://search.msn.com/msnbot.htm)", "", inAddress},
 	{"amazon-alexa-crawler", "Mozilla/5.0 (compatible; Exabot-Images/3.0; +http://www.exabot.com/go/robot)", "", wrongExabot},
+	{"amazon-alexa-crawler", "Mozilla/5.0 (compatible; Exabot PyExalead/3.0; +http://www.exabot.com/go/robot)", "", wrongExabot},
+	{"amazon-alexa-crawler", "Mozilla/5.0 (compatible; Exabot/3.0 (BiggerBetter); +http://www.exabot.com/go/robot)", "", wrongExabot},
+	{"amazon-alexa-crawler", "Mozilla/5.0 (compatible; Exabot/3.0; +http://www.exabot.com/go/robot)", "", wrongExabot},
+	{"amazon-alexa-crawler", "Mozilla/5.0 (compatible; Exabot/3.0;  http://www.exabot.com/go/robot)", "", wrongExabot},
+	{"sitebot-crawler", "Mozilla/5.0 (compatible; Whoiswebsitebot/0.1; +http://www.whoiswebsite.net)", "", otherProduct},
+	{"yamanalab-crawler", "Mozilla/5.0 (compatible; RankSonicSiteAuditor/1.0; +https://ranksonic.com/ranksonic_sab.html)", "", otherProduct},
 	{"ia-archiver", "ia_archiver-web.archive.org", "", glued},
 	{"grub", "Mozilla/4.0 (compatible; grub-client-0.3.0; Crawl your own stuff with http://grub.org)", "", glued},
 	{"grub", "Mozilla/4.0 (compatible; grub-client-1.0.4; Crawl your own stuff with http://grub.org)", "", glued},
@@ -154,6 +161,10 @@ func TestBotExamples(t *testing.T) {
 
 // moreBrowsers are browsers' headers beside browserUAs, from platforms and in-app browsers.
 var moreBrowsers = []string{
+	"Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Slack/4.29.149 Chrome/108.0.5359.179 Electron/22.2.0 Safari/537.36 Sonic Slack_SSB/4.29.149",
+	"Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 [Pinterest/iOS]",
+	"Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.6367.82 Mobile Safari/537.36 [Pinterest/Android]",
+	"Mozilla/5.0 (Windows) mirall/3.10.1 (build 20230825) (Nextcloud, windows-10.0.22621 ClientArchitecture: x86_64 OsArchitecture: x86_64)",
 	"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36 OPR/115.0.0.0",
 	"Mozilla/5.0 (Linux; Android 14; SAMSUNG SM-S921B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/26.0 Chrome/122.0.0.0 Mobile Safari/537.36",
 	"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/128.0.0.0 YaBrowser/24.10.0.0 Safari/537.36",
@@ -192,8 +203,17 @@ func TestBotCatalogue(t *testing.T) {
 	if !ok || g.Operator != "Google" || !slices.Contains(g.Categories, "search-engine") || len(g.Verification.IPRanges) == 0 || len(g.Verification.HostMasks) == 0 {
 		t.Errorf("google-crawler: %+v", g)
 	}
-	if id, _ := crawlers.IdentifyBot("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"); id != "google-crawler" {
-		t.Errorf("Googlebot identified as %q", id)
+	// Documented crawlers beyond the data's examples.
+	for ua, want := range map[string]string{
+		"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)": "google-crawler",
+		"Baiduspider-image+(+http://www.baidu.com/search/spider.htm)":              "baidu-crawler",
+		"Mozilla/5.0 (compatible; YandexAdditional/3.0; +http://yandex.com/bots)":  "yandex-crawler",
+		"GoogleOther-Image/1.0": "google-crawler-other",
+		"Mozilla/5.0 (compatible; Exabot/3.0; +http://www.exabot.com/go/robot)": "",
+	} {
+		if id, _ := crawlers.IdentifyBot(ua); id != want {
+			t.Errorf("IdentifyBot(%q) = %q, want %q", ua, id, want)
+		}
 	}
 	gpt, _ := crawlers.BotByID("openai-crawler")
 	if !slices.Contains(gpt.AICategories(), crawlers.AITraining) {

@@ -75,6 +75,9 @@ type uaToken struct {
 var genericNames = map[string]bool{
 	"code": true, "cursor": true, "devin": true, "lcc": true, "openai": true, "opencode": true,
 	"operator": true, "spider": true, "trae": true, "useai": true, "yak": true, "newsai": true,
+	// Of the bot catalogue: Slack's desktop app sends "... Safari/537.36 Sonic Slack_SSB/4.29",
+	// Pinterest's in-app browser "... Mobile/15E148 [Pinterest/iOS]".
+	"sonic": true, "pinterest": true,
 }
 
 // leadsProduct reports whether the word at start is the header's first product or the first

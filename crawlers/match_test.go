@@ -304,11 +304,15 @@ func BenchmarkNewUAMatcher(b *testing.B) {
 	}
 }
 
-// TestGenericNamesReviewed: every everyday word the matcher treats specially is a catalogue
-// name, and docs/crawlers.md lists each of them.
+// TestGenericNamesReviewed: every everyday word the matcher treats specially is a name of
+// the AI catalogue or the bot catalogue, and docs/crawlers.md lists each of them.
 func TestGenericNamesReviewed(t *testing.T) {
+	all := allNames()
+	for _, b := range crawlers.Bots() {
+		all = append(all, b.Names...)
+	}
 	names := map[string]bool{}
-	for _, n := range allNames() {
+	for _, n := range all {
 		names[asciiLower(n)] = true
 	}
 	readme, err := os.ReadFile("../docs/crawlers.md")
@@ -320,7 +324,7 @@ func TestGenericNamesReviewed(t *testing.T) {
 			t.Errorf("%q is not a catalogue name", g)
 		}
 		found := false
-		for _, n := range allNames() {
+		for _, n := range all {
 			if asciiLower(n) == g && strings.Contains(string(readme), "`"+n+"`") {
 				found = true
 			}

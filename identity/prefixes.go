@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -65,8 +66,12 @@ func addr6(a netip.Addr) u128 {
 }
 
 // Contains reports whether a is in one of the prefixes. An IPv4-mapped IPv6 address is
-// looked up as the IPv4 address it maps.
+// looked up as the IPv4 address it maps; an address with a zone is in none, as
+// netip.Prefix.Contains says; a nil set holds nothing.
 func (p *Prefixes) Contains(a netip.Addr) bool {
+	if p == nil || a.Zone() != "" {
+		return false
+	}
 	a = a.Unmap()
 	if a.Is4() {
 		x, s := addr4(a), p.v4n
@@ -243,6 +248,9 @@ func selectJSON(selector string, body []byte) ([]string, error) {
 	var doc any
 	if err := dec.Decode(&doc); err != nil {
 		return nil, fmt.Errorf("not a JSON document: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("not a JSON document: data after it")
 	}
 	cur := []any{doc}
 	for _, st := range steps {

@@ -104,6 +104,8 @@ func TestRefusedLists(t *testing.T) {
 		{"json", `$.prefixes[*].ipv4Prefix`, `{"prefixes": []}`, "no prefix"},
 		{"json", `$.prefixes[*].ipv4Prefix`, `{"prefixes": [{"ipv4Prefix": 7}]}`, "not a prefix string"},
 		{"json", `$.prefixes[*].ipv4Prefix`, `<html>`, "not a JSON document"},
+		{"json", `$[*]`, `["1.2.3.0/24"] {"garbage"`, "data after it"},
+		{"json", `$[*]`, `["1.2.3.0/24"]]]]`, "data after it"},
 		{"json", `prefixes`, `{}`, `must start with "$"`},
 		{"json", `$.a[?(@.b=c)]`, `{}`, "a filter must be"},
 		{"json", `$.a["b]`, `{}`, "unterminated member list"},
@@ -149,6 +151,9 @@ func TestContainsIsLinearScan(t *testing.T) {
 		if got := p.Contains(a); got != want {
 			t.Errorf("Contains(%s) = %v, want %v", a, got, want)
 		}
+	}
+	if ll := mustParse(t, "text", "", "fe80::/64\n"); !ll.Contains(netip.MustParseAddr("fe80::1")) || ll.Contains(netip.MustParseAddr("fe80::1%eth0")) || (*identity.Prefixes)(nil).Contains(netip.MustParseAddr("10.0.0.1")) {
+		t.Error("a zoned address, or a nil set, holds an address")
 	}
 	m := identity.Merge(p, mustParse(t, "text", "", "10.0.2.0/24\n"))
 	// 10.0.2.0/24 joins 10.0.0.0-10.0.1.255 and 10.0.3.0/30 into one span.

@@ -6,6 +6,11 @@ package gen
 // (package crawlers, UAMatcher). Reviewed against each bot's example User-Agent strings; the
 // names are matched case-insensitively as whole words, as every other name is.
 var BotNames = map[string][]string{
+	// The data's pattern "exabot" is Exalead's crawler, not Amazon's.
+	"amazon-alexa-crawler": {"Alexabot"},
+	// The data's pattern "NextCloud" is case-sensitive; folded, it would take Nextcloud's
+	// desktop sync client ("mirall/3.10.1 (... Nextcloud ...)") for the news fetcher.
+	"nextcloud-crawler": {"NextCloud-News"},
 	// "Mediapartners \(Googlebot\)": the older form of AdSense's crawler, whose first word is
 	// enough; "Mediapartners-Google" is google-adsense's.
 	"google-adsense-googlebot":   {"Mediapartners"},
@@ -27,7 +32,7 @@ var BotNames = map[string][]string{
 	"pinterest-crawler":          {"Pinterestbot", "Pinterest"},
 	// Patterns that are a URL or an address: the bot's own product names instead, as its
 	// example User-Agent strings spell them.
-	"yandex-crawler":       {"YaDirectFetcher", "YandexAccessibilityBot", "YandexAdNet", "YandexBlogs", "YandexBot", "YandexCalendar", "YandexDirect", "YandexDirectDyn", "YandexFavicons", "YandexForDomain", "YandexImageResizer", "YandexImages", "YandexMarket", "YandexMedia", "YandexMetrika", "YandexMobileBot", "YandexMobileScreenShotBot", "YandexNews", "YandexOntoDB", "YandexOntoDBAPI", "YandexPagechecker", "YandexPartner", "YandexRCA", "YandexScreenshotBot", "YandexSearchShop", "YandexSpravBot", "YandexTracker", "YandexTurbo", "YandexVerticals", "YandexVertis", "YandexVideo", "YandexVideoParser", "YandexWebmaster", "YandexUserproxy", "YandexSitelinks"},
+	"yandex-crawler":       {"YaDirectFetcher", "YandexAccessibilityBot", "YandexAdNet", "YandexBlogs", "YandexBot", "YandexCalendar", "YandexDirect", "YandexDirectDyn", "YandexFavicons", "YandexForDomain", "YandexImageResizer", "YandexImages", "YandexMarket", "YandexMedia", "YandexMetrika", "YandexMobileBot", "YandexMobileScreenShotBot", "YandexNews", "YandexOntoDB", "YandexOntoDBAPI", "YandexPagechecker", "YandexPartner", "YandexRCA", "YandexScreenshotBot", "YandexSearchShop", "YandexSpravBot", "YandexTracker", "YandexTurbo", "YandexVerticals", "YandexVertis", "YandexVideo", "YandexVideoParser", "YandexWebmaster", "YandexUserproxy", "YandexSitelinks", "YandexAdditional", "YandexAdditionalBot", "YandexComBot", "YandexDialogs"},
 	"pintrest-crawler":     {"Pinterestbot"},
 	"siteexplorer-crawler": {"SiteExplorer"},
 	"uptime-monitor":       {"Uptimebot"},
@@ -48,11 +53,14 @@ var BotNames = map[string][]string{
 // word). Each is the whole word of an example that the bot's pattern matches, reviewed; not
 // taken: words glued to a version ("Nutch-1.20", "binlar_2.6.3", "yoozBot-2.2",
 // "trendictionbot0.5.0") and host names ("ia_archiver-web.archive.org"), which the
-// instance exceptions list.
+// instance exceptions list; Baidu's and Yandex's documented crawlers beyond the examples;
+// words of another operator's product that the pattern matched by accident
+// (RankSonicSiteAuditor for "Sonic", Whoiswebsitebot for "sitebot").
 var BotExtraNames = map[string][]string{
 	"amazon-alexa-crawler":        {"Alexabot"},
 	"baidu-cloud-watch":           {"Baidu-YunGuanCe-Bot", "Baidu-YunGuanCe-SLABot", "Baidu-YunGuanCe-ScanBot", "Baidu-YunGuanCe-PerfBot", "Baidu-YunGuanCe-VSBot"},
-	"baidu-crawler":               {"Baiduspider-render"},
+	"baidu-crawler":               {"Baiduspider-render", "Baiduspider-image", "Baiduspider-video", "Baiduspider-news", "Baiduspider-favo", "Baiduspider-cpro", "Baiduspider-ads"},
+	"google-crawler-other":        {"GoogleOther-Image", "GoogleOther-Video"},
 	"convera-crawler":             {"ConveraCrawler"},
 	"lipperhey-crawler":           {"Lipperhey-Kaus-Australis"},
 	"coccoc-crawler":              {"coccocbot-image", "coccocbot-web", "imagecoccoc"},
@@ -67,20 +75,17 @@ var BotExtraNames = map[string][]string{
 	"leipzig-findlinks":           {"findlinks"},
 	"linkdex-crawler":             {"linkdexbot"},
 	"msn-crawler":                 {"msnbot-NewsBlogs", "msnbot-UDiscovery", "msnbot-media"},
-	"nextcloud-crawler":           {"NextCloud-News"},
 	"picsearch-crawler":           {"psbot-image", "psbot-page"},
 	"python-httpx":                {"python-httpx"},
 	"python-opengraph":            {"python-opengraph-jaywink"},
 	"schmorp-crawler":             {"AnyEvent-HTTP"},
 	"seekport-crawler":            {"SeekportBot"},
 	"semrush-crawler":             {"SemrushBot-BA"},
-	"sitebot-crawler":             {"Whoiswebsitebot"},
 	"slack-crawler":               {"Slackbot-LinkExpanding"},
 	"tineye-crawler":              {"TinEye-bot"},
 	"turnitin-crawler":            {"TurnitinBot"},
 	"w3c-validator-css":           {"W3C_CSS_Validator_JFouffa"},
 	"yahoo-crawler-japan":         {"Y!J-ASR", "Y!J-BRJ", "Y!J-PSC", "Y!J-BRW", "Y!J-BRY"},
-	"yamanalab-crawler":           {"RankSonicSiteAuditor"},
 }
 
 // BotNameOwners says which bot a name that several bots have identifies first (folded
