@@ -49,8 +49,9 @@ func lower(b byte) byte {
 // genericNames) match only as the first product of the header or the first
 // word of a comment entry.
 type UAMatcher struct {
-	// byFirst holds the tokens by the folded first byte, longest first, so
-	// the first token that matches at a position is the longest there.
+	// byFirst holds the tokens by the folded first byte, sorted by the length
+	// of their leading word and then longest first, so the first token that
+	// matches at a position is the longest there.
 	byFirst [256][]uaToken
 	// lens has bit n set (n capped at 63) when some token of byFirst[b]
 	// starts with a word of n bytes: most words of a browser's header are
@@ -139,8 +140,15 @@ func NewUAMatcher(tokens []string) (*UAMatcher, error) {
 		m.byFirst[f[0]] = append(m.byFirst[f[0]], uaToken{folded: f, word: w, name: t, generic: genericNames[f]})
 		m.lens[f[0]] |= 1 << min(w, 63)
 	}
+	// By the length of the leading word, which Match finds by binary search, and of those
+	// the longest first.
 	for i := range m.byFirst {
-		slices.SortStableFunc(m.byFirst[i], func(a, b uaToken) int { return len(b.folded) - len(a.folded) })
+		slices.SortStableFunc(m.byFirst[i], func(a, b uaToken) int {
+			if a.word != b.word {
+				return a.word - b.word
+			}
+			return len(b.folded) - len(a.folded)
+		})
 	}
 	return m, nil
 }
@@ -173,10 +181,20 @@ func (m *UAMatcher) Match(userAgent string) (token string, ok bool) {
 		// A token's leading word must be this whole word: the token
 		// continues with a non-word byte (or ends) exactly where the word
 		// does, or the boundary rule fails.
-		for k := range m.byFirst[first] {
-			t := &m.byFirst[first][k]
+		ts, w := m.byFirst[first], i-start
+		lo, hi := 0, len(ts)
+		for lo < hi {
+			h := int(uint(lo+hi) >> 1)
+			if ts[h].word < w {
+				lo = h + 1
+			} else {
+				hi = h
+			}
+		}
+		for k := lo; k < len(ts) && ts[k].word == w; k++ {
+			t := &ts[k]
 			end := start + len(t.folded)
-			if t.word != i-start || end > n || (end < n && wordByte[ua[end]]) {
+			if end > n || (end < n && wordByte[ua[end]]) {
 				continue
 			}
 			if equalFolded(ua[start:end], t.folded) && (!t.generic || leadsProduct(ua, start)) && !inAddress(ua, start) && !inAddress(ua, end-1) {
