@@ -7,53 +7,22 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sitepolicy/caddy-robots/internal/fixture"
+
 	"github.com/jimsmart/grobotstxt"
 
 	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/nethttp"
-	"github.com/sitepolicy/caddy-robots/robotsgen"
-	"github.com/sitepolicy/caddy-robots/usage"
 )
 
-// presetDeclared keeps the training crawlers out but for /open-data/, one of them (AI2Bot,
-// a name with digits) out of /private/ only, and everyone out of /drafts/.
-func presetDeclared() *nethttp.RobotsTxtConfig {
-	return &nethttp.RobotsTxtConfig{
-		Groups: []robotsgen.Group{
-			{Presets: []string{crawlers.AITraining}, Rules: []robotsgen.Rule{{Type: robotsgen.Disallow, Path: "/"}, {Type: robotsgen.Allow, Path: "/open-data/"}},
-				ContentUsage: []usage.Rule{{Preferences: map[string]string{"train-ai": "n"}}}},
-			{UserAgents: []string{"AI2Bot"}, Rules: []robotsgen.Rule{{Type: robotsgen.Disallow, Path: "/private/"}}},
-			{UserAgents: []string{"*"}, Rules: []robotsgen.Rule{{Type: robotsgen.Disallow, Path: "/drafts/"}}},
-		},
-		Comments: []string{"declared"},
-		Enforce:  &nethttp.Enforce{},
-	}
-}
+// The cases are internal/fixture's, shared with the other front end's tests.
+var (
+	presetDeclared = fixture.PresetDeclared
+	enforceAgents  = fixture.EnforceAgents
+	enforcePaths   = fixture.EnforcePaths
+)
 
-// cmsRobots names one of the preset's crawlers and one crawler of no preset.
-const cmsRobots = `User-agent: *
-Disallow: /wp-admin/
-
-User-agent: CCBot
-Disallow: /cms-only/
-
-User-agent: ExampleCMSBot
-Disallow: /feeds/
-`
-
-// enforceAgents are User-Agent headers: of preset crawlers (robots.txt names and a name never
-// written there), of a crawler the CMS names, of a search engine, of a browser.
-var enforceAgents = []struct{ ua, token string }{
-	{"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)", "GPTBot"},
-	{"CCBot/2.0 (https://commoncrawl.org/faq/)", "CCBot"},
-	{"Mozilla/5.0 (compatible) AI2Bot (+https://www.allenai.org/crawler)", "AI2Bot"},
-	{"Kangaroo Bot/1.0", ""}, // preset name never written to robots.txt
-	{"ExampleCMSBot/1.0", "ExampleCMSBot"},
-	{"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", "Googlebot"},
-	{"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36", ""},
-}
-
-var enforcePaths = []string{"/", "/article", "/open-data/a.csv", "/private/x", "/drafts/x", "/wp-admin/x", "/cms-only/x", "/feeds/x"}
+const cmsRobots = fixture.CMSRobots
 
 // checkServedAndEnforced fetches robots.txt and every agent's every path, and checks that the
 // served file keeps the preset and that enforcement answers exactly the named crawlers the
@@ -80,25 +49,25 @@ func checkServedAndEnforced(t *testing.T, base string, cmsMerged bool) {
 	}
 	for _, a := range enforceAgents {
 		for _, p := range enforcePaths {
-			resp, _ := get(t, nil, "GET", base+p, "User-Agent", a.ua)
+			resp, _ := get(t, nil, "GET", base+p, "User-Agent", a.UA)
 			enforced := resp.StatusCode == http.StatusForbidden
 			if resp.StatusCode != 200 && !enforced {
-				t.Fatalf("%s %s: status %d", a.ua, p, resp.StatusCode)
+				t.Fatalf("%s %s: status %d", a.UA, p, resp.StatusCode)
 			}
 			switch {
-			case a.token == "" && strings.HasPrefix(a.ua, "Kangaroo"):
+			case a.Token == "" && strings.HasPrefix(a.UA, "Kangaroo"):
 				// A preset name never written to robots.txt: decided as its preset's group.
 				if want := p != "/open-data/a.csv"; enforced != want {
-					t.Errorf("%s %s: enforced %v, want %v", a.ua, p, enforced, want)
+					t.Errorf("%s %s: enforced %v, want %v", a.UA, p, enforced, want)
 				}
-			case a.token == "" || a.token == "Googlebot" || a.token == "ExampleCMSBot" && !cmsMerged:
+			case a.Token == "" || a.Token == "Googlebot" || a.Token == "ExampleCMSBot" && !cmsMerged:
 				if enforced {
-					t.Errorf("%s %s: enforced, but the file names no group for it", a.ua, p)
+					t.Errorf("%s %s: enforced, but the file names no group for it", a.UA, p)
 				}
 			default:
-				allowed := grobotstxt.AgentAllowed(served, a.token, "http://example.com"+p)
+				allowed := grobotstxt.AgentAllowed(served, a.Token, "http://example.com"+p)
 				if enforced == allowed {
-					t.Errorf("%s %s: enforced %v, but the served file allows it: %v\n%s", a.token, p, enforced, allowed, served)
+					t.Errorf("%s %s: enforced %v, but the served file allows it: %v\n%s", a.Token, p, enforced, allowed, served)
 				}
 			}
 		}
@@ -157,7 +126,7 @@ func TestMergeUpstreamEnforcesBeforeFetch(t *testing.T) {
 			serveText(cmsRobots)(w, r)
 		}
 	}))
-	gptbot := enforceAgents[0].ua
+	gptbot := enforceAgents[0].UA
 	if resp, _ := get(t, nil, "GET", srv.URL+"/article", "User-Agent", gptbot); resp.StatusCode != 403 {
 		t.Errorf("GPTBot before any merge: %d, want 403 (declared)", resp.StatusCode)
 	}
