@@ -8,7 +8,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/dunglas/httpsfv"
+	"github.com/sitepolicy/caddy-robots/internal/fixture"
 
 	"github.com/sitepolicy/caddy-robots/nethttp"
 	"github.com/sitepolicy/caddy-robots/tagemit"
@@ -56,22 +56,7 @@ func get(t testing.TB, c *http.Client, method, url string, hdr ...string) (*http
 	return resp, body
 }
 
-func parseRobotsTag(t testing.TB, h http.Header) tagemit.Policy {
-	t.Helper()
-	lines := h.Values("Robots-Tag")
-	if len(lines) != 1 {
-		t.Fatalf("want exactly one Robots-Tag field line, got %q", lines)
-	}
-	// An independent witness first: the value must be a valid SF List.
-	if _, err := httpsfv.UnmarshalList(lines); err != nil {
-		t.Fatalf("Robots-Tag %q is not a Structured Field List: %v", lines[0], err)
-	}
-	p, errs := tagemit.ParseRobotsTag(lines)
-	if len(errs) > 0 {
-		t.Fatalf("Robots-Tag %q: %v", lines[0], errs)
-	}
-	return p
-}
+var parseRobotsTag = fixture.RobotsTag
 
 func policy(t testing.TB, rules map[string][]string) tagemit.Policy {
 	t.Helper()

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sitepolicy/caddy-robots/internal/fixture"
+
 	"github.com/dunglas/httpsfv"
 	"golang.org/x/net/html"
 
@@ -130,23 +132,7 @@ func (s site) do(t testing.TB, method, path string, hdr ...string) (*http.Respon
 	return resp, body
 }
 
-// robotsTag reads the response's one Robots-Tag field line with httpsfv (an independent
-// witness: it must be a Structured Field List) and then as the draft's policy.
-func robotsTag(t testing.TB, h http.Header) tagemit.Policy {
-	t.Helper()
-	lines := h.Values("Robots-Tag")
-	if len(lines) != 1 {
-		t.Fatalf("want exactly one Robots-Tag field line, got %q", lines)
-	}
-	if _, err := httpsfv.UnmarshalList(lines); err != nil {
-		t.Fatalf("Robots-Tag %q is not a Structured Field List: %v", lines[0], err)
-	}
-	p, errs := tagemit.ParseRobotsTag(lines)
-	if len(errs) > 0 {
-		t.Fatalf("Robots-Tag %q: %v", lines[0], errs)
-	}
-	return p
-}
+var robotsTag = fixture.RobotsTag
 
 // sfvMembers is the Robots-Tag list as httpsfv reads it: each member's token and its
 // parameters ("name" or "name=value"), in order.
