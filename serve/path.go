@@ -122,24 +122,31 @@ func cleanPath(p string) string {
 // the path has upper-case letters or needs cleaning.
 func requestPath(r *http.Request) string {
 	p := r.URL.Path
-	if needsLower(p) {
+	lower, clean := pathNeeds(p)
+	if lower {
 		p = strings.ToLower(p)
+		_, clean = pathNeeds(p)
 	}
-	if needsClean(p) {
+	if clean {
 		p = cleanPath(p)
 	}
 	return p
 }
 
-func needsLower(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; 'A' <= c && c <= 'Z' || c >= 0x80 {
-			return true
+// pathNeeds reports, in one pass over p (every request with routes pays for it), whether it
+// has bytes strings.ToLower may change (upper-case ASCII or non-ASCII) and whether cleanPath
+// would change it: empty, not rooted, or with "//" or "/.".
+func pathNeeds(p string) (lower, clean bool) {
+	if p == "" || p[0] != '/' {
+		clean = true
+	}
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case 'A' <= c && c <= 'Z' || c >= 0x80:
+			lower = true
+		case c == '/' && i+1 < len(p) && (p[i+1] == '/' || p[i+1] == '.'):
+			clean = true
 		}
 	}
-	return false
-}
-
-func needsClean(p string) bool {
-	return p == "" || p[0] != '/' || strings.Contains(p, "//") || strings.Contains(p, "/.")
+	return lower, clean
 }
