@@ -57,15 +57,19 @@ type Verifier struct {
 }
 
 // Sources returns the published lists the catalogue names for bots (IDs; none means every
-// bot), for NewLists.
+// bot), for NewLists: each URL once (several of an operator's bots share a list).
 func Sources(bots ...string) []Source {
 	var out []Source
+	seen := map[string]bool{}
 	for _, b := range crawlers.Bots() {
 		if len(bots) > 0 && !contains(bots, b.ID) {
 			continue
 		}
 		for _, s := range b.Verification.IPRanges {
-			out = append(out, Source{URL: s.URL, Format: s.Format, Selector: s.Selector})
+			if !seen[s.URL] {
+				seen[s.URL] = true
+				out = append(out, Source{URL: s.URL, Format: s.Format, Selector: s.Selector})
+			}
 		}
 	}
 	return out

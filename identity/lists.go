@@ -38,8 +38,12 @@ type ListsOptions struct {
 	// Dir, if set, keeps each list's last good document on disk, so that a restart without
 	// network still verifies.
 	Dir string
-	// Local maps a source URL to a file read instead of fetching it (air-gapped hosts).
+	// Local maps a source URL to a file read instead of fetching it (air-gapped hosts). A
+	// local file is read when Start is called, and again every Refresh.
 	Local map[string]string
+	// Offline uses only the sources that Local maps to a file: nothing is fetched, and a bot
+	// only the other lists verify stays unverified (Pending).
+	Offline bool
 	// Refresh is how often a list is fetched again, jittered by up to a tenth either way;
 	// 0 means 24h. A failed fetch is retried after a tenth of it.
 	Refresh time.Duration
@@ -136,6 +140,9 @@ func NewLists(sources []Source, opts ListsOptions) *Lists {
 	l := &Lists{opts: opts, client: c, lists: map[string]*list{}, stop: make(chan struct{}), done: make(chan struct{})}
 	seen := map[string]bool{}
 	for _, s := range sources {
+		if _, local := opts.Local[s.URL]; opts.Offline && !local {
+			continue
+		}
 		if !seen[s.URL] {
 			seen[s.URL] = true
 			l.sources = append(l.sources, s)
@@ -167,13 +174,17 @@ func site(host string) string {
 	return host
 }
 
-// Start reads the lists kept on disk and returns; in the background it then fetches every
-// list that has none on disk younger than Refresh, at once, and each list again every
+// Start reads the local files (ListsOptions.Local) and the lists kept on disk and returns;
+// in the background it then fetches every list that has none on disk younger than Refresh, at once, and each list again every
 // Refresh, until Stop or ctx ends. A server starts with what the disk holds and does not
 // wait on the network.
 func (l *Lists) Start(ctx context.Context) {
 	for _, s := range l.sources {
-		l.loadDisk(s)
+		if _, local := l.opts.Local[s.URL]; local {
+			l.fetch(ctx, s) // a file: no network to wait on
+		} else {
+			l.loadDisk(s)
+		}
 	}
 	go l.loop(ctx)
 }

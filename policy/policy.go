@@ -87,6 +87,18 @@ func (c *RobotsTxt) File() robotsgen.File {
 type Enforce struct {
 	// Status is the response status, 400 to 599; 0 means 403.
 	Status int `json:"status,omitempty"`
+	// Impostors, if set, answers first, wherever the path, a request whose User-Agent names
+	// a crawler whose operator publishes how to verify it and whose client address fails
+	// that verification (package identity). It needs the front end's crawler verification:
+	// the Caddy "crawlers" app, or nethttp's Options.Verifier.
+	Impostors *Impostors `json:"impostors,omitempty"`
+}
+
+// Impostors is how enforcement answers a request that claims a crawler it does not come
+// from.
+type Impostors struct {
+	// Status is the response status, 400 to 599; 0 means 403.
+	Status int `json:"status,omitempty"`
 }
 
 // Merge merges the declared file with a robots.txt the site already has (a CMS's, an app's),

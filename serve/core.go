@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 	"github.com/sitepolicy/caddy-robots/tagemit"
@@ -32,6 +33,11 @@ type Options struct {
 	// were skipped or changed, the combinations the merge could not encode exactly, and a
 	// changed file that could not be merged (the last good merge stays). Nil drops them.
 	Warn func(msg string)
+	// Identify is the crawler identity of a request (identity.Verifier.Identify with the
+	// client address the front end trusts), read by enforcement when it answers impostors
+	// (policy.Enforce.Impostors). Nil means identities are not known here, and no request is
+	// refused as an impostor.
+	Identify func(*http.Request) identity.Identity
 }
 
 // Core serves one config. It is safe for concurrent use. Close it when it is replaced, to
@@ -64,7 +70,7 @@ func New(cfg policy.Config, opts Options) (*Core, error) {
 		if err != nil {
 			errs = append(errs, configerr.Prefix("robots_txt", err))
 		} else if e := rc.Enforce; e != nil {
-			c.enforce, err = newEnforcer(rt, up, e.Status)
+			c.enforce, err = newEnforcer(rt, up, *e, opts.Identify)
 			errs = append(errs, configerr.Prefix("robots_txt", err))
 		}
 		c.warnings = append(c.warnings, configerr.PrefixAll("robots_txt", file.Warnings())...)

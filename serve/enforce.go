@@ -7,6 +7,7 @@ import (
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/crawlers"
+	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 )
@@ -30,6 +31,10 @@ type enforcer struct {
 	status int
 	rt     *robotsTxt
 	up     *upstream
+	// impostors is the status of a request whose claim to be a crawler fails verification
+	// (identify says so); 0 when impostors are not answered.
+	impostors int
+	identify  func(*http.Request) identity.Identity
 }
 
 // enforceState is what enforcement decides with for one version of the served file.
@@ -59,23 +64,33 @@ func newEnforceState(f *robotsgen.File) *enforceState {
 }
 
 // Block is a request enforcement refuses: the crawler's name as configured, the rule that
-// disallows the path, and the status to answer with.
+// disallows the path, and the status to answer with; or, for an impostor, the identity it
+// failed to prove.
 type Block struct {
 	Token  string
 	Rule   robotsgen.Rule
 	Status int
+	// Impostor is set when the request was refused because its User-Agent names a crawler
+	// whose verification it fails (Enforce.Impostors); Token is then the crawler's first
+	// name in the bot catalogue and Rule is zero.
+	Impostor *identity.Identity
 }
 
 // newEnforcer prepares enforcement of what rt serves, and of up's merges when up is not nil,
-// answering with status (0 = policy.DefaultEnforceStatus). Errors: a status that is not 4xx or 5xx
-// (path "enforce.status"), and a file in which no group names a crawler, where enforcement
-// would never apply (path "enforce").
-func newEnforcer(rt *robotsTxt, up *upstream, status int) (*enforcer, error) {
-	if status == 0 {
-		status = policy.DefaultEnforceStatus
+// as cfg says (a zero status is policy.DefaultEnforceStatus); identify, when cfg answers
+// impostors, is the request's crawler identity. Errors: a status that is not 4xx or 5xx (path
+// "enforce.status", "enforce.impostors.status"), and a file in which no group names a
+// crawler, where enforcement would never apply (path "enforce").
+func newEnforcer(rt *robotsTxt, up *upstream, cfg policy.Enforce, identify func(*http.Request) identity.Identity) (*enforcer, error) {
+	status, err := enforceStatus(cfg.Status, "enforce.status")
+	if err != nil {
+		return nil, err
 	}
-	if status < 400 || status > 599 {
-		return nil, configerr.New("enforce.status", fmt.Sprint(status), "the status of a blocked request is a client or server error, 400 to 599 (default 403)")
+	var impostors int
+	if cfg.Impostors != nil {
+		if impostors, err = enforceStatus(cfg.Impostors.Status, "enforce.impostors.status"); err != nil {
+			return nil, err
+		}
 	}
 	st := rt.state.Load()
 	es := newEnforceState(st.matching)
@@ -84,7 +99,23 @@ func newEnforcer(rt *robotsTxt, up *upstream, status int) (*enforcer, error) {
 	}
 	st.enforce.Store(es)
 	rt.enforcing.Store(true)
-	return &enforcer{status: status, rt: rt, up: up}, nil
+	e := &enforcer{status: status, rt: rt, up: up}
+	if identify != nil {
+		e.impostors, e.identify = impostors, identify
+	}
+	return e, nil
+}
+
+// enforceStatus is the status a refused request gets: 0 means policy.DefaultEnforceStatus;
+// anything but a client or server error is an error at path.
+func enforceStatus(status int, path string) (int, error) {
+	if status == 0 {
+		return policy.DefaultEnforceStatus, nil
+	}
+	if status < 400 || status > 599 {
+		return 0, configerr.New(path, fmt.Sprint(status), "the status of a blocked request is a client or server error, 400 to 599 (default 403)")
+	}
+	return status, nil
 }
 
 // Status is the status a blocked request gets.
@@ -93,6 +124,11 @@ func (e *enforcer) Status() int { return e.status }
 // Check reports whether r comes from a crawler that robots.txt disallows for r's path (its
 // path and query as sent). Requests for /robots.txt are never blocked.
 func (e *enforcer) Check(r *http.Request) (Block, bool) {
+	if e.impostors != 0 && !e.rt.Matches(r) {
+		if id := e.identify(r); id.Status == identity.Impostor {
+			return Block{Token: botName(id.Bot), Status: e.impostors, Impostor: &id}, true
+		}
+	}
 	es := e.stateFor(r)
 	if es == nil {
 		return Block{}, false
@@ -125,8 +161,19 @@ func requestTarget(r *http.Request) string {
 	return r.URL.RequestURI()
 }
 
+// botName is the first name of a bot of the catalogue, its ID if it has none.
+func botName(id string) string {
+	if b, ok := crawlers.BotByID(id); ok && len(b.Names) > 0 {
+		return b.Names[0]
+	}
+	return id
+}
+
 // Message is the short text a blocked request is told, and that is logged.
 func (b Block) Message() string {
+	if b.Impostor != nil {
+		return fmt.Sprintf("this request names %s but does not come from its operator's published addresses or host names", b.Token)
+	}
 	rule := "Disallow"
 	if b.Rule.Type == robotsgen.Allow {
 		rule = "Allow"

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/crawlers"
+	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 )
 
@@ -49,7 +50,7 @@ func fileEnforcer(f robotsgen.File, status int) (*enforcer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newEnforcer(rt, nil, status)
+	return newEnforcer(rt, nil, policy.Enforce{Status: status}, nil)
 }
 
 func TestEnforcer(t *testing.T) {

@@ -1,0 +1,79 @@
+package identity_test
+
+import (
+	"context"
+	"net/netip"
+	"testing"
+
+	"github.com/sitepolicy/caddy-robots/crawlers"
+	"github.com/sitepolicy/caddy-robots/identity"
+)
+
+// TestSourcesOncePerURL: every list the catalogue names is in Sources once, with the format
+// and selector every bot naming it gives (a URL shared with another reading would lose one).
+func TestSourcesOncePerURL(t *testing.T) {
+	byURL := map[string]identity.Source{}
+	for _, s := range identity.Sources() {
+		if _, dup := byURL[s.URL]; dup {
+			t.Errorf("%s listed twice", s.URL)
+		}
+		byURL[s.URL] = s
+	}
+	for _, b := range crawlers.Bots() {
+		for _, r := range b.Verification.IPRanges {
+			s, ok := byURL[r.URL]
+			if !ok {
+				t.Errorf("%s: list %s missing from Sources", b.ID, r.URL)
+			} else if s.Format != r.Format || s.Selector != r.Selector {
+				t.Errorf("%s: list %s read as %s %s here, %s %s for another bot", b.ID, r.URL, r.Format, r.Selector, s.Format, s.Selector)
+			}
+		}
+	}
+	if len(byURL) == 0 {
+		t.Fatal("no sources")
+	}
+}
+
+// TestServiceLifecycle: nothing is read before Start; Start reads the local files once;
+// Stop is safe without Start and twice; a stopped Service still identifies with what it had.
+func TestServiceLifecycle(t *testing.T) {
+	g, _ := crawlers.BotByID("google-crawler")
+	newService := func() *identity.Service {
+		return identity.NewService(identity.ServiceOptions{
+			Lists: identity.ListsOptions{Local: map[string]string{g.Verification.IPRanges[0].URL: "testdata/googlebot.json"}, Log: quiet, Offline: true},
+			NoDNS: true,
+		})
+	}
+	inside := netip.MustParseAddr("66.249.64.5")
+	outside := netip.MustParseAddr("203.0.113.9")
+
+	never := newService()
+	if got := never.Identify(googlebotUA, inside); got.Status != identity.Pending {
+		t.Errorf("before Start: %+v, want pending", got)
+	}
+	never.Stop() // must not wait for a refresh that never started
+	never.Stop()
+
+	s := newService()
+	s.Start(context.Background())
+	s.Start(context.Background())
+	if got := s.Identify(googlebotUA, inside); got.Status != identity.Verified || got.By != "ip-list" {
+		t.Errorf("inside the list: %+v", got)
+	}
+	if got := s.Identify(googlebotUA, outside); got.Status != identity.Impostor {
+		t.Errorf("outside the list, no DNS: %+v", got)
+	}
+	// Offline: only the local file's source is used, read at Start.
+	if st := s.Lists(); len(st) != 1 || st[0].Source.URL != g.Verification.IPRanges[0].URL || !st[0].Trusted || st[0].Prefixes == 0 {
+		t.Errorf("Lists() = %+v, want Google's list alone, in use", st)
+	}
+	s.Stop()
+	s.Stop()
+	s.Start(context.Background()) // a stopped Service is not restarted
+	if got := s.Identify(googlebotUA, inside); got.Status != identity.Verified {
+		t.Errorf("after Stop: %+v", got)
+	}
+	if st, dr, hits := s.DNSStats(); st+dr+hits != 0 {
+		t.Errorf("DNS off, but counters moved: %d %d %d", st, dr, hits)
+	}
+}

@@ -1,0 +1,116 @@
+package serve_test
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/identity"
+	"github.com/sitepolicy/caddy-robots/policy"
+	"github.com/sitepolicy/caddy-robots/robotsgen"
+	"github.com/sitepolicy/caddy-robots/serve"
+)
+
+// impostorConfig keeps GPTBot out of /private/ and enforces it, answering impostors with
+// status (0: the default).
+func impostorConfig(status int, impostors bool) policy.Config {
+	rt := &policy.RobotsTxt{
+		Groups: []robotsgen.Group{
+			{UserAgents: []string{"GPTBot"}, Rules: []robotsgen.Rule{{Type: robotsgen.Disallow, Path: "/private/"}}},
+			{UserAgents: []string{"*"}, Rules: []robotsgen.Rule{{Type: robotsgen.Allow, Path: "/"}}},
+		},
+		Enforce: &policy.Enforce{},
+	}
+	if impostors {
+		rt.Enforce.Impostors = &policy.Impostors{Status: status}
+	}
+	return policy.Config{RobotsTxt: rt}
+}
+
+// identifyByHeader is a stand-in for the front end's verification: the test says, per
+// request, what the verification found.
+func identifyByHeader(r *http.Request) identity.Identity {
+	switch r.Header.Get("X-Test-Identity") {
+	case "impostor":
+		return identity.Identity{Bot: "google-crawler", Status: identity.Impostor}
+	case "verified":
+		return identity.Identity{Bot: "google-crawler", Status: identity.Verified, By: "ip-list"}
+	case "pending":
+		return identity.Identity{Bot: "google-crawler", Status: identity.Pending}
+	}
+	return identity.Identity{}
+}
+
+func TestEnforceImpostors(t *testing.T) {
+	const googlebot = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+	for _, c := range []struct {
+		name      string
+		cfg       policy.Config
+		identify  func(*http.Request) identity.Identity
+		ua, path  string
+		claim     string
+		wantBlock bool
+		status    int
+	}{
+		{"impostor anywhere", impostorConfig(0, true), identifyByHeader, googlebot, "/", "impostor", true, 403},
+		{"impostor, its own status", impostorConfig(451, true), identifyByHeader, googlebot, "/open/page", "impostor", true, 451},
+		{"verified crawler served", impostorConfig(0, true), identifyByHeader, googlebot, "/", "verified", false, 0},
+		{"pending is no proof", impostorConfig(0, true), identifyByHeader, googlebot, "/", "pending", false, 0},
+		{"impostors not asked for", impostorConfig(0, false), identifyByHeader, googlebot, "/", "impostor", false, 0},
+		{"no verification in this front end", impostorConfig(0, true), nil, googlebot, "/", "impostor", false, 0},
+		// The file's enforcement is unchanged beside it.
+		{"file enforcement kept", impostorConfig(0, true), identifyByHeader, "GPTBot/1.2", "/private/x", "", true, 403},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			core, err := serve.New(c.cfg, serve.Options{Identify: c.identify})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := httptest.NewRequest("GET", c.path, nil)
+			r.Header.Set("User-Agent", c.ua)
+			r.Header.Set("X-Test-Identity", c.claim)
+			b, blocked := core.Enforce(r)
+			if blocked != c.wantBlock {
+				t.Fatalf("blocked = %v, want %v (%+v)", blocked, c.wantBlock, b)
+			}
+			if !blocked {
+				return
+			}
+			if b.Status != c.status {
+				t.Errorf("status %d, want %d", b.Status, c.status)
+			}
+			if c.claim == "impostor" {
+				if b.Impostor == nil || b.Impostor.Bot != "google-crawler" || b.Token != "Googlebot" {
+					t.Errorf("block %+v does not name the impostor's claim", b)
+				}
+				if !strings.Contains(b.Message(), "Googlebot") || !strings.Contains(b.Message(), "does not come from") {
+					t.Errorf("message %q", b.Message())
+				}
+			} else if b.Impostor != nil {
+				t.Errorf("a file rule's block marked as impostor: %+v", b)
+			}
+			// robots.txt is served to everyone, impostors included.
+			rr := httptest.NewRequest("GET", "/robots.txt", nil)
+			rr.Header = r.Header.Clone()
+			if !core.IsRobotsTxt(rr) {
+				t.Error("robots.txt not answered by the core")
+			}
+			if _, blocked := core.Enforce(rr); blocked {
+				t.Error("robots.txt refused")
+			}
+		})
+	}
+}
+
+func TestEnforceImpostorsStatusError(t *testing.T) {
+	for _, status := range []int{200, 302, 600, -1} {
+		_, err := serve.New(impostorConfig(status, true), serve.Options{Identify: identifyByHeader})
+		var ce *configerr.Error
+		if !errors.As(err, &ce) || ce.Path != "robots_txt.enforce.impostors.status" {
+			t.Errorf("status %d: error %v, want one at robots_txt.enforce.impostors.status", status, err)
+		}
+	}
+}
