@@ -1,10 +1,15 @@
 package nethttp
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 
+	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/serve"
 )
@@ -17,6 +22,16 @@ type Options struct {
 	// enforcement (info level, with the crawler's token and the rule). Nil means
 	// slog.Default().
 	Logger *slog.Logger
+	// Verifier, if set, identifies every request whose User-Agent names a crawler of the
+	// bot catalogue (package identity), so that enforcement can answer impostors
+	// (Enforce.Impostors) and the wrapped handler can read the identity (Identity). The
+	// middleware neither starts nor stops it: start an identity.Service when the application
+	// starts, pass its Verifier here, and stop it when the application stops.
+	Verifier *identity.Verifier
+	// ClientAddr is the client's address as the application trusts it (behind a reverse
+	// proxy, the address the proxy reports, never a forwarding header a client can write);
+	// nil means the connection's address (Request.RemoteAddr).
+	ClientAddr func(*http.Request) netip.Addr
 }
 
 func (o Options) logger() *slog.Logger {
@@ -37,18 +52,41 @@ func (o Options) coreOptions() serve.Options {
 		}
 	}
 	return serve.Options{
-		Log:  serve.Log{Debug: logAt(slog.LevelDebug), Warn: logAt(slog.LevelWarn)},
-		Warn: func(msg string) { l.Warn(msg) },
+		Log:      serve.Log{Debug: logAt(slog.LevelDebug), Warn: logAt(slog.LevelWarn)},
+		Warn:     func(msg string) { l.Warn(msg) },
+		Identify: func(r *http.Request) identity.Identity { id, _ := Identity(r); return id },
 	}
+}
+
+// identityKey is the context key of a request's identity.
+type identityKey struct{}
+
+// Identity returns the crawler identity the middleware found for r: ok is false when the
+// middleware has no Verifier or r's User-Agent names no crawler of the bot catalogue.
+func Identity(r *http.Request) (id identity.Identity, ok bool) {
+	id, ok = r.Context().Value(identityKey{}).(identity.Identity)
+	return id, ok
+}
+
+// remoteAddr is the address of r's connection.
+func remoteAddr(r *http.Request) netip.Addr {
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		a, _ := netip.ParseAddr(r.RemoteAddr)
+		return a
+	}
+	return ap.Addr()
 }
 
 // Middleware serves robots.txt and applies robots tags per route. Build it with New or
 // NewFromJSON; it is safe for concurrent use.
 type Middleware struct {
-	core    *serve.Core
-	logger  *slog.Logger
-	tags    bool // the config has routes: responses go through core.Tag
-	enforce bool // the config enforces robots.txt: requests go through core.Enforce
+	core       *serve.Core
+	logger     *slog.Logger
+	verifier   *identity.Verifier
+	clientAddr func(*http.Request) netip.Addr
+	tags       bool // the config has routes: responses go through core.Tag
+	enforce    bool // the config enforces robots.txt: requests go through core.Enforce
 }
 
 // New checks cfg and precomputes everything the middleware sends. The error names every
@@ -56,11 +94,20 @@ type Middleware struct {
 // may not work as meant is logged at warn level.
 func New(cfg Config, opts Options) (*Middleware, error) {
 	core, err := serve.New(cfg, opts.coreOptions())
+	if rt := cfg.RobotsTxt; rt != nil && rt.Enforce != nil && rt.Enforce.Impostors != nil && opts.Verifier == nil {
+		err = errors.Join(err, configerr.New("robots_txt.enforce.impostors", "", "answering impostors needs crawler verification: set Options.Verifier (an identity.Service's Verifier)"))
+		if core != nil {
+			core.Close()
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
 	m := &Middleware{core: core, logger: opts.logger(), tags: len(cfg.RobotsTag) > 0,
-		enforce: cfg.RobotsTxt != nil && cfg.RobotsTxt.Enforce != nil}
+		enforce: cfg.RobotsTxt != nil && cfg.RobotsTxt.Enforce != nil, verifier: opts.Verifier, clientAddr: opts.ClientAddr}
+	if m.clientAddr == nil {
+		m.clientAddr = remoteAddr
+	}
 	core.LogWarnings(m.logger)
 	return m, nil
 }
@@ -105,6 +152,12 @@ func (h *middlewareHandler) fetch(w http.ResponseWriter, sub *http.Request) erro
 
 func (h *middlewareHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	core := h.m.core
+	if v := h.m.verifier; v != nil {
+		// A request that names no crawler (a browser's) goes on as it came, without allocating.
+		if id := v.Identify(r.Header.Get("User-Agent"), h.m.clientAddr(r)); id.Bot != "" {
+			r = r.WithContext(context.WithValue(r.Context(), identityKey{}, id))
+		}
+	}
 	if core.IsRobotsTxt(r) {
 		if err := core.ServeRobotsTxt(w, r, h.upstream); err != nil {
 			se := err.(*serve.StatusError)
@@ -129,7 +182,11 @@ func (h *middlewareHandler) refused(w http.ResponseWriter, r *http.Request) bool
 		return false
 	}
 	msg := b.Message()
-	h.m.logger.InfoContext(r.Context(), msg, "token", b.Token, "rule", string(b.Rule.Type)+": "+b.Rule.Path, "status", b.Status, "method", r.Method, "uri", r.RequestURI)
+	rule := string(b.Rule.Type) + ": " + b.Rule.Path
+	if b.Impostor != nil {
+		rule = "impostor"
+	}
+	h.m.logger.InfoContext(r.Context(), msg, "token", b.Token, "rule", rule, "status", b.Status, "method", r.Method, "uri", r.RequestURI)
 	serve.WriteError(w, b.Status, msg)
 	return true
 }

@@ -15,9 +15,11 @@ import (
 	"github.com/jimsmart/grobotstxt"
 
 	"github.com/sitepolicy/caddy-robots/crawlers"
+	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/internal/fieldcover"
 	"github.com/sitepolicy/caddy-robots/internal/syntax"
 	"github.com/sitepolicy/caddy-robots/nethttp"
+	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 	"github.com/sitepolicy/caddy-robots/usage"
 )
@@ -107,6 +109,11 @@ func genAgreeConfig(r *rand.Rand, dir string, c int) (*nethttp.RobotsTxtConfig, 
 	if r.IntN(3) == 0 {
 		cfg.Enforce.Status = 451
 	}
+	if r.IntN(3) == 0 {
+		// With a verifier that knows no list and asks no DNS, no request is an impostor:
+		// the file's enforcement must be what it is without this.
+		cfg.Enforce.Impostors = &policy.Impostors{Status: 410}
+	}
 	other := ""
 	if r.IntN(4) != 0 {
 		var b strings.Builder
@@ -141,6 +148,7 @@ func genAgreeConfig(r *rand.Rand, dir string, c int) (*nethttp.RobotsTxtConfig, 
 // check predicts enforcement, decides as the served file does for the crawler it names, and
 // never says allowed and blocked together. The generator sets every field of the config.
 func TestCheckServedAndEnforcementAgree(t *testing.T) {
+	unverified := identity.NewService(identity.ServiceOptions{NoLists: true, NoDNS: true})
 	t.Parallel() // a long property test: the others run beside it
 	configs := 150
 	if testing.Short() || raceEnabled {
@@ -153,7 +161,7 @@ func TestCheckServedAndEnforcementAgree(t *testing.T) {
 	for c := range configs {
 		cfg, other := genAgreeConfig(r, dir, c)
 		set.Add(cfg)
-		m, err := nethttp.New(nethttp.Config{RobotsTxt: cfg}, nethttp.Options{Logger: discard})
+		m, err := nethttp.New(nethttp.Config{RobotsTxt: cfg}, nethttp.Options{Logger: discard, Verifier: unverified.Verifier})
 		if err != nil {
 			continue // a generated config may be refused (e.g. a preset group overlapping another's names is fine, a bad one is not)
 		}
