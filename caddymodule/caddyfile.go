@@ -65,7 +65,9 @@ func parseRobotsTag(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		                              # is a group's
 //		record <key> <value>          # a file-level other record, e.g. Host
 //		max_age <duration>            # Cache-Control max-age of robots.txt (default 1h)
-//		enforce [<status>]            # answer crawlers the file disallows with 403 (or <status>)
+//		enforce [<status>] {          # answer crawlers the file disallows with 403 (or <status>)
+//			impostors [<status>]      # and, first, requests whose crawler fails verification
+//		}                             # (the crawlers app), with 403 (or <status>)
 //		merge_file <file>             # merge a robots.txt file, read at load (merge.go)
 //		merge_upstream [<timeout>]    # merge the next handler's /robots.txt at serve time
 //	}
@@ -91,8 +93,8 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			h.Enforce = &policy.Enforce{}
 			at.mark("enforce")
 			args := d.RemainingArgs()
-			if len(args) > 1 || d.NextBlock(d.Nesting()) {
-				return errf(d, "robots_txt: enforce takes at most one status code (default 403) and no block")
+			if len(args) > 1 {
+				return errf(d, "robots_txt: enforce takes at most one status code (default 403)")
 			}
 			if len(args) == 1 {
 				v, err := strconv.Atoi(args[0])
@@ -101,6 +103,25 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				}
 				at.markWritten("enforce.status", sub, args[0])
 				h.Enforce.Status = v
+			}
+			for nesting := d.Nesting(); d.NextBlock(nesting); {
+				if d.Val() != "impostors" || h.Enforce.Impostors != nil {
+					return errf(d, "robots_txt: enforce's block takes one sub-directive, impostors [<status>] (got %q)", d.Val())
+				}
+				h.Enforce.Impostors = &policy.Impostors{}
+				at.mark("enforce.impostors")
+				args := d.RemainingArgs()
+				if len(args) > 1 {
+					return errf(d, "robots_txt: impostors takes at most one status code (default 403)")
+				}
+				if len(args) == 1 {
+					v, err := strconv.Atoi(args[0])
+					if err != nil {
+						return parseErrorf(d, args[0], "", "robots_txt: impostors %q: the status is a number, e.g. 403 or 410", args[0])
+					}
+					at.markWritten("enforce.impostors.status", "impostors", args[0])
+					h.Enforce.Impostors.Status = v
+				}
 			}
 		case "comment":
 			args := d.RemainingArgs()

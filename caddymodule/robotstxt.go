@@ -23,6 +23,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/serve"
 )
@@ -71,7 +72,15 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return err
 	}
-	core, err := serve.New(policy.Config{RobotsTxt: &cfg}, coreOptions(h.logger, "host", hostOf))
+	opts := coreOptions(h.logger, "host", hostOf)
+	if cfg.Enforce != nil && cfg.Enforce.Impostors != nil {
+		app, err := crawlersApp(ctx)
+		if err != nil {
+			return err
+		}
+		opts.Identify = func(r *http.Request) identity.Identity { return app.identify(r).id }
+	}
+	core, err := serve.New(policy.Config{RobotsTxt: &cfg}, opts)
 	if err != nil {
 		return configerr.Reroot(err, "robots_txt", "")
 	}
@@ -93,7 +102,11 @@ func (h *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddy
 	if !h.core.IsRobotsTxt(r) {
 		if b, blocked := h.core.Enforce(r); blocked {
 			msg := b.Message()
-			h.logger.Info(msg, zap.String("token", b.Token), zap.String("rule", string(b.Rule.Type)+": "+b.Rule.Path),
+			rule := string(b.Rule.Type) + ": " + b.Rule.Path
+			if b.Impostor != nil {
+				rule = "impostor"
+			}
+			h.logger.Info(msg, zap.String("token", b.Token), zap.String("rule", rule),
 				zap.Int("status", b.Status), zap.String("method", r.Method), zap.String("uri", r.RequestURI))
 			if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok && srv.Errors != nil && len(srv.Errors.Routes) > 0 {
 				return caddyhttp.Error(b.Status, errors.New(msg))

@@ -119,6 +119,11 @@ func (v *Verifier) Identify(userAgent string, client netip.Addr) Identity {
 		return Identity{Bot: id, Status: Unverifiable}
 	}
 	client = client.Unmap()
+	if !client.IsValid() {
+		// No address the server trusts (a TLS early-data request, say): nothing is proven
+		// either way.
+		return Identity{Bot: id, Status: Pending}
+	}
 	if c.inline != nil && c.inline.Contains(client) {
 		return Identity{Bot: id, Status: Verified, By: "ip"}
 	}
@@ -135,7 +140,7 @@ func (v *Verifier) Identify(userAgent string, client netip.Addr) Identity {
 			}
 		}
 	}
-	if v.dns != nil && len(c.masks) > 0 && client.IsValid() {
+	if v.dns != nil && len(c.masks) > 0 {
 		switch v.dns.Verify(client, c.masks) {
 		case DNSVerified:
 			return Identity{Bot: id, Status: Verified, By: "reverse-dns"}

@@ -63,6 +63,10 @@ func TestServiceLifecycle(t *testing.T) {
 	if got := s.Identify(googlebotUA, outside); got.Status != identity.Impostor {
 		t.Errorf("outside the list, no DNS: %+v", got)
 	}
+	// An address the server does not know proves nothing: never an impostor.
+	if got := s.Identify(googlebotUA, netip.Addr{}); got.Status != identity.Pending {
+		t.Errorf("no client address: %+v, want pending", got)
+	}
 	// Offline: only the local file's source is used, read at Start.
 	if st := s.Lists(); len(st) != 1 || st[0].Source.URL != g.Verification.IPRanges[0].URL || !st[0].Trusted || st[0].Prefixes == 0 {
 		t.Errorf("Lists() = %+v, want Google's list alone, in use", st)

@@ -1,0 +1,302 @@
+package caddymodule
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	"github.com/sitepolicy/caddy-robots/crawlers"
+	"github.com/sitepolicy/caddy-robots/identity"
+)
+
+func init() {
+	caddy.RegisterModule(Crawlers{})
+}
+
+// Crawlers is the "crawlers" app: the process's crawler verification (package identity),
+// shared by every site and kept over config reloads. It checks that a request naming a
+// crawler of the bot catalogue comes from that crawler's operator: from the address lists
+// the operators publish (fetched over HTTPS when the server starts, refreshed daily in the
+// background, kept on disk so that a restart without network still verifies) and by
+// forward-confirmed reverse DNS for the operators that document host names (looked up in
+// the background, never during a request).
+//
+// The client address is Caddy's client IP: the connection's address, or with the server's
+// trusted_proxies, the address the trusted proxy reports; never a forwarding header on its
+// own.
+//
+// The app is loaded with its defaults when a crawler matcher or enforce's impostors need it;
+// configure it with the "crawlers" global option. A reload whose crawlers config is
+// unchanged keeps the running verification (no list is fetched again); a changed one starts
+// from the lists kept on disk.
+type Crawlers struct {
+	// Lists configure the operators' published address lists.
+	Lists *CrawlerLists `json:"lists,omitempty"`
+	// ReverseDNS configures forward-confirmed reverse DNS.
+	ReverseDNS *CrawlerDNS `json:"reverse_dns,omitempty"`
+
+	svc    *identity.Service
+	key    string
+	logger *zap.Logger
+}
+
+// CrawlerLists configure the operators' published address lists.
+type CrawlerLists struct {
+	// Off turns the lists off: bots only they verify stay pending.
+	Off bool `json:"off,omitempty"`
+	// Dir keeps each list's last good document; default: "crawler-lists" in Caddy's data
+	// directory.
+	Dir string `json:"dir,omitempty"`
+	// Local maps a list's URL (as the bot catalogue names it) to a file read instead of
+	// fetching it, for air-gapped hosts.
+	Local map[string]string `json:"local,omitempty"`
+	// Offline uses only the lists Local maps to files; nothing is fetched.
+	Offline bool `json:"offline,omitempty"`
+	// Refresh is how often a list is fetched again (jittered by a tenth); default 24h.
+	Refresh caddy.Duration `json:"refresh,omitempty"`
+	// MaxAge is how old a list may grow without a successful fetch before it is not trusted
+	// any more; default 7 days.
+	MaxAge caddy.Duration `json:"max_age,omitempty"`
+	// Timeout bounds one fetch; default 30s.
+	Timeout caddy.Duration `json:"timeout,omitempty"`
+	// MaxSize bounds one document in bytes; default 8 MiB.
+	MaxSize int64 `json:"max_size,omitempty"`
+}
+
+// CrawlerDNS configures forward-confirmed reverse DNS.
+type CrawlerDNS struct {
+	// Off turns reverse DNS off: bots only it verifies stay pending.
+	Off bool `json:"off,omitempty"`
+	// Positive and Negative are how long an answer is kept (defaults 24h and 1h).
+	Positive caddy.Duration `json:"positive_ttl,omitempty"`
+	Negative caddy.Duration `json:"negative_ttl,omitempty"`
+	// MaxEntries bounds the answers kept (default 100,000).
+	MaxEntries int `json:"max_entries,omitempty"`
+	// MaxInFlight bounds the lookups in progress at once (default 32).
+	MaxInFlight int `json:"max_in_flight,omitempty"`
+	// Timeout bounds one lookup (default 5s).
+	Timeout caddy.Duration `json:"timeout,omitempty"`
+}
+
+// CaddyModule returns the Caddy module information.
+func (Crawlers) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "crawlers",
+		New: func() caddy.Module { return new(Crawlers) },
+	}
+}
+
+// services holds the verification of each distinct crawlers config in use, so that a reload
+// with the same config keeps it (its lists, its DNS cache) instead of starting over.
+var services = caddy.NewUsagePool()
+
+type serviceEntry struct{ *identity.Service }
+
+func (e serviceEntry) Destruct() error {
+	e.Stop()
+	return nil
+}
+
+// testResolver, when set by a test, answers reverse DNS instead of the system's resolver.
+var testResolver identity.Resolver
+
+// Provision finds or creates the verification for this config. Nothing is fetched or looked
+// up here (a config that is only validated does no network work): that starts with Start.
+func (a *Crawlers) Provision(ctx caddy.Context) error {
+	a.logger = ctx.Logger()
+	if err := a.validate(); err != nil {
+		return err
+	}
+	key, err := json.Marshal(a)
+	if err != nil {
+		return err
+	}
+	a.key = string(key)
+	opts := identity.ServiceOptions{NoLists: a.Lists != nil && a.Lists.Off, NoDNS: a.ReverseDNS != nil && a.ReverseDNS.Off}
+	opts.Lists.Dir = filepath.Join(caddy.AppDataDir(), "crawler-lists")
+	opts.Lists.Log = ctx.Slogger()
+	if l := a.Lists; l != nil {
+		if l.Dir != "" {
+			opts.Lists.Dir = l.Dir
+		}
+		opts.Lists.Local, opts.Lists.Offline = l.Local, l.Offline
+		opts.Lists.Refresh, opts.Lists.MaxAge, opts.Lists.Timeout = time.Duration(l.Refresh), time.Duration(l.MaxAge), time.Duration(l.Timeout)
+		opts.Lists.MaxSize = l.MaxSize
+	}
+	if d := a.ReverseDNS; d != nil {
+		opts.DNS.Positive, opts.DNS.Negative, opts.DNS.Timeout = time.Duration(d.Positive), time.Duration(d.Negative), time.Duration(d.Timeout)
+		opts.DNS.MaxEntries, opts.DNS.MaxInFlight = d.MaxEntries, d.MaxInFlight
+	}
+	opts.DNS.Resolver = testResolver
+	v, _, err := services.LoadOrNew(a.key, func() (caddy.Destructor, error) {
+		return serviceEntry{identity.NewService(opts)}, nil
+	})
+	if err != nil {
+		return err
+	}
+	a.svc = v.(serviceEntry).Service
+	return nil
+}
+
+func (a *Crawlers) validate() error {
+	if l := a.Lists; l != nil {
+		if l.Refresh < 0 || l.MaxAge < 0 || l.Timeout < 0 || l.MaxSize < 0 {
+			return fmt.Errorf("crawlers.lists: durations and sizes are positive")
+		}
+		if l.Offline && len(l.Local) == 0 {
+			return fmt.Errorf("crawlers.lists.offline: no list is given as a local file (local), so nothing would verify")
+		}
+		sources := map[string]bool{}
+		for _, s := range identity.Sources() {
+			sources[s.URL] = true
+		}
+		for u := range l.Local {
+			if !sources[u] {
+				return fmt.Errorf("crawlers.lists.local[%q]: the bot catalogue names no list at this URL", u)
+			}
+		}
+	}
+	if d := a.ReverseDNS; d != nil && (d.Positive < 0 || d.Negative < 0 || d.Timeout < 0 || d.MaxEntries < 0 || d.MaxInFlight < 0) {
+		return fmt.Errorf("crawlers.reverse_dns: durations and bounds are positive")
+	}
+	return nil
+}
+
+// Start starts the verification's background work (once per config, however many reloads)
+// and logs the state of each list.
+func (a *Crawlers) Start() error {
+	a.svc.Start(context.Background())
+	for _, st := range a.svc.Lists() {
+		a.logger.Info("crawler address list", zap.String("url", st.Source.URL), zap.Int("prefixes", st.Prefixes),
+			zap.Bool("trusted", st.Trusted), zap.Time("fetched", st.Fetched), zap.String("last_error", st.LastError))
+	}
+	return nil
+}
+
+// Stop does nothing: the verification outlives a reload, and ends when no config uses it
+// (Cleanup).
+func (a *Crawlers) Stop() error { return nil }
+
+// Cleanup releases this config's use of the verification.
+func (a *Crawlers) Cleanup() error {
+	if a.key != "" {
+		_, err := services.Delete(a.key)
+		return err
+	}
+	return nil
+}
+
+// Service is the running verification, for `caddy robots check`.
+func (a *Crawlers) Service() *identity.Service { return a.svc }
+
+// identityVar is the request variable holding the request's identity.
+const identityVar = "caddy_robots.crawler"
+
+// identify returns r's crawler identity, found once per request (the first caller stores it
+// in the request's variables, and makes the {http.crawler.*} placeholders answer from it).
+func (a *Crawlers) identify(r *http.Request) *crawlerInfo {
+	if ci, ok := caddyhttp.GetVar(r.Context(), identityVar).(*crawlerInfo); ok {
+		return ci
+	}
+	ci := internIdentity(a.svc.Identify(r.Header.Get("User-Agent"), clientAddr(r)))
+	caddyhttp.SetVar(r.Context(), identityVar, ci)
+	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
+		repl.Map(ci.placeholder)
+	}
+	return ci
+}
+
+// clientAddr is Caddy's client IP for r (trusted_proxies applied). A request whose TLS
+// handshake is not complete (early data) has none: its address is not proven yet.
+func clientAddr(r *http.Request) netip.Addr {
+	if r.TLS != nil && !r.TLS.HandshakeComplete {
+		return netip.Addr{}
+	}
+	s, _ := caddyhttp.GetVar(r.Context(), caddyhttp.ClientIPVarKey).(string)
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Addr{}
+	}
+	return a.WithZone("")
+}
+
+// crawlerInfo is an identity with what placeholders and matchers read of it, made once per
+// distinct identity (interned), so that a request costs no allocation.
+type crawlerInfo struct {
+	id         identity.Identity
+	bot        crawlers.Bot
+	categories map[string]bool // the data's categories and the AI catalogue's
+	values     map[string]any  // placeholder values by key
+	// placeholder answers the {http.crawler.*} placeholders; a method value made once.
+	placeholder caddy.ReplacerFunc
+}
+
+var interned sync.Map // identity.Identity -> *crawlerInfo
+
+func internIdentity(id identity.Identity) *crawlerInfo {
+	if ci, ok := interned.Load(id); ok {
+		return ci.(*crawlerInfo)
+	}
+	ci := &crawlerInfo{id: id, categories: map[string]bool{}}
+	name := ""
+	if b, ok := crawlers.BotByID(id.Bot); ok {
+		ci.bot = b
+		if len(b.Names) > 0 {
+			name = b.Names[0]
+		}
+	}
+	cats := append(append([]string(nil), ci.bot.Categories...), ci.bot.AICategories()...)
+	for _, c := range cats {
+		ci.categories[c] = true
+	}
+	category := ""
+	if len(cats) > 0 {
+		category = cats[0]
+	}
+	ci.values = map[string]any{
+		"http.crawler.id":          id.Bot,
+		"http.crawler.name":        name,
+		"http.crawler.operator":    ci.bot.Operator,
+		"http.crawler.category":    category,
+		"http.crawler.categories":  strings.Join(cats, ","),
+		"http.crawler.status":      id.Status.String(),
+		"http.crawler.verified_by": id.By,
+	}
+	ci.placeholder = ci.lookup
+	v, _ := interned.LoadOrStore(id, ci)
+	return v.(*crawlerInfo)
+}
+
+func (ci *crawlerInfo) lookup(key string) (any, bool) {
+	if !strings.HasPrefix(key, "http.crawler.") {
+		return nil, false
+	}
+	v, ok := ci.values[key]
+	return v, ok
+}
+
+// crawlersApp loads the crawlers app (with its defaults when the config has none).
+func crawlersApp(ctx caddy.Context) (*Crawlers, error) {
+	app, err := ctx.App("crawlers")
+	if err != nil {
+		return nil, err
+	}
+	return app.(*Crawlers), nil
+}
+
+// Interface guards.
+var (
+	_ caddy.App          = (*Crawlers)(nil)
+	_ caddy.Provisioner  = (*Crawlers)(nil)
+	_ caddy.CleanerUpper = (*Crawlers)(nil)
+)

@@ -1,0 +1,126 @@
+package caddymodule
+
+import (
+	"strconv"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+)
+
+func init() {
+	httpcaddyfile.RegisterGlobalOption("crawlers", parseCrawlersOption)
+}
+
+// parseCrawlersOption reads the "crawlers" global option, which configures the crawlers app
+// (crawler verification):
+//
+//	{
+//		crawlers {
+//			lists off|offline             # no published lists; or only the local files below
+//			list_file <url> <file>        # read the list the catalogue names at <url> from <file>
+//			lists_dir <dir>               # where the last good lists are kept (default: Caddy's data dir)
+//			refresh <duration>            # how often a list is fetched again (default 24h)
+//			max_age <duration>            # a list older than this is not trusted (default 7d)
+//			fetch_timeout <duration>      # bound on one fetch (default 30s)
+//			reverse_dns off               # no reverse-DNS verification
+//			dns_timeout <duration>        # bound on one lookup (default 5s)
+//			dns_max_in_flight <n>         # lookups in progress at once (default 32)
+//		}
+//	}
+func parseCrawlersOption(d *caddyfile.Dispenser, _ any) (any, error) {
+	app := &Crawlers{}
+	lists := func() *CrawlerLists {
+		if app.Lists == nil {
+			app.Lists = &CrawlerLists{}
+		}
+		return app.Lists
+	}
+	dns := func() *CrawlerDNS {
+		if app.ReverseDNS == nil {
+			app.ReverseDNS = &CrawlerDNS{}
+		}
+		return app.ReverseDNS
+	}
+	d.Next() // the option's name
+	if d.NextArg() {
+		return nil, d.ArgErr()
+	}
+	for d.NextBlock(0) {
+		sub := d.Val()
+		args := d.RemainingArgs()
+		one := func() (string, error) {
+			if len(args) != 1 {
+				return "", d.Errf("crawlers: %s takes one argument", sub)
+			}
+			return args[0], nil
+		}
+		duration := func(set func(caddy.Duration)) error {
+			v, err := one()
+			if err != nil {
+				return err
+			}
+			t, err := caddy.ParseDuration(v)
+			if err != nil || t <= 0 {
+				return d.Errf("crawlers: %s %q: a duration such as 12h or 7d", sub, v)
+			}
+			set(caddy.Duration(t))
+			return nil
+		}
+		var err error
+		switch sub {
+		case "lists":
+			v, e := one()
+			switch {
+			case e != nil:
+				err = e
+			case v == "off":
+				lists().Off = true
+			case v == "offline":
+				lists().Offline = true
+			default:
+				err = d.Errf("crawlers: lists %q: off or offline", v)
+			}
+		case "list_file":
+			if len(args) != 2 {
+				return nil, d.Errf("crawlers: list_file takes the list's URL (as the bot catalogue names it) and a file")
+			}
+			l := lists()
+			if l.Local == nil {
+				l.Local = map[string]string{}
+			}
+			l.Local[args[0]] = args[1]
+		case "lists_dir":
+			v, e := one()
+			lists().Dir, err = v, e
+		case "refresh":
+			err = duration(func(t caddy.Duration) { lists().Refresh = t })
+		case "max_age":
+			err = duration(func(t caddy.Duration) { lists().MaxAge = t })
+		case "fetch_timeout":
+			err = duration(func(t caddy.Duration) { lists().Timeout = t })
+		case "reverse_dns":
+			v, e := one()
+			if e == nil && v != "off" {
+				e = d.Errf("crawlers: reverse_dns %q: the only value is off", v)
+			}
+			dns().Off, err = true, e
+		case "dns_timeout":
+			err = duration(func(t caddy.Duration) { dns().Timeout = t })
+		case "dns_max_in_flight":
+			v, e := one()
+			n, convErr := strconv.Atoi(v)
+			if e == nil && (convErr != nil || n <= 0) {
+				e = d.Errf("crawlers: dns_max_in_flight %q: a positive number", v)
+			}
+			dns().MaxInFlight, err = n, e
+		default:
+			err = d.Errf("crawlers: unknown sub-directive %q (lists, list_file, lists_dir, refresh, max_age, fetch_timeout, reverse_dns, dns_timeout, dns_max_in_flight)", sub)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return httpcaddyfile.App{Name: "crawlers", Value: caddyconfig.JSON(app, nil)}, nil
+}

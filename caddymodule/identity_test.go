@@ -1,0 +1,143 @@
+package caddymodule
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+
+	"github.com/sitepolicy/caddy-robots/crawlers"
+	"github.com/sitepolicy/caddy-robots/identity"
+)
+
+// crawlersGlobals verifies Google's crawler from the identity package's copy of Google's
+// published list, read as a local file (no network: offline), without reverse DNS, and
+// trusts loopback as a proxy so that X-Forwarded-For gives the client address.
+func crawlersGlobals(t *testing.T, dir string) string {
+	t.Helper()
+	g, _ := crawlers.BotByID("google-crawler")
+	file, err := filepath.Abs("../identity/testdata/googlebot.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf(`	crawlers {
+		lists offline
+		list_file %s %s
+		lists_dir %s
+		reverse_dns off
+	}
+	servers {
+		trusted_proxies static 127.0.0.1/8 ::1/128
+	}
+`, g.Verification.IPRanges[0].URL, file, dir)
+}
+
+// identitySites: the first site enforces the file and impostors (410) and answers with the
+// identity's placeholders; the second acts on the crawler matcher alone.
+const identitySites = `
+:@PORT@ {
+	robots_txt {
+		group GPTBot {
+			disallow /
+		}
+		enforce {
+			impostors 410
+		}
+	}
+	respond "{http.crawler.id}|{http.crawler.name}|{http.crawler.status}|{http.crawler.verified_by}|{http.crawler.operator}"
+}
+:@PORT2@ {
+	@fake crawler impostor
+	respond @fake "fake {http.crawler.name}" 418
+	@google crawler Googlebot verified
+	respond @google "real {http.crawler.verified_by}" 200
+	@search crawler search-engine
+	respond @search "search {http.crawler.status}" 200
+	respond "other {http.crawler.status}" 200
+}
+`
+
+// TestCrawlerIdentityThroughCaddy: a request claiming Googlebot from an address outside
+// Google's published list (the client address a trusted proxy reports) is answered with the
+// impostor status; from inside the list it is served; a browser is untouched; the matcher
+// and the placeholders say the same; a forwarding header from an untrusted client is not
+// believed.
+func TestCrawlerIdentityThroughCaddy(t *testing.T) {
+	caddyTesterWithGlobals(t, crawlersGlobals(t, t.TempDir()), identitySites)
+	const browser = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
+	for _, c := range []struct {
+		ua, client string
+		status     int
+		body       string
+		status2    int
+		body2      string
+	}{
+		{googlebotUA, "203.0.113.9", 410, "names Googlebot but does not come from", 418, "fake Googlebot"},
+		{googlebotUA, "66.249.64.5", 200, "google-crawler|Googlebot|verified|ip-list|Google", 200, "real ip-list"},
+		{googlebotUA, "2001:4860:4801:10::1", 200, "google-crawler|Googlebot|verified|ip-list|Google", 200, "real ip-list"},
+		{browser, "203.0.113.9", 200, "||none||", 200, "other none"},
+		// A bot whose operator publishes nothing: its claim is all there is.
+		{"Mozilla/5.0 (compatible; Barkrowler/0.9; +https://babbar.eu/crawling-bot/)", "203.0.113.9", 200, "exensa-crawler|Barkrowler|unverifiable||", 200, "other unverifiable"},
+		// The file's enforcement is unchanged.
+		{"GPTBot/1.2", "203.0.113.9", 403, "robots.txt disallows", 200, ""},
+	} {
+		resp, body := do(t, "GET", siteURL("/page"), "User-Agent: "+c.ua, "X-Forwarded-For: "+c.client)
+		if resp.StatusCode != c.status || !strings.Contains(string(body), c.body) {
+			t.Errorf("%s from %s: %d %q, want %d with %q", c.ua, c.client, resp.StatusCode, body, c.status, c.body)
+		}
+		resp, body = do(t, "GET", site2URL("/page"), "User-Agent: "+c.ua, "X-Forwarded-For: "+c.client)
+		if resp.StatusCode != c.status2 || !strings.Contains(string(body), c.body2) {
+			t.Errorf("matcher: %s from %s: %d %q, want %d with %q", c.ua, c.client, resp.StatusCode, body, c.status2, c.body2)
+		}
+	}
+	// robots.txt is served to an impostor.
+	resp, _ := do(t, "GET", siteURL("/robots.txt"), "User-Agent: "+googlebotUA, "X-Forwarded-For: 203.0.113.9")
+	wantStatus(t, resp, 200)
+}
+
+// TestCrawlerIdentityUntrustedForwarding: without trusted_proxies, X-Forwarded-For is not
+// the client address: a Googlebot request from loopback claiming an address inside Google's
+// list is an impostor (loopback is not Google's).
+func TestCrawlerIdentityUntrustedForwarding(t *testing.T) {
+	g := crawlersGlobals(t, t.TempDir())
+	g = g[:strings.Index(g, "\tservers {")]
+	caddyTesterWithGlobals(t, g, identitySites)
+	resp, body := do(t, "GET", siteURL("/page"), "User-Agent: "+googlebotUA, "X-Forwarded-For: 66.249.64.5")
+	if resp.StatusCode != 410 {
+		t.Errorf("forwarded address believed without trusted_proxies: %d %q", resp.StatusCode, body)
+	}
+}
+
+// TestCrawlersReloadKeepsVerification: a reload with the same crawlers config keeps the
+// running verification (its lists are not read or fetched again); a changed config gets its
+// own.
+func TestCrawlersReloadKeepsVerification(t *testing.T) {
+	dir := t.TempDir()
+	tester := caddyTesterWithGlobals(t, crawlersGlobals(t, dir), identitySites)
+	first := runningService(t)
+	fetched := first.Lists()[0].Fetched
+	time.Sleep(10 * time.Millisecond)
+	tester.InitServer(globalsWith(crawlersGlobals(t, dir))+expand(identitySites+"\n:@PORT2@/x {\n\trespond x\n}\n"), "caddyfile")
+	if again := runningService(t); again != first || again.Lists()[0].Fetched != fetched {
+		t.Errorf("a reload with the same crawlers config restarted the verification")
+	}
+	tester.InitServer(globalsWith(strings.Replace(crawlersGlobals(t, dir), "reverse_dns off", "reverse_dns off\n\t\trefresh 12h", 1))+expand(identitySites), "caddyfile")
+	if changed := runningService(t); changed == first {
+		t.Errorf("a changed crawlers config kept the old verification")
+	}
+	resp, _ := do(t, "GET", siteURL("/page"), "User-Agent: "+googlebotUA, "X-Forwarded-For: 66.249.64.5")
+	wantStatus(t, resp, 200)
+}
+
+// runningService is the verification of the running config's crawlers app.
+func runningService(t *testing.T) *identity.Service {
+	t.Helper()
+	app, err := caddy.ActiveContext().AppIfConfigured("crawlers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return app.(*Crawlers).Service()
+}
