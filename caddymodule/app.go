@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/netip"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -241,11 +243,27 @@ type crawlerInfo struct {
 	placeholder caddy.ReplacerFunc
 }
 
-var interned sync.Map // identity.Identity -> *crawlerInfo
+// interned maps each identity seen to its crawlerInfo; copied on write, so that the lookup
+// of a request takes no lock and allocates nothing. There are at most a few thousand
+// identities (bots times statuses).
+var (
+	interned   atomic.Pointer[map[identity.Identity]*crawlerInfo]
+	internedMu sync.Mutex
+)
 
 func internIdentity(id identity.Identity) *crawlerInfo {
-	if ci, ok := interned.Load(id); ok {
-		return ci.(*crawlerInfo)
+	if m := interned.Load(); m != nil {
+		if ci, ok := (*m)[id]; ok {
+			return ci
+		}
+	}
+	internedMu.Lock()
+	defer internedMu.Unlock()
+	old := interned.Load()
+	if old != nil {
+		if ci, ok := (*old)[id]; ok {
+			return ci
+		}
 	}
 	ci := &crawlerInfo{id: id, categories: map[string]bool{}}
 	name := ""
@@ -273,8 +291,13 @@ func internIdentity(id identity.Identity) *crawlerInfo {
 		"http.crawler.verified_by": id.By,
 	}
 	ci.placeholder = ci.lookup
-	v, _ := interned.LoadOrStore(id, ci)
-	return v.(*crawlerInfo)
+	m := make(map[identity.Identity]*crawlerInfo)
+	if old != nil {
+		maps.Copy(m, *old)
+	}
+	m[id] = ci
+	interned.Store(&m)
+	return ci
 }
 
 func (ci *crawlerInfo) lookup(key string) (any, bool) {
