@@ -3,6 +3,7 @@ module github.com/sitepolicy/caddy-robots/caddymodule
 go 1.26.0
 
 require (
+	cel.dev/cel-go v0.32.0
 	github.com/caddyserver/caddy/v2 v2.11.9
 	github.com/jimsmart/grobotstxt v1.0.3
 	github.com/sitepolicy/caddy-robots v0.0.0-00010101000000-000000000000
@@ -13,7 +14,6 @@ require (
 )
 
 require (
-	cel.dev/cel-go v0.32.0 // indirect
 	cel.dev/expr v0.25.3 // indirect
 	cloud.google.com/go/auth v0.23.3 // indirect
 	cloud.google.com/go/auth/oauth2adapt v0.2.8 // indirect

@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"fmt"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -140,4 +141,66 @@ func runningService(t *testing.T) *identity.Service {
 		t.Fatal(err)
 	}
 	return app.(*Crawlers).Service()
+}
+
+// TestCrawlerMatcherForms: the Caddyfile form (arguments joined over lines of one named
+// matcher), the CEL form and the JSON form match alike; categories of either catalogue and
+// the status none work.
+func TestCrawlerMatcherForms(t *testing.T) {
+	caddyTesterWithGlobals(t, crawlersGlobals(t, t.TempDir()), `
+:@PORT@ {
+	@training {
+		crawler ai-training
+	}
+	respond @training "training" 200
+	@cel expression crawler('Googlebot', 'verified') || crawler('impostor')
+	respond @cel "cel {http.crawler.status}" 200
+	@none crawler none
+	respond @none "nobody" 200
+	respond "other {http.crawler.id}" 200
+}
+`)
+	for _, c := range []struct{ ua, client, body string }{
+		{"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)", "203.0.113.9", "training"},
+		{googlebotUA, "66.249.64.5", "cel verified"},
+		{googlebotUA, "203.0.113.9", "cel impostor"},
+		{"curl/8.5.0", "203.0.113.9", "other curl"},
+		{"Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0", "203.0.113.9", "nobody"},
+	} {
+		_, body := do(t, "GET", siteURL("/"), "User-Agent: "+c.ua, "X-Forwarded-For: "+c.client)
+		if string(body) != c.body {
+			t.Errorf("%s from %s: %q, want %q", c.ua, c.client, body, c.body)
+		}
+	}
+}
+
+// TestCrawlerConfigErrors: a wrong matcher argument, impostors status or crawlers option is
+// refused at load, naming the line (Caddyfile) or the field, with a suggestion where one is
+// close.
+func TestCrawlerConfigErrors(t *testing.T) {
+	site := func(body string) string {
+		return globals() + expand(":@PORT@ {\n"+body+"\n}\n")
+	}
+	for _, c := range []struct{ cfg, want string }{
+		{site("\t@g crawler Googlebott\n\trespond @g 1"), `did you mean "Googlebot"?, at Caddyfile:8`},
+				{site("\t@g crawler verifed\n\trespond @g 1"), `did you mean`},
+		{site("\t@g expression crawler('nobot-at-all')\n\trespond @g 1"), `"nobot-at-all": not a status`},
+		{site("\trobots_txt {\n\t\tgroup GPTBot {\n\t\t\tdisallow /\n\t\t}\n\t\tenforce {\n\t\t\timpostors 302\n\t\t}\n\t}"), `impostors "302": the status of a blocked request is a client or server error, 400 to 599 (default 403), at Caddyfile:13`},
+		{site("\trobots_txt {\n\t\tgroup GPTBot {\n\t\t\tdisallow /\n\t\t}\n\t\tenforce {\n\t\t\timpostors x\n\t\t}\n\t}"), `impostors "x": the status is a number`},
+		{site("\trobots_txt {\n\t\tgroup GPTBot {\n\t\t\tdisallow /\n\t\t}\n\t\tenforce {\n\t\t\tblock\n\t\t}\n\t}"), `enforce's block takes one sub-directive, impostors`},
+		{strings.Replace(globals(), "}\n", "\tcrawlers {\n\t\tlists sometimes\n\t}\n}\n", 1) + expand(":@PORT@ {\n\trespond 1\n}\n"), `lists "sometimes": off or offline`},
+		{strings.Replace(globals(), "}\n", "\tcrawlers {\n\t\trefresh soon\n\t}\n}\n", 1) + expand(":@PORT@ {\n\trespond 1\n}\n"), `refresh "soon"`},
+		{strings.Replace(globals(), "}\n", "\tcrawlers {\n\t\tlist_file https://example.com/list.json /tmp/x\n\t}\n}\n", 1) + expand(":@PORT@ {\n\trespond 1\n}\n"), "names no list at this URL"},
+		{strings.Replace(globals(), "}\n", "\tcrawlers {\n\t\tlists offline\n\t}\n}\n", 1) + expand(":@PORT@ {\n\trespond 1\n}\n"), "no list is given as a local file"},
+	} {
+		status, msg := loadRaw(t, c.cfg, "text/caddyfile")
+		if status == http.StatusOK || !strings.Contains(msg, c.want) {
+			t.Errorf("config\n%s\nloaded with %d %q, want an error containing %q", c.cfg, status, msg, c.want)
+		}
+	}
+	// The JSON form is checked at provision too.
+	status, msg := loadRaw(t, fmt.Sprintf(`{"admin": {"listen": "localhost:%d"}, "apps": {"http": {"servers": {"s": {"listen": [":%d"], "routes": [{"match": [{"crawler": {"bots": ["Googlebott"]}}], "handle": [{"handler": "static_response"}]}]}}}}}`, adminPort, sitePort), "application/json")
+	if status == http.StatusOK || !strings.Contains(msg, `bots[0] "Googlebott": not a bot of the catalogue; did you mean "Googlebot"?`) {
+		t.Errorf("JSON matcher: %d %q", status, msg)
+	}
 }

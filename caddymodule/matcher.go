@@ -3,9 +3,12 @@ package caddymodule
 import (
 	"fmt"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 
+	"cel.dev/cel-go/cel"
+	"cel.dev/cel-go/common/types/ref"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -69,16 +72,8 @@ func (MatchCrawler) CaddyModule() caddy.ModuleInfo {
 func (m *MatchCrawler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	for d.Next() {
 		for d.NextArg() {
-			arg := d.Val()
-			switch kind, value, err := classifyCrawlerArg(arg); {
-			case err != nil:
+			if err := m.add(d.Val()); err != nil {
 				return d.Err(err.Error())
-			case kind == "status":
-				m.Statuses = append(m.Statuses, value)
-			case kind == "category":
-				m.Categories = append(m.Categories, value)
-			default:
-				m.Bots = append(m.Bots, value)
 			}
 		}
 		if d.NextBlock(0) {
@@ -86,6 +81,50 @@ func (m *MatchCrawler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		}
 	}
 	return nil
+}
+
+// add files one argument of the Caddyfile or CEL form under Statuses, Categories or Bots.
+func (m *MatchCrawler) add(arg string) error {
+	switch kind, value, err := classifyCrawlerArg(arg); {
+	case err != nil:
+		return err
+	case kind == "status":
+		m.Statuses = append(m.Statuses, value)
+	case kind == "category":
+		m.Categories = append(m.Categories, value)
+	default:
+		m.Bots = append(m.Bots, value)
+	}
+	return nil
+}
+
+// CELLibrary makes the matcher available in CEL expressions, with the Caddyfile form's
+// arguments:
+//
+//	expression crawler('impostor')
+//	expression crawler('Googlebot', 'verified') || crawler('ai-training')
+func (MatchCrawler) CELLibrary(ctx caddy.Context) (cel.Library, error) {
+	return caddyhttp.CELMatcherImpl(
+		"crawler",
+		"crawler_request_list",
+		[]*cel.Type{cel.ListType(cel.StringType)},
+		func(data ref.Val) (caddyhttp.RequestMatcherWithError, error) {
+			args, err := data.ConvertToNative(reflect.TypeFor[[]string]())
+			if err != nil {
+				return nil, err
+			}
+			m := &MatchCrawler{}
+			for _, a := range args.([]string) {
+				if err := m.add(a); err != nil {
+					return nil, err
+				}
+			}
+			if err := m.Provision(ctx); err != nil {
+				return nil, err
+			}
+			return m, nil
+		},
+	)
 }
 
 // classifyCrawlerArg says what a crawler matcher argument is.
@@ -145,7 +184,7 @@ func suggest(s string) string {
 		names = append(names, b.ID)
 		names = append(names, b.Names...)
 	}
-	names = append(names, allCategories()...)
+	names = append(append(names, allCategories()...), statusNames()...)
 	if c := configerr.Closest(s, names); c != "" {
 		return fmt.Sprintf("; did you mean %q?", c)
 	}
@@ -221,4 +260,5 @@ var (
 	_ caddy.Provisioner                 = (*MatchCrawler)(nil)
 	_ caddyhttp.RequestMatcherWithError = (*MatchCrawler)(nil)
 	_ caddyfile.Unmarshaler             = (*MatchCrawler)(nil)
+	_ caddyhttp.CELLibraryProducer      = (*MatchCrawler)(nil)
 )
