@@ -1,12 +1,16 @@
 package caddymodule
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+
+	"github.com/sitepolicy/caddy-robots/configerr"
 )
 
 func init() {
@@ -116,7 +120,11 @@ func parseCrawlersOption(d *caddyfile.Dispenser, _ any) (any, error) {
 			}
 			dns().MaxInFlight, err = n, e
 		default:
-			err = d.Errf("crawlers: unknown sub-directive %q (lists, list_file, lists_dir, refresh, max_age, fetch_timeout, reverse_dns, dns_timeout, dns_max_in_flight)", sub)
+			msg := fmt.Sprintf("crawlers: unknown sub-directive %q (want %s)", sub, strings.Join(crawlersSubdirectives, ", "))
+			if c := configerr.Closest(sub, crawlersSubdirectives); c != "" {
+				msg += fmt.Sprintf("; did you mean %q?", c)
+			}
+			err = d.Err(msg)
 		}
 		if err != nil {
 			return nil, err

@@ -104,24 +104,8 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				at.markWritten("enforce.status", sub, args[0])
 				h.Enforce.Status = v
 			}
-			for nesting := d.Nesting(); d.NextBlock(nesting); {
-				if d.Val() != "impostors" || h.Enforce.Impostors != nil {
-					return errf(d, "robots_txt: enforce's block takes one sub-directive, impostors [<status>] (got %q)", d.Val())
-				}
-				h.Enforce.Impostors = &policy.Impostors{}
-				at.mark("enforce.impostors")
-				args := d.RemainingArgs()
-				if len(args) > 1 {
-					return errf(d, "robots_txt: impostors takes at most one status code (default 403)")
-				}
-				if len(args) == 1 {
-					v, err := strconv.Atoi(args[0])
-					if err != nil {
-						return parseErrorf(d, args[0], "", "robots_txt: impostors %q: the status is a number, e.g. 403 or 410", args[0])
-					}
-					at.markWritten("enforce.impostors.status", "impostors", args[0])
-					h.Enforce.Impostors.Status = v
-				}
+			if err := parseEnforce(d, at, h.Enforce); err != nil {
+				return err
 			}
 		case "comment":
 			args := d.RemainingArgs()
@@ -181,6 +165,35 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		}
 	}
 	return at.report(validate(policy.Config{RobotsTxt: &h.RobotsTxt}, "robots_txt"), hasPlaceholder(h.RobotsTxt))
+}
+
+// parseEnforce reads the block of enforce; the cursor is on its last argument.
+func parseEnforce(d *caddyfile.Dispenser, at *positions, e *policy.Enforce) error {
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		switch sub := d.Val(); sub {
+		case "impostors":
+			if e.Impostors != nil {
+				return errf(d, "robots_txt: impostors given twice")
+			}
+			e.Impostors = &policy.Impostors{}
+			at.mark("enforce.impostors")
+			args := d.RemainingArgs()
+			if len(args) > 1 {
+				return errf(d, "robots_txt: impostors takes at most one status code (default 403)")
+			}
+			if len(args) == 1 {
+				v, err := strconv.Atoi(args[0])
+				if err != nil {
+					return parseErrorf(d, args[0], "", "robots_txt: impostors %q: the status is a number, e.g. 403 or 410", args[0])
+				}
+				at.markWritten("enforce.impostors.status", sub, args[0])
+				e.Impostors.Status = v
+			}
+		default:
+			return errf(d, "robots_txt: enforce's block takes %s [<status>] (got %q)", strings.Join(enforceSubdirectives, ", "), sub)
+		}
+	}
+	return nil
 }
 
 // parseGroup reads "group [<user-agent>...] { ... }", or with presets "preset

@@ -1,9 +1,16 @@
 package caddymodule
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
 	"net/http"
+	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -183,12 +190,14 @@ func TestCrawlerConfigErrors(t *testing.T) {
 	}
 	for _, c := range []struct{ cfg, want string }{
 		{site("\t@g crawler Googlebott\n\trespond @g 1"), `did you mean "Googlebot"?, at Caddyfile:8`},
-				{site("\t@g crawler verifed\n\trespond @g 1"), `did you mean`},
+		{site("\t@g crawler verifed\n\trespond @g 1"), `did you mean`},
 		{site("\t@g expression crawler('nobot-at-all')\n\trespond @g 1"), `"nobot-at-all": not a status`},
 		{site("\trobots_txt {\n\t\tgroup GPTBot {\n\t\t\tdisallow /\n\t\t}\n\t\tenforce {\n\t\t\timpostors 302\n\t\t}\n\t}"), `impostors "302": the status of a blocked request is a client or server error, 400 to 599 (default 403), at Caddyfile:13`},
 		{site("\trobots_txt {\n\t\tgroup GPTBot {\n\t\t\tdisallow /\n\t\t}\n\t\tenforce {\n\t\t\timpostors x\n\t\t}\n\t}"), `impostors "x": the status is a number`},
-		{site("\trobots_txt {\n\t\tgroup GPTBot {\n\t\t\tdisallow /\n\t\t}\n\t\tenforce {\n\t\t\tblock\n\t\t}\n\t}"), `enforce's block takes one sub-directive, impostors`},
+		{site("\trobots_txt {\n\t\tgroup GPTBot {\n\t\t\tdisallow /\n\t\t}\n\t\tenforce {\n\t\t\tblock\n\t\t}\n\t}"), `enforce's block takes impostors [<status>] (got "block")`},
 		{strings.Replace(globals(), "}\n", "\tcrawlers {\n\t\tlists sometimes\n\t}\n}\n", 1) + expand(":@PORT@ {\n\trespond 1\n}\n"), `lists "sometimes": off or offline`},
+		{strings.Replace(globals(), "}\n", "\tcrawlers {\n\t\trefrsh 1h\n\t}\n}\n", 1) + expand(":@PORT@ {\n\trespond 1\n}\n"), `unknown sub-directive "refrsh"`},
+		{strings.Replace(globals(), "}\n", "\tcrawlers {\n\t\trefrsh 1h\n\t}\n}\n", 1) + expand(":@PORT@ {\n\trespond 1\n}\n"), `did you mean "refresh"?`},
 		{strings.Replace(globals(), "}\n", "\tcrawlers {\n\t\trefresh soon\n\t}\n}\n", 1) + expand(":@PORT@ {\n\trespond 1\n}\n"), `refresh "soon"`},
 		{strings.Replace(globals(), "}\n", "\tcrawlers {\n\t\tlist_file https://example.com/list.json /tmp/x\n\t}\n}\n", 1) + expand(":@PORT@ {\n\trespond 1\n}\n"), "names no list at this URL"},
 		{strings.Replace(globals(), "}\n", "\tcrawlers {\n\t\tlists offline\n\t}\n}\n", 1) + expand(":@PORT@ {\n\trespond 1\n}\n"), "no list is given as a local file"},
@@ -203,4 +212,57 @@ func TestCrawlerConfigErrors(t *testing.T) {
 	if status == http.StatusOK || !strings.Contains(msg, `bots[0] "Googlebott": not a bot of the catalogue; did you mean "Googlebot"?`) {
 		t.Errorf("JSON matcher: %d %q", status, msg)
 	}
+}
+
+// TestDocsVerificationRecipe serves the Caddyfile of docs/crawlers.md's verification section
+// (its site block, with the test's globals: Google's list from a local file, loopback as the
+// trusted proxy) and checks what it promises: impostors refused, the archive for Google's
+// real crawlers only, the access log's crawler field, the backend reached otherwise.
+func TestDocsVerificationRecipe(t *testing.T) {
+	block := docBlock(t, "../docs/crawlers.md", "crawlers-verification", "caddyfile")
+	site := block[strings.Index(block, "example.com {"):]
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "backend "+r.URL.Path)
+	}))
+	defer backend.Close()
+	logFile := filepath.Join(t.TempDir(), "access.log")
+	site = strings.NewReplacer("example.com {", ":@PORT@ {\n\tlog {\n\t\toutput file "+logFile+"\n\t}", "localhost:3000", strings.TrimPrefix(backend.URL, "http://")).Replace(site)
+	caddyTesterWithGlobals(t, crawlersGlobals(t, t.TempDir()), site)
+	for _, c := range []struct {
+		ua, client, path string
+		status           int
+		body             string
+	}{
+		{googlebotUA, "203.0.113.9", "/page", 403, "Forbidden"},
+		{googlebotUA, "66.249.64.5", "/archive/2020", 200, "backend /archive/2020"},
+		{"Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0", "203.0.113.9", "/archive/2020", 404, ""},
+		{"Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0", "203.0.113.9", "/page", 200, "backend /page"},
+		{"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)", "203.0.113.9", "/page", 403, "robots.txt disallows"},
+	} {
+		resp, body := do(t, "GET", siteURL(c.path), "User-Agent: "+c.ua, "X-Forwarded-For: "+c.client)
+		if resp.StatusCode != c.status || !strings.Contains(string(body), c.body) {
+			t.Errorf("%s from %s %s: %d %q, want %d with %q", c.ua, c.client, c.path, resp.StatusCode, body, c.status, c.body)
+		}
+	}
+	want := map[string]bool{"Googlebot verified": false, "Googlebot impostor": false, " none": false, "GPTBot pending": false}
+	var logged []byte
+	for range 50 {
+		logged, _ = os.ReadFile(logFile)
+		for _, line := range bytes.Split(logged, []byte("\n")) {
+			var entry struct{ Crawler, CrawlerStatus string }
+			var raw map[string]any
+			if json.Unmarshal(line, &raw) == nil {
+				entry.Crawler, _ = raw["crawler"].(string)
+				entry.CrawlerStatus, _ = raw["crawler_status"].(string)
+				if _, ok := want[entry.Crawler+" "+entry.CrawlerStatus]; ok {
+					want[entry.Crawler+" "+entry.CrawlerStatus] = true
+				}
+			}
+		}
+		if !slices.Contains(slices.Collect(maps.Values(want)), false) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Errorf("the access log's crawler fields: found %v in\n%s", want, logged)
 }

@@ -93,7 +93,7 @@ func parserSubdirectives(t *testing.T) map[string][]string {
 	t.Helper()
 	fset := token.NewFileSet()
 	byFunc := map[string][]string{}
-	for _, file := range []string{"caddyfile.go"} {
+	for _, file := range []string{"caddyfile.go", "app_caddyfile.go"} {
 		f, err := parser.ParseFile(fset, file, nil, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -131,9 +131,11 @@ func parserSubdirectives(t *testing.T) map[string][]string {
 		"robots_txt": byFunc["RobotsTxt.UnmarshalCaddyfile"],
 		"group":      byFunc["parseGroup"],
 		"robots_tag": byFunc["RobotsTag.UnmarshalCaddyfile"],
+		"enforce":    byFunc["parseEnforce"],
+		"crawlers":   byFunc["parseCrawlersOption"],
 	}
 	for block, subs := range out {
-		if len(subs) < 4 {
+		if len(subs) < 4 && block != "enforce" || len(subs) == 0 {
 			t.Fatalf("found only %v in the parser of %s", subs, block)
 		}
 	}
@@ -150,7 +152,7 @@ func types(e ast.Expr) string {
 // TestSubdirectiveLists: the lists that errors name and suggest from are exactly what the
 // parsers accept.
 func TestSubdirectiveLists(t *testing.T) {
-	lists := map[string][]string{"robots_txt": robotsTxtSubdirectives, "group": groupSubdirectives, "robots_tag": robotsTagSubdirectives}
+	lists := map[string][]string{"robots_txt": robotsTxtSubdirectives, "group": groupSubdirectives, "robots_tag": robotsTagSubdirectives, "enforce": enforceSubdirectives, "crawlers": crawlersSubdirectives}
 	for block, accepted := range parserSubdirectives(t) {
 		a, l := slices.Sorted(slices.Values(accepted)), slices.Sorted(slices.Values(lists[block]))
 		if !slices.Equal(a, l) {

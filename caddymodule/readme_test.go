@@ -78,7 +78,8 @@ func TestREADMECaddyfiles(t *testing.T) {
 			block := b.Text
 			first := strings.TrimSpace(strings.SplitN(strings.TrimSpace(block), "\n", 2)[0])
 			cfg, wrapped := block, false
-			if !strings.HasPrefix(first, "http") && !strings.Contains(strings.Fields(first)[0], ".") {
+			// A whole Caddyfile starts with a site address or the global options block.
+			if first != "{" && !strings.HasPrefix(first, "http") && !strings.Contains(strings.Fields(first)[0], ".") {
 				cfg, wrapped = "http://localhost:8080 {\n"+block+"\nrespond ok\n}\n", true
 			}
 			out, warnings, err := adapter.Adapt([]byte(cfg), map[string]any{"filename": page.path})

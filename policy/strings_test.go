@@ -32,7 +32,7 @@ const full = `{
 		"sitemaps": ["/s0"],
 		"records": [{"key": "k0", "value": "v0"}],
 		"max_age": "2h",
-		"enforce": {"status": 429},
+		"enforce": {"status": 429, "impostors": {"status": 410}},
 		"merge_file": "mf",
 		"merge_upstream": true,
 		"merge_upstream_timeout": "3s"
@@ -105,7 +105,7 @@ func TestReplaceStringsEveryString(t *testing.T) {
 	if len(seen) < 30 {
 		t.Errorf("only %d strings replaced", len(seen))
 	}
-	if out.RobotsTxt.Groups[0].CrawlDelay != 2 || !out.RobotsTxt.MergeUpstream || out.RobotsTxt.Enforce.Status != 429 ||
+	if out.RobotsTxt.Groups[0].CrawlDelay != 2 || !out.RobotsTxt.MergeUpstream || out.RobotsTxt.Enforce.Status != 429 || out.RobotsTxt.Enforce.Impostors.Status != 410 ||
 		out.RobotsTxt.MaxAge != cfg.RobotsTxt.MaxAge || !out.RobotsTag[0].Meta || !out.RobotsTag[0].XRobotsTag {
 		t.Errorf("a value that is not a string changed: %+v", out)
 	}
