@@ -88,6 +88,9 @@ type CrawlerDNS struct {
 	MaxInFlight int `json:"max_in_flight,omitempty"`
 	// Timeout bounds one lookup (default 5s).
 	Timeout caddy.Duration `json:"timeout,omitempty"`
+	// Wait, if set, is how long a request from an address not yet looked up waits for the
+	// answer (at most once per address and cache lifetime) instead of being pending.
+	Wait caddy.Duration `json:"wait,omitempty"`
 }
 
 // CaddyModule returns the Caddy module information.
@@ -137,7 +140,7 @@ func (a *Crawlers) Provision(ctx caddy.Context) error {
 	}
 	if d := a.ReverseDNS; d != nil {
 		opts.DNS.Positive, opts.DNS.Negative, opts.DNS.Timeout = time.Duration(d.Positive), time.Duration(d.Negative), time.Duration(d.Timeout)
-		opts.DNS.MaxEntries, opts.DNS.MaxInFlight = d.MaxEntries, d.MaxInFlight
+		opts.DNS.MaxEntries, opts.DNS.MaxInFlight, opts.DNS.Wait = d.MaxEntries, d.MaxInFlight, time.Duration(d.Wait)
 	}
 	opts.DNS.Resolver = testResolver
 	v, _, err := services.LoadOrNew(a.key, func() (caddy.Destructor, error) {
@@ -168,7 +171,7 @@ func (a *Crawlers) validate() error {
 			}
 		}
 	}
-	if d := a.ReverseDNS; d != nil && (d.Positive < 0 || d.Negative < 0 || d.Timeout < 0 || d.MaxEntries < 0 || d.MaxInFlight < 0) {
+	if d := a.ReverseDNS; d != nil && (d.Positive < 0 || d.Negative < 0 || d.Timeout < 0 || d.Wait < 0 || d.MaxEntries < 0 || d.MaxInFlight < 0) {
 		return fmt.Errorf("crawlers.reverse_dns: durations and bounds are positive")
 	}
 	return nil

@@ -30,6 +30,7 @@ func init() {
 //			fetch_timeout <duration>      # bound on one fetch (default 30s)
 //			reverse_dns off               # no reverse-DNS verification
 //			dns_timeout <duration>        # bound on one lookup (default 5s)
+//			dns_wait <duration>           # a first request waits this long for its lookup (default: not at all)
 //			dns_max_in_flight <n>         # lookups in progress at once (default 32)
 //		}
 //	}
@@ -112,6 +113,8 @@ func parseCrawlersOption(d *caddyfile.Dispenser, _ any) (any, error) {
 			dns().Off, err = true, e
 		case "dns_timeout":
 			err = duration(func(t caddy.Duration) { dns().Timeout = t })
+		case "dns_wait":
+			err = duration(func(t caddy.Duration) { dns().Wait = t })
 		case "dns_max_in_flight":
 			v, e := one()
 			n, convErr := strconv.Atoi(v)

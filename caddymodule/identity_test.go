@@ -2,12 +2,15 @@ package caddymodule
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -265,4 +268,59 @@ func TestDocsVerificationRecipe(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Errorf("the access log's crawler fields: found %v in\n%s", want, logged)
+}
+
+// fakeResolver answers reverse and forward lookups from maps (no network).
+type fakeResolver struct {
+	ptr     map[string][]string
+	forward map[string][]netip.Addr
+}
+
+func (f *fakeResolver) LookupAddr(_ context.Context, addr string) ([]string, error) {
+	if names, ok := f.ptr[addr]; ok {
+		return names, nil
+	}
+	return nil, errors.New("no such host")
+}
+
+func (f *fakeResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	if ips, ok := f.forward[host]; ok {
+		return ips, nil
+	}
+	return nil, errors.New("no such host")
+}
+
+// TestCrawlerReverseDNSThroughCaddy: an address outside Google's list whose host name is
+// Google's (forward-confirmed) is verified by reverse DNS, on its first request with
+// dns_wait; an address without such a name is an impostor; a host name that does not resolve
+// back is not believed.
+func TestCrawlerReverseDNSThroughCaddy(t *testing.T) {
+	testResolver = &fakeResolver{
+		ptr: map[string][]string{
+			"66.249.90.1":  {"crawl-66-249-90-1.googlebot.com."},
+			"198.51.100.4": {"crawl-66-249-90-2.googlebot.com."}, // claims Google's name, resolves elsewhere
+		},
+		forward: map[string][]netip.Addr{
+			"crawl-66-249-90-1.googlebot.com": {netip.MustParseAddr("66.249.90.1")},
+			"crawl-66-249-90-2.googlebot.com": {netip.MustParseAddr("66.249.90.2")},
+		},
+	}
+	defer func() { testResolver = nil }()
+	g := strings.Replace(crawlersGlobals(t, t.TempDir()), "reverse_dns off", "dns_wait 5s", 1)
+	caddyTesterWithGlobals(t, g, identitySites)
+	for _, c := range []struct {
+		client string
+		status int
+		body   string
+	}{
+		{"66.249.90.1", 200, "google-crawler|Googlebot|verified|reverse-dns|Google"},
+		{"198.51.100.4", 410, "does not come from"},
+		{"203.0.113.50", 410, "does not come from"},
+		{"66.249.64.5", 200, "verified|ip-list"},
+	} {
+		resp, body := do(t, "GET", siteURL("/page"), "User-Agent: "+googlebotUA, "X-Forwarded-For: "+c.client)
+		if resp.StatusCode != c.status || !strings.Contains(string(body), c.body) {
+			t.Errorf("Googlebot from %s: %d %q, want %d with %q", c.client, resp.StatusCode, body, c.status, c.body)
+		}
+	}
 }

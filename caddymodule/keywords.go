@@ -19,7 +19,7 @@ var (
 	groupSubdirectives     = []string{"user_agent", "preset", "purpose", "allow", "disallow", "crawl_delay", "record", "content_usage", "content_signal"}
 	robotsTagSubdirectives = []string{"agent", "preset", "meta", "x_robots_tag", "content_usage"}
 	enforceSubdirectives   = []string{"impostors"}
-	crawlersSubdirectives  = []string{"lists", "list_file", "lists_dir", "refresh", "max_age", "fetch_timeout", "reverse_dns", "dns_timeout", "dns_max_in_flight"}
+	crawlersSubdirectives  = []string{"lists", "list_file", "lists_dir", "refresh", "max_age", "fetch_timeout", "reverse_dns", "dns_timeout", "dns_wait", "dns_max_in_flight"}
 )
 
 // A block of the Caddyfile syntax, for unknownSubdirective.

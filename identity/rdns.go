@@ -31,6 +31,11 @@ type DNSOptions struct {
 	MaxInFlight int
 	// Timeout bounds one lookup, PTR and forward together (default 5s).
 	Timeout time.Duration
+	// Wait, if positive, is how long Verify waits for the answer of a lookup it started or
+	// found in progress for the address, instead of answering DNSPending at once: the first
+	// request from a crawler's address can then be decided, at the price of that much
+	// latency at most (once per address and Positive or Negative). 0 never waits.
+	Wait time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -61,7 +66,7 @@ type ReverseDNS struct {
 
 	mu       sync.Mutex
 	cache    map[netip.Addr]dnsAnswer
-	inFlight map[netip.Addr]bool // by address and by IPv6 /64 (the prefix's address)
+	inFlight map[netip.Addr]chan struct{} // by address and by IPv6 /64 (the prefix's address); closed when answered
 	running  int
 
 	started, dropped, hits atomic.Int64
@@ -96,7 +101,7 @@ func NewReverseDNS(opts DNSOptions) *ReverseDNS {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &ReverseDNS{opts: opts, cache: map[netip.Addr]dnsAnswer{}, inFlight: map[netip.Addr]bool{}}
+	return &ReverseDNS{opts: opts, cache: map[netip.Addr]dnsAnswer{}, inFlight: map[netip.Addr]chan struct{}{}}
 }
 
 // Verify reports whether addr has a confirmed host name matching one of masks (the bot
@@ -105,24 +110,48 @@ func NewReverseDNS(opts DNSOptions) *ReverseDNS {
 // it starts a lookup in the background, if the bounds allow, and returns DNSPending.
 func (d *ReverseDNS) Verify(addr netip.Addr, masks []string) DNSStatus {
 	addr = addr.Unmap()
-	now := d.opts.Now()
 	d.mu.Lock()
-	ans, ok := d.cache[addr]
-	if ok && now.Before(ans.expires) {
+	if st, ok := d.answerLocked(addr, masks); ok {
 		d.mu.Unlock()
-		d.hits.Add(1)
-		for _, n := range ans.names {
-			for _, m := range masks {
-				if MatchHostMask(m, n) {
-					return DNSVerified
-				}
-			}
-		}
-		return DNSFailed
+		return st
 	}
 	d.startLocked(addr)
+	done := d.inFlight[addr]
 	d.mu.Unlock()
+	if d.opts.Wait <= 0 || done == nil {
+		return DNSPending
+	}
+	t := time.NewTimer(d.opts.Wait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		return DNSPending
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if st, ok := d.answerLocked(addr, masks); ok {
+		return st
+	}
 	return DNSPending
+}
+
+// answerLocked is the cached answer for addr, if there is one that has not expired. d.mu is
+// held.
+func (d *ReverseDNS) answerLocked(addr netip.Addr, masks []string) (DNSStatus, bool) {
+	ans, ok := d.cache[addr]
+	if !ok || !d.opts.Now().Before(ans.expires) {
+		return DNSPending, false
+	}
+	d.hits.Add(1)
+	for _, n := range ans.names {
+		for _, m := range masks {
+			if MatchHostMask(m, n) {
+				return DNSVerified, true
+			}
+		}
+	}
+	return DNSFailed, true
 }
 
 // Wait blocks until the lookups in progress are done (tests, and callers that choose to wait
@@ -143,7 +172,7 @@ func (d *ReverseDNS) startLocked(addr netip.Addr) {
 		keys = append(keys, netip.PrefixFrom(addr, 64).Masked().Addr())
 	}
 	for _, k := range keys {
-		if d.inFlight[k] {
+		if d.inFlight[k] != nil {
 			if k != addr {
 				d.dropped.Add(1) // another address of the /64 is being looked up
 			}
@@ -154,8 +183,9 @@ func (d *ReverseDNS) startLocked(addr netip.Addr) {
 		d.dropped.Add(1)
 		return
 	}
+	done := make(chan struct{})
 	for _, k := range keys {
-		d.inFlight[k] = true
+		d.inFlight[k] = done
 	}
 	d.running++
 	d.started.Add(1)
@@ -172,6 +202,7 @@ func (d *ReverseDNS) startLocked(addr netip.Addr) {
 		for _, k := range keys {
 			delete(d.inFlight, k)
 		}
+		close(done)
 		d.running--
 		if len(d.cache) >= d.opts.MaxEntries {
 			for k := range d.cache { // forget one; map order is arbitrary

@@ -230,3 +230,39 @@ func FuzzMatchHostMask(f *testing.F) {
 		}
 	})
 }
+
+// TestReverseDNSWait: with Wait, the first Verify of an address waits for the lookup it
+// starts (or finds running) and answers with it; a lookup slower than Wait leaves it pending,
+// and its answer serves the next call.
+func TestReverseDNSWait(t *testing.T) {
+	fake := &fakeDNS{
+		ptr:     map[string][]string{"66.249.66.1": {"crawl-66-249-66-1.googlebot.com."}, "66.249.66.2": {"crawl-66-249-66-2.googlebot.com."}},
+		forward: map[string][]netip.Addr{"crawl-66-249-66-1.googlebot.com": {netip.MustParseAddr("66.249.66.1")}, "crawl-66-249-66-2.googlebot.com": {netip.MustParseAddr("66.249.66.2")}},
+	}
+	d := identity.NewReverseDNS(identity.DNSOptions{Resolver: fake, Wait: 5 * time.Second})
+	if got := d.Verify(netip.MustParseAddr("66.249.66.1"), googleMasks); got != identity.DNSVerified {
+		t.Errorf("first request, waiting: %v, want verified", got)
+	}
+	if got := d.Verify(netip.MustParseAddr("203.0.113.7"), googleMasks); got != identity.DNSFailed {
+		t.Errorf("first request from an address without host name, waiting: %v, want failed", got)
+	}
+
+	slow := &fakeDNS{ptr: fake.ptr, forward: fake.forward, gate: make(chan struct{})}
+	d = identity.NewReverseDNS(identity.DNSOptions{Resolver: slow, Wait: 20 * time.Millisecond})
+	a := netip.MustParseAddr("66.249.66.2")
+	start := time.Now()
+	if got := d.Verify(a, googleMasks); got != identity.DNSPending {
+		t.Errorf("lookup slower than Wait: %v, want pending", got)
+	}
+	if waited := time.Since(start); waited > 2*time.Second {
+		t.Errorf("waited %v, beyond Wait", waited)
+	}
+	close(slow.gate)
+	d.Wait()
+	if got := d.Verify(a, googleMasks); got != identity.DNSVerified {
+		t.Errorf("after the answer: %v, want verified", got)
+	}
+	if n := slow.lookups.Load(); n != 1 {
+		t.Errorf("%d lookups for one address, want 1", n)
+	}
+}
