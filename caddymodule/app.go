@@ -112,6 +112,10 @@ func (e serviceEntry) Destruct() error {
 	return nil
 }
 
+// appStarts counts Start calls, so that tests can tell a validated config (never started)
+// from a running one.
+var appStarts atomic.Int64
+
 // testResolver, when set by a test, answers reverse DNS instead of the system's resolver.
 var testResolver identity.Resolver
 
@@ -180,6 +184,7 @@ func (a *Crawlers) validate() error {
 // Start starts the verification's background work (once per config, however many reloads)
 // and logs the state of each list.
 func (a *Crawlers) Start() error {
+	appStarts.Add(1)
 	a.svc.Start(context.Background())
 	for _, st := range a.svc.Lists() {
 		a.logger.Info("crawler address list", zap.String("url", st.Source.URL), zap.Int("prefixes", st.Prefixes),

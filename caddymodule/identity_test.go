@@ -324,3 +324,25 @@ func TestCrawlerReverseDNSThroughCaddy(t *testing.T) {
 		}
 	}
 }
+
+// TestCrawlersValidateStartsNothing: a config that is only validated (caddy validate,
+// caddy adapt) provisions the crawlers app but never starts it, so no list is fetched; a
+// config that is run starts it.
+func TestCrawlersValidateStartsNothing(t *testing.T) {
+	cfg := fmt.Sprintf(`{"apps": {"crawlers": {"lists": {"dir": %q}}, "http": {"servers": {"s": {"listen": [":%d"], "routes": [{"match": [{"crawler": {"statuses": ["impostor"]}}], "handle": [{"handler": "static_response", "status_code": 403}]}]}}}}}`, t.TempDir(), sitePort)
+	before := appStarts.Load()
+	var c caddy.Config
+	if err := json.Unmarshal([]byte(cfg), &c); err != nil {
+		t.Fatal(err)
+	}
+	if err := caddy.Validate(&c); err != nil {
+		t.Fatal(err)
+	}
+	if n := appStarts.Load() - before; n != 0 {
+		t.Errorf("validating a config started the crawlers app %d times", n)
+	}
+	caddyTesterWithGlobals(t, crawlersGlobals(t, t.TempDir()), identitySites)
+	if appStarts.Load() == before {
+		t.Error("running a config did not start the crawlers app")
+	}
+}
