@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -232,4 +233,34 @@ func BenchmarkContains(b *testing.B) {
 	if n == 0 {
 		b.Fatal("the lookups answered wrong")
 	}
+}
+
+// BenchmarkPrefixesMemory reports the memory a loaded list keeps (B/prefix): 10,000 IPv4
+// and 10,000 IPv6 prefixes that do not merge, parsed and kept, heap measured after a GC.
+func BenchmarkPrefixesMemory(b *testing.B) {
+	var lines []string
+	for i := range 10000 {
+		lines = append(lines, netip.AddrFrom4([4]byte{byte(20 + i>>8), byte(i), 0, 0}).String()+"/24")
+		lines = append(lines, netip.AddrFrom16([16]byte{0x20, 0x01, 0x0d, 0xb8, byte(i >> 7), byte(i << 1)}).String()+"/48") // every other /48: no two merge
+	}
+	body := []byte(strings.Join(lines, "\n"))
+	var kept *identity.Prefixes
+	var perPrefix float64
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		p, err := identity.ParsePrefixes("text", "", body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		kept = p
+		perPrefix = float64(after.HeapAlloc-before.HeapAlloc) / float64(p.Len())
+	}
+	if v4, v6 := kept.Spans(); v4 != 10000 || v6 != 10000 {
+		b.Fatalf("spans %d %d, want 10000 each", v4, v6)
+	}
+	b.ReportMetric(perPrefix, "B/prefix")
 }
