@@ -140,12 +140,16 @@ func NewUAMatcher(tokens []string) (*UAMatcher, error) {
 		m.byFirst[f[0]] = append(m.byFirst[f[0]], uaToken{folded: f, word: w, name: t, generic: genericNames[f]})
 		m.lens[f[0]] |= 1 << min(w, 63)
 	}
-	// By the length of the leading word, which Match finds by binary search, and of those
-	// the longest first.
+	// By the length of the leading word, then the leading word itself, both of which Match
+	// finds by binary search (so the cost of a word does not grow with the number of tokens),
+	// and of the tokens with the same leading word the longest first.
 	for i := range m.byFirst {
 		slices.SortStableFunc(m.byFirst[i], func(a, b uaToken) int {
 			if a.word != b.word {
 				return a.word - b.word
+			}
+			if c := strings.Compare(a.folded[:a.word], b.folded[:b.word]); c != 0 {
+				return c
 			}
 			return len(b.folded) - len(a.folded)
 		})
@@ -181,17 +185,17 @@ func (m *UAMatcher) Match(userAgent string) (token string, ok bool) {
 		// A token's leading word must be this whole word: the token
 		// continues with a non-word byte (or ends) exactly where the word
 		// does, or the boundary rule fails.
-		ts, w := m.byFirst[first], i-start
+		ts, w, word := m.byFirst[first], i-start, ua[start:i]
 		lo, hi := 0, len(ts)
 		for lo < hi {
 			h := int(uint(lo+hi) >> 1)
-			if ts[h].word < w {
+			if ts[h].word < w || ts[h].word == w && compareFolded(word, ts[h].folded[:w]) > 0 {
 				lo = h + 1
 			} else {
 				hi = h
 			}
 		}
-		for k := lo; k < len(ts) && ts[k].word == w; k++ {
+		for k := lo; k < len(ts) && ts[k].word == w && equalFolded(word, ts[k].folded[:w]); k++ {
 			t := &ts[k]
 			end := start + len(t.folded)
 			if end > n || (end < n && wordByte[ua[end]]) {
@@ -203,6 +207,19 @@ func (m *UAMatcher) Match(userAgent string) (token string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// compareFolded compares s, ASCII case folded, with folded (as strings.Compare does).
+func compareFolded(s, folded string) int {
+	for j := 0; j < len(s) && j < len(folded); j++ {
+		if a, b := lower(s[j]), folded[j]; a != b {
+			if a < b {
+				return -1
+			}
+			return 1
+		}
+	}
+	return len(s) - len(folded)
 }
 
 // equalFolded reports whether s equals the lower-case ASCII folded after

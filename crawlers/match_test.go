@@ -334,3 +334,56 @@ func TestGenericNamesReviewed(t *testing.T) {
 		}
 	}
 }
+
+// TestMatchCollidingTokens: many tokens with the same first letter and leading-word length,
+// and phrases sharing a leading word (the matcher's binary searches over both), decided as
+// the reference decides, over random headers made of them.
+func TestMatchCollidingTokens(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 1000))
+	var tokens []string
+	seen := map[string]bool{}
+	for len(tokens) < 3000 {
+		w := []byte("sb")
+		for range 4 {
+			w = append(w, "abz09-_"[rng.IntN(7)])
+		}
+		tok := string(w)
+		if rng.IntN(5) == 0 {
+			tok += []string{" agent", "/2.0", " x", ".bot"}[rng.IntN(4)]
+		}
+		if !seen[strings.ToLower(tok)] && tok[len(tok)-1] != '-' && tok[len(tok)-1] != '.' {
+			seen[strings.ToLower(tok)] = true
+			tokens = append(tokens, tok)
+		}
+	}
+	m, err := crawlers.NewUAMatcher(tokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := newRef(tokens)
+	hits := 0
+	for range 5000 {
+		ua := "Mozilla/5.0 (compatible; "
+		for range 1 + rng.IntN(3) {
+			tok := tokens[rng.IntN(len(tokens))]
+			if rng.IntN(3) == 0 {
+				tok = strings.ToUpper(tok[:3]) + tok[3:]
+			}
+			if rng.IntN(4) == 0 {
+				tok = tok[:len(tok)-1] + "q" // a near miss
+			}
+			ua += tok + []string{"/1.0; ", " ", "; ", " agent ", ".bot "}[rng.IntN(5)]
+		}
+		got, gok := m.Match(ua)
+		want, wok := ref.match(ua)
+		if got != want || gok != wok {
+			t.Fatalf("Match(%q) = %q, %v; reference %q, %v", ua, got, gok, want, wok)
+		}
+		if gok {
+			hits++
+		}
+	}
+	if hits < 2500 {
+		t.Errorf("only %d of 5000 headers matched", hits)
+	}
+}

@@ -47,7 +47,8 @@ type Core struct {
 	merge    *upstream
 	enforce  *enforcer
 	routes   []route
-	paths    bool // some route has path patterns
+	index    *routeIndex // with indexMinRoutes routes or more
+	paths    bool        // some route has path patterns
 	warnings []*configerr.Error
 }
 
@@ -94,6 +95,9 @@ func New(cfg policy.Config, opts Options) (*Core, error) {
 		c.warnings = append(c.warnings, configerr.PrefixAll(at+".rules", tagemit.Warnings(r.Rules))...)
 		cr.tagger = t
 		c.routes = append(c.routes, cr)
+	}
+	if len(c.routes) >= indexMinRoutes {
+		c.index = newRouteIndex(c.routes)
 	}
 	if cfg.RobotsTxt == nil && len(cfg.RobotsTag) == 0 {
 		errs = append(errs, configerr.New("", "", "nothing to do: configure robots_txt, robots_tag, or both"))
@@ -170,33 +174,40 @@ func (c *Core) Tag(w http.ResponseWriter, r *http.Request, next Handler) error {
 		return next.ServeHTTP(w, r)
 	}
 	var buf [4]*tagger
-	matched := buf[:0]
-	var reqPath string
-	if c.paths {
-		reqPath = requestPath(r)
-	}
-	for i := range c.routes {
-		if c.routes[i].matches(r, reqPath) {
-			matched = append(matched, c.routes[i].tagger)
-		}
-	}
+	matched := c.match(r, buf[:0])
 	if len(matched) == 0 {
 		return next.ServeHTTP(w, r)
 	}
 	return tag(w, r, next, matched...)
 }
 
-// Routes returns the indexes in the config's RobotsTag of the routes that apply to r, in
-// order: the routes Tag combines for it.
-func (c *Core) Routes(r *http.Request) []int {
+// match appends to matched the taggers of the routes that apply to r, in route order.
+func (c *Core) match(r *http.Request, matched []*tagger) []*tagger {
 	var reqPath string
 	if c.paths {
 		reqPath = requestPath(r)
 	}
-	var out []int
+	if c.index != nil {
+		return c.index.lookup(c.routes, r, reqPath, matched)
+	}
 	for i := range c.routes {
 		if c.routes[i].matches(r, reqPath) {
-			out = append(out, i)
+			matched = append(matched, c.routes[i].tagger)
+		}
+	}
+	return matched
+}
+
+// Routes returns the indexes in the config's RobotsTag of the routes that apply to r, in
+// order: the routes Tag combines for it.
+func (c *Core) Routes(r *http.Request) []int {
+	var out []int
+	for _, t := range c.match(r, nil) {
+		for i := range c.routes {
+			if c.routes[i].tagger == t {
+				out = append(out, i)
+				break
+			}
 		}
 	}
 	return out
