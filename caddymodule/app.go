@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"net/http"
 	"net/netip"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -218,7 +218,12 @@ func (a *Crawlers) identify(r *http.Request) *crawlerInfo {
 	if ci, ok := caddyhttp.GetVar(r.Context(), identityVar).(*crawlerInfo); ok {
 		return ci
 	}
-	ci := internIdentity(a.svc.Identify(r.Header.Get("User-Agent"), clientAddr(r)))
+	// The address is looked at only when the header names a bot (a browser's request costs
+	// the header's scan and no more).
+	ci := noneInfo()
+	if bot, ok := crawlers.IdentifyBot(r.Header.Get("User-Agent")); ok {
+		ci = internIdentity(a.svc.Verify(bot, clientAddr(r)))
+	}
 	caddyhttp.SetVar(r.Context(), identityVar, ci)
 	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
 		repl.Map(ci.placeholder)
@@ -251,28 +256,40 @@ type crawlerInfo struct {
 	placeholder caddy.ReplacerFunc
 }
 
-// interned maps each identity seen to its crawlerInfo; copied on write, so that the lookup
-// of a request takes no lock and allocates nothing. There are at most a few thousand
-// identities (bots times statuses).
-var (
-	interned   atomic.Pointer[map[identity.Identity]*crawlerInfo]
-	internedMu sync.Mutex
-)
+// internedSlots holds, for each bot of the catalogue (and "" for none), the crawlerInfo of
+// each status and way of verification, made on first use: a request's lookup is a map read
+// and an atomic load, with no lock and no allocation, and at most a few thousand values are
+// ever made.
+var internedSlots = sync.OnceValue(func() map[string]*[identity.Impostor + 1][len(verifiedBy)]atomic.Pointer[crawlerInfo] {
+	m := map[string]*[identity.Impostor + 1][len(verifiedBy)]atomic.Pointer[crawlerInfo]{"": {}}
+	for _, b := range crawlers.Bots() {
+		m[b.ID] = &[identity.Impostor + 1][len(verifiedBy)]atomic.Pointer[crawlerInfo]{}
+	}
+	return m
+})
+
+// noneInfo is the crawlerInfo of a request that names no bot.
+var noneInfo = sync.OnceValue(func() *crawlerInfo { return internIdentity(identity.Identity{}) })
+
+// verifiedBy are the values of identity.Identity.By.
+var verifiedBy = [...]string{"", "ip", "ip-list", "reverse-dns"}
 
 func internIdentity(id identity.Identity) *crawlerInfo {
-	if m := interned.Load(); m != nil {
-		if ci, ok := (*m)[id]; ok {
-			return ci
-		}
+	k := slices.Index(verifiedBy[:], id.By)
+	slots := internedSlots()[id.Bot]
+	if slots == nil || k < 0 || id.Status > identity.Impostor {
+		return newCrawlerInfo(id) // not a value made here: kept for this request only
 	}
-	internedMu.Lock()
-	defer internedMu.Unlock()
-	old := interned.Load()
-	if old != nil {
-		if ci, ok := (*old)[id]; ok {
-			return ci
-		}
+	p := &slots[id.Status][k]
+	if ci := p.Load(); ci != nil {
+		return ci
 	}
+	p.CompareAndSwap(nil, newCrawlerInfo(id))
+	return p.Load()
+}
+
+// newCrawlerInfo makes the crawlerInfo of id.
+func newCrawlerInfo(id identity.Identity) *crawlerInfo {
 	ci := &crawlerInfo{id: id, categories: map[string]bool{}}
 	name := ""
 	if b, ok := crawlers.BotByID(id.Bot); ok {
@@ -299,12 +316,6 @@ func internIdentity(id identity.Identity) *crawlerInfo {
 		"http.crawler.verified_by": id.By,
 	}
 	ci.placeholder = ci.lookup
-	m := make(map[identity.Identity]*crawlerInfo)
-	if old != nil {
-		maps.Copy(m, *old)
-	}
-	m[id] = ci
-	interned.Store(&m)
 	return ci
 }
 

@@ -114,6 +114,14 @@ func (v *Verifier) Identify(userAgent string, client netip.Addr) Identity {
 	if !ok {
 		return Identity{}
 	}
+	return v.Verify(id, client)
+}
+
+// Verify returns the identity of a request from client that claims the bot of the catalogue
+// whose ID is bot (as crawlers.IdentifyBot found it): Identify for a caller that has
+// identified the bot already, and finds the client address only for requests that claim one.
+func (v *Verifier) Verify(bot string, client netip.Addr) Identity {
+	id := bot
 	c := v.bots[id]
 	if c == nil {
 		return Identity{Bot: id, Status: Unverifiable}

@@ -63,6 +63,11 @@ func TestServiceLifecycle(t *testing.T) {
 	if got := s.Identify(googlebotUA, outside); got.Status != identity.Impostor {
 		t.Errorf("outside the list, no DNS: %+v", got)
 	}
+	for _, a := range []netip.Addr{inside, outside, {}} {
+		if v, i := s.Verify("google-crawler", a), s.Identify(googlebotUA, a); v != i {
+			t.Errorf("Verify(google-crawler, %s) = %+v, Identify %+v", a, v, i)
+		}
+	}
 	// An address the server does not know proves nothing: never an impostor.
 	if got := s.Identify(googlebotUA, netip.Addr{}); got.Status != identity.Pending {
 		t.Errorf("no client address: %+v, want pending", got)
