@@ -92,17 +92,8 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			h.Enforce = &policy.Enforce{}
 			at.mark("enforce")
-			args := d.RemainingArgs()
-			if len(args) > 1 {
-				return errf(d, "robots_txt: enforce takes at most one status code (default 403)")
-			}
-			if len(args) == 1 {
-				v, err := strconv.Atoi(args[0])
-				if err != nil {
-					return parseErrorf(d, args[0], "", "robots_txt: enforce %q: the status is a number, e.g. 403 or 451", args[0])
-				}
-				at.markWritten("enforce.status", sub, args[0])
-				h.Enforce.Status = v
+			if err := parseStatusArg(d, at, sub, "enforce.status", "451", &h.Enforce.Status); err != nil {
+				return err
 			}
 			if err := parseEnforce(d, at, h.Enforce); err != nil {
 				return err
@@ -167,6 +158,24 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	return at.report(validate(policy.Config{RobotsTxt: &h.RobotsTxt}, "robots_txt"), hasPlaceholder(h.RobotsTxt))
 }
 
+// parseStatusArg reads the optional status code of sub (enforce, impostors) into status,
+// marking path; example is a status to suggest in the error.
+func parseStatusArg(d *caddyfile.Dispenser, at *positions, sub, path, example string, status *int) error {
+	args := d.RemainingArgs()
+	if len(args) > 1 {
+		return errf(d, "robots_txt: %s takes at most one status code (default 403)", sub)
+	}
+	if len(args) == 1 {
+		v, err := strconv.Atoi(args[0])
+		if err != nil {
+			return parseErrorf(d, args[0], "", "robots_txt: %s %q: the status is a number, e.g. 403 or %s", sub, args[0], example)
+		}
+		at.markWritten(path, sub, args[0])
+		*status = v
+	}
+	return nil
+}
+
 // parseEnforce reads the block of enforce; the cursor is on its last argument.
 func parseEnforce(d *caddyfile.Dispenser, at *positions, e *policy.Enforce) error {
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
@@ -177,17 +186,8 @@ func parseEnforce(d *caddyfile.Dispenser, at *positions, e *policy.Enforce) erro
 			}
 			e.Impostors = &policy.Impostors{}
 			at.mark("enforce.impostors")
-			args := d.RemainingArgs()
-			if len(args) > 1 {
-				return errf(d, "robots_txt: impostors takes at most one status code (default 403)")
-			}
-			if len(args) == 1 {
-				v, err := strconv.Atoi(args[0])
-				if err != nil {
-					return parseErrorf(d, args[0], "", "robots_txt: impostors %q: the status is a number, e.g. 403 or 410", args[0])
-				}
-				at.markWritten("enforce.impostors.status", sub, args[0])
-				e.Impostors.Status = v
+			if err := parseStatusArg(d, at, sub, "enforce.impostors.status", "410", &e.Impostors.Status); err != nil {
+				return err
 			}
 		default:
 			return errf(d, "robots_txt: enforce's block takes %s [<status>] (got %q)", strings.Join(enforceSubdirectives, ", "), sub)
