@@ -22,7 +22,7 @@ const full = `{
 	"robots_txt": {
 		"comments": ["c0", "c1"],
 		"groups": [
-			{"user_agents": ["ua0"], "presets": ["pr0"], "purposes": ["pu0"], "crawl_delay": 2,
+			{"user_agents": ["ua0"], "presets": ["pr0"], "except": ["ex0"], "purposes": ["pu0"], "crawl_delay": 2,
 			 "rules": [{"type": "disallow", "path": "/p0"}, {"type": "allow", "path": "/p1"}],
 			 "records": [{"key": "gk0", "value": "gv0"}],
 			 "content_usage": [{"path": "/cu", "preferences": {"train-ai": "n"}}],
