@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/internal/syntax"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 	"github.com/sitepolicy/caddy-robots/tagemit"
@@ -54,6 +55,10 @@ const (
 	LintEmptyPreset = "empty-preset-group"
 	// LintDigitToken: a name with digits, which Google's parser reads only up to the digit.
 	LintDigitToken = "digit-token"
+	// LintExceptToStar: a crawler a preset group leaves out (except) that no other group
+	// names reads the "*" group, or none, which allows paths the preset group disallows:
+	// often the point of the exclusion, worth a look when it is not.
+	LintExceptToStar = "except-falls-to-star"
 )
 
 // Finding is one problem Lint found. Its JSON form is the output of "lint --format json".
@@ -94,6 +99,7 @@ func Lint(site *Site) ([]Finding, error) {
 		l.expanded = f.Expand(false)
 		l.m = robotsgen.NewMatcher(l.expanded)
 		l.robotsRules()
+		l.exceptFallback()
 		l.fileWarnings()
 		l.usageConflicts()
 		l.sitemaps()
@@ -214,6 +220,60 @@ func (l *linter) robotsRules() {
 		}
 		l.deadRules(gi, &g)
 	}
+}
+
+// exceptFallback reports each crawler a preset group leaves out that then reads the "*" group
+// (or no group at all) where that is more permissive than the preset group: a path the file
+// would disallow to it without the exclusion is allowed. Crawlers another group names keep
+// that group, which says what it is meant to; names never written to robots.txt are decided
+// only by enforcement, which never refuses by "*". The paths tried are "/" and each pattern of
+// the preset group read as a path (its wildcards matching nothing).
+func (l *linter) exceptFallback() {
+	for gi, g := range l.file.Groups {
+		if len(g.Except) == 0 {
+			continue
+		}
+		without := *l.file
+		without.Groups = slices.Clone(l.file.Groups)
+		without.Groups[gi].Except = nil
+		before := robotsgen.NewMatcher(&without)
+		for i, name := range g.Except {
+			if !syntax.CrawlerToken(name) {
+				continue
+			}
+			if d := l.m.Decide(name, "", "/"); d.Group >= 0 && slices.ContainsFunc(l.expanded.Groups[d.Group].UserAgents, func(ua string) bool { return strings.EqualFold(ua, name) }) {
+				continue
+			}
+			paths := []string{"/"}
+			for _, r := range g.Rules {
+				paths = append(paths, patternPath(r.Path))
+			}
+			for _, p := range paths {
+				was, now := before.Decide(name, "", p), l.m.Decide(name, "", p)
+				if was.Allowed || !now.Allowed || was.Rule == nil {
+					continue
+				}
+				reads := "the * group instead"
+				if now.Group < 0 {
+					reads = "no group (the file has no * group)"
+				}
+				l.add(LintExceptToStar, SeverityInfo, l.robotsAt(configerr.Index(configerr.Index("groups", gi)+".except", i)),
+					fmt.Sprintf("if %s should keep some of the preset's rules, name it in a group of its own with them", name),
+					"%s, left out of the preset group by except, reads %s: it may fetch %s, which the preset group disallows (%s: %s)", name, reads, p, was.Rule.Type, was.Rule.Path)
+				break
+			}
+		}
+	}
+}
+
+// patternPath is a path a robots.txt pattern matches: its "*" wildcards matching nothing, its
+// final "$" dropped.
+func patternPath(pattern string) string {
+	p := strings.ReplaceAll(strings.TrimSuffix(pattern, "$"), "*", "")
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	return p
 }
 
 func allGoogle(tokens []string) bool {
