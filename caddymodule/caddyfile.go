@@ -52,6 +52,7 @@ func parseRobotsTag(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		group [<user-agent>...] {     # one group; the arguments are product tokens (* = all)
 //			user_agent <token>...     # more User-agent lines (same as the arguments)
 //			preset <category>...      # the catalogue's crawlers of these categories too
+//			except <crawler>...       # but not these crawlers of the presets (see below)
 //			purpose    <token>...     # User-Agent-Purpose lines
 //			allow      <pattern>...   # Allow lines, in order
 //			disallow   <pattern>...   # Disallow lines, in order
@@ -62,13 +63,22 @@ func parseRobotsTag(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		}
 //		preset <category>... { ... }  # a group for the catalogue's crawlers of these categories
 //		                              # (ai-training, ai-search, ai-assistants, ai-all); the block
-//		                              # is a group's
+//		                              # is a group's, except <crawler>... included
 //		record <key> <value>          # a file-level other record, e.g. Host
 //		max_age <duration>            # Cache-Control max-age of robots.txt (default 1h)
 //		enforce [<status>]            # answer crawlers the file disallows with 403 (or <status>)
 //		merge_file <file>             # merge a robots.txt file, read at load (merge.go)
 //		merge_upstream [<timeout>]    # merge the next handler's /robots.txt at serve time
 //	}
+//
+// "except GoogleOther Applebot" leaves those crawlers out of the group's presets (robotsgen.Group's
+// JSON "except"), so they obey whatever other group addresses them, or "*". It is a
+// sub-directive of the block rather than words on the preset line ("preset ai-training except
+// GoogleOther {"): like the field it fills, it applies to all of the group's presets, those of
+// the line and of preset sub-directives alike; each sub-directive fills one field, as
+// user_agent and purpose do; and the preset line keeps taking categories only, so a misspelt
+// category is never read as a crawler's name, nor "except" as a category. A name that no preset
+// of the group holds is refused at its line, with the closest crawler of those presets.
 //
 // Without a block the file is empty, which allows everything. The adapter only maps tokens to
 // the handler's fields; the core checks the values, and each problem is reported at the line
@@ -203,6 +213,15 @@ func parseGroup(d *caddyfile.Dispenser, at *positions, path string, presets bool
 				return g, errf(d, "robots_txt: %s: preset needs at least one category of the crawler catalogue: %s", block, strings.Join(crawlers.Categories(), ", "))
 			}
 			addPresets(args)
+		case "except":
+			args := d.RemainingArgs()
+			if len(args) == 0 {
+				return g, errf(d, "robots_txt: %s: except needs at least one crawler of the group's presets to leave out, e.g. except GoogleOther", block)
+			}
+			for _, n := range args {
+				at.mark(configerr.Index(path+".except", len(g.Except)))
+				g.Except = append(g.Except, n)
+			}
 		case "purpose":
 			args := d.RemainingArgs()
 			if len(args) == 0 {

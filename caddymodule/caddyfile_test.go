@@ -49,6 +49,11 @@ var badCaddyfiles = []struct {
 	{"preset unknown", "robots_txt {\n\tpreset ai-trainnig { # <-\n\t\tdisallow /\n\t}\n}", `"ai-trainnig": a preset is a category of the crawler catalogue: ai-all, ai-assistants, ai-search, ai-training (did you mean "ai-training"?)`},
 	{"preset bare", "robots_txt {\n\tpreset # <-\n}", "preset needs at least one category of the crawler catalogue: ai-all, ai-assistants, ai-search, ai-training"},
 	{"preset in group unknown", "robots_txt {\n\tgroup ExampleBot {\n\t\tpreset ai-serch # <-\n\t}\n}", `"ai-serch": a preset is a category`},
+	{"except misspelt", "robots_txt {\n\tpreset ai-training {\n\t\texcept GPTBot GoogleOthr # <-\n\t\tdisallow /\n\t}\n}", `"GoogleOthr": no crawler of the presets (ai-training) has this name: except takes crawler names as the catalogue writes them (case aside) (did you mean "GoogleOther"?)`},
+	{"except of another category", "robots_txt {\n\tgroup ExampleBot {\n\t\tpreset ai-search\n\t\texcept GPTBot # <-\n\t\tdisallow /\n\t}\n}", `"GPTBot": GPTBot is a crawler of ai-all, ai-training, not of the presets it would be left out of (ai-search)`},
+	{"except of the group's own agent", "robots_txt {\n\tgroup gptbot {\n\t\tpreset ai-training\n\t\tdisallow /\n\t\texcept GPTBot # <-\n\t}\n}", `the group names this crawler as its own user agent too (user_agents[0])`},
+	{"except without preset", "robots_txt {\n\tgroup * {\n\t\texcept GPTBot # <-\n\t}\n}", `except leaves crawlers out of the presets of its own group, and this one has none`},
+	{"except bare", "robots_txt {\n\tpreset ai-training {\n\t\texcept # <-\n\t}\n}", "except needs at least one crawler of the group's presets"},
 	{"enforce bad status", "robots_txt {\n\tpreset ai-all {\n\t\tdisallow /\n\t}\n\tenforce 302 # <-\n}", "400 to 599"},
 	{"enforce not a number", "robots_txt {\n\tenforce forbidden # <-\n}", "the status is a number"},
 	{"enforce twice", "robots_txt {\n\tpreset ai-all\n\tenforce\n\tenforce # <-\n}", "enforce given twice"},
@@ -246,6 +251,10 @@ http://localhost:8080 {
 			crawl_delay 0.5
 			record Clean-param ref
 		}
+		preset ai-training ai-search {
+			except GoogleOther Applebot
+			disallow /
+		}
 		max_age 90m
 	}
 	robots_tag noindex {
@@ -318,6 +327,10 @@ http://localhost:8080 {
 					},
 					CrawlDelay: 0.5,
 					Records:    []robotsgen.Record{{Key: "Clean-param", Value: "ref"}},
+				}, {
+					Presets: []string{"ai-training", "ai-search"},
+					Except:  []string{"GoogleOther", "Applebot"},
+					Rules:   []robotsgen.Rule{{Type: robotsgen.Disallow, Path: "/"}},
 				}},
 				MaxAge: policy.Duration(90 * 60 * 1e9),
 			}

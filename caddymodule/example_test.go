@@ -116,7 +116,9 @@ func checkExampleResponses(t *testing.T, base string) {
 		agent, path string
 		allowed     bool
 	}{{"GPTBot", "/", false}, {"CCBot", "/articles/first.html", false}, {"Googlebot", "/drafts/post.html", false}, {"Googlebot", "/articles/first.html", true},
-		{"ClaudeBot", "/articles/first.html", false}, {"ClaudeBot", "/", true}, {"ClaudeBot", "/drafts/post.html", true}} {
+		{"ClaudeBot", "/articles/first.html", false}, {"ClaudeBot", "/", true}, {"ClaudeBot", "/drafts/post.html", true},
+		// Left out of the preset: the * group.
+		{"Applebot", "/articles/first.html", true}, {"Applebot", "/drafts/post.html", false}} {
 		if got := m.Decide(c.agent, "", c.path).Allowed; got != c.allowed {
 			t.Errorf("robots.txt: %s may fetch %s = %v, want %v", c.agent, c.path, got, c.allowed)
 		}
@@ -165,6 +167,7 @@ func checkExampleResponses(t *testing.T, base string) {
 	}{
 		{"Mozilla/5.0 (compatible; ClaudeBot/1.0; +claudebot@anthropic.com)", "/articles/first.html", 403},
 		{"Mozilla/5.0 (compatible; ClaudeBot/1.0; +claudebot@anthropic.com)", "/", 200},
+		{"Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15 (Applebot/0.1; +http://www.apple.com/go/applebot)", "/articles/first.html", 200},
 		{"Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)", "/", 403},
 		{"Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)", "/robots.txt", 200},
 		{"Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0", "/drafts/post.html", 200},
@@ -369,7 +372,7 @@ func TestExampleCaddyfileComplete(t *testing.T) {
 		"robots_txt robots_txt", "robots_txt comment", "robots_txt sitemap", "robots_txt group",
 		"robots_txt user_agent", "robots_txt purpose", "robots_txt allow", "robots_txt disallow",
 		"robots_txt crawl_delay", "robots_txt record", "robots_txt max_age",
-		"robots_txt preset", "robots_txt enforce",
+		"robots_txt preset", "robots_txt except", "robots_txt enforce",
 		"robots_tag robots_tag", "robots_tag agent", "robots_tag meta", "robots_tag x_robots_tag",
 		"robots_txt content_usage", "robots_txt content_signal", "robots_tag content_usage",
 		"robots_tag preset",

@@ -16,7 +16,7 @@ import (
 // them (TestREADMESyntaxSummary), and an unknown one is refused with the list.
 var (
 	robotsTxtSubdirectives = []string{"comment", "sitemap", "group", "preset", "record", "max_age", "enforce", "merge_file", "merge_upstream"}
-	groupSubdirectives     = []string{"user_agent", "preset", "purpose", "allow", "disallow", "crawl_delay", "record", "content_usage", "content_signal"}
+	groupSubdirectives     = []string{"user_agent", "preset", "except", "purpose", "allow", "disallow", "crawl_delay", "record", "content_usage", "content_signal"}
 	robotsTagSubdirectives = []string{"agent", "preset", "meta", "x_robots_tag", "content_usage"}
 )
 
