@@ -282,6 +282,7 @@ func parseGroup(d *caddyfile.Dispenser, at *positions, path string, presets bool
 //	robots_tag [<matcher>] [<rule>...] {   # inline rules apply to every accessor (*)
 //		agent <token> <rule>...            # rules for one product token, or *; repeatable
 //		preset <category> <rule>...        # rules for each crawler of a catalogue category
+//		except <crawler>...                # but none of the presets' rules for these crawlers
 //		meta                               # also add <meta> elements to HTML responses
 //		x_robots_tag                       # also send the legacy X-Robots-Tag header
 //		content_usage <key>=<value>...     # Content-Usage response header, e.g. train-ai=n
@@ -290,7 +291,8 @@ func parseGroup(d *caddyfile.Dispenser, at *positions, path string, presets bool
 // A rule is a name such as noindex, nosnippet, nofollow, none, noarchive, noimageindex, or
 // name=value: max-snippet=50, max-image-preview=large, unavailable_after=2027-01-01T00:00:00Z.
 // The block is optional ("robots_tag /drafts/* noindex" is complete), but at least one rule is
-// required. Each token and rule is checked as it is read, so an error names its line; values
+// required. except leaves crawlers out of the block's presets as it does in robots_txt's
+// groups (policy.Tags.Except): they keep the rules of their own agent line and of *. Each token and rule is checked as it is read, so an error names its line; values
 // with {placeholders} are checked when the config is provisioned.
 func (h *RobotsTag) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name
@@ -333,6 +335,15 @@ func (h *RobotsTag) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			if err := add(tagemit.PresetPrefix+args[0], args[1:]); err != nil {
 				return err
+			}
+		case "except":
+			args := d.RemainingArgs()
+			if len(args) == 0 {
+				return errf(d, "robots_tag: except needs at least one crawler of the presets to leave out, e.g. except Applebot")
+			}
+			for _, n := range args {
+				at.mark(configerr.Index("except", len(h.Except)))
+				h.Except = append(h.Except, n)
 			}
 		case "content_usage":
 			if err := parseTagUsage(d, at, h); err != nil {

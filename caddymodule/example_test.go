@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddytest"
 
 	"github.com/sitepolicy/caddy-robots/robotsgen"
+	"github.com/sitepolicy/caddy-robots/tagemit"
 	"github.com/sitepolicy/caddy-robots/usage"
 )
 
@@ -155,9 +157,16 @@ func checkExampleResponses(t *testing.T, base string) {
 	wantRobotsTag(t, resp, siteWide.Union(tagPolicy(t, map[string][]string{"*": {"noindex"}})))
 
 	resp, _ = do(t, "GET", base+"/articles/first.html")
-	wantRobotsTag(t, resp, siteWide.Union(tagPolicy(t, map[string][]string{
+	articles, err := tagemit.NewPolicyExcept(map[string][]string{
 		"*": {"unavailable_after=2027-01-01T00:00:00Z"}, "Googlebot": {"max-snippet=50"}, "preset:ai-assistants": {"noarchive"},
-	})))
+	}, []string{"Perplexity-User"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRobotsTag(t, resp, siteWide.Union(articles))
+	if p, _ := tagemit.ParseRobotsTag(resp.Header.Values("Robots-Tag")); slices.Contains(p.RulesFor("Perplexity-User"), "noarchive") || !slices.Contains(p.RulesFor("ChatGPT-User"), "noarchive") {
+		t.Errorf("articles: Perplexity-User is left out of the preset, ChatGPT-User not: %s", resp.Header.Get("Robots-Tag"))
+	}
 
 	// enforce: a crawler the file names is refused where it is disallowed, nowhere else; a
 	// browser never.
@@ -375,7 +384,7 @@ func TestExampleCaddyfileComplete(t *testing.T) {
 		"robots_txt preset", "robots_txt except", "robots_txt enforce",
 		"robots_tag robots_tag", "robots_tag agent", "robots_tag meta", "robots_tag x_robots_tag",
 		"robots_txt content_usage", "robots_txt content_signal", "robots_tag content_usage",
-		"robots_tag preset",
+		"robots_tag preset", "robots_tag except",
 	} {
 		if !seen[want] {
 			t.Errorf("Caddyfile.example does not use %s", want)

@@ -3,6 +3,7 @@ package caddymodule
 import (
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,14 +11,18 @@ import (
 	"github.com/temoto/robotstxt"
 
 	"github.com/sitepolicy/caddy-robots/nethttp"
+	"github.com/sitepolicy/caddy-robots/tagemit"
 )
 
 // TestPresetExceptInCaddy: the crawlers the preset blocks of docs/ai-usage.md leave out are
 // not in the robots.txt Caddy serves, both witness parsers read the * group for them and the
 // preset's group for the others, and enforcement lets them through where the preset would have
-// refused them. The page's JSON serves the same file through the net/http middleware.
+// refused them; the page's robots_tag gives its preset's rule to every assistant but the one
+// it leaves out. The page's JSON serves the same file and field through the net/http
+// middleware.
 func TestPresetExceptInCaddy(t *testing.T) {
-	cfg := docBlock(t, "../docs/ai-usage.md", "preset-except-caddyfile", "caddyfile")
+	cfg := docBlock(t, "../docs/ai-usage.md", "preset-except-caddyfile", "caddyfile") +
+		docBlock(t, "../docs/ai-usage.md", "preset-except-robots-tag", "caddyfile")
 	startCaddyfile(t, "http://localhost:@PORT@ {\n"+cfg+"respond \"page {http.request.uri.path}\" 200\n}\n")
 	resp, body := do(t, "GET", siteURL("/robots.txt"))
 	wantStatus(t, resp, 200)
@@ -70,5 +75,19 @@ func TestPresetExceptInCaddy(t *testing.T) {
 	m.Handler(http.NotFoundHandler()).ServeHTTP(rec, httptest.NewRequest("GET", "/robots.txt", nil))
 	if rec.Body.String() != file {
 		t.Errorf("the JSON serves\n%s\nthe Caddyfile\n%s", rec.Body, file)
+	}
+
+	resp, _ = do(t, "GET", siteURL("/article"), "User-Agent: "+chromeUA)
+	p := tagemit.Policy{}
+	if lines := resp.Header.Values("Robots-Tag"); len(lines) == 1 {
+		p, _ = tagemit.ParseRobotsTag(lines)
+	}
+	if _, ok := p.Rules()["perplexity-user"]; ok || !slices.Equal(p.RulesFor("ChatGPT-User"), []string{"noarchive"}) || len(p.Rules()) < 10 {
+		t.Errorf("Robots-Tag %q: every assistant but Perplexity-User should have noarchive", resp.Header.Values("Robots-Tag"))
+	}
+	rec = httptest.NewRecorder()
+	m.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})).ServeHTTP(rec, httptest.NewRequest("GET", "/article", nil))
+	if got, want := rec.Header().Values("Robots-Tag"), resp.Header.Values("Robots-Tag"); !slices.Equal(got, want) {
+		t.Errorf("the JSON sends Robots-Tag %q, the Caddyfile %q", got, want)
 	}
 }

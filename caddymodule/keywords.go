@@ -17,7 +17,7 @@ import (
 var (
 	robotsTxtSubdirectives = []string{"comment", "sitemap", "group", "preset", "record", "max_age", "enforce", "merge_file", "merge_upstream"}
 	groupSubdirectives     = []string{"user_agent", "preset", "except", "purpose", "allow", "disallow", "crawl_delay", "record", "content_usage", "content_signal"}
-	robotsTagSubdirectives = []string{"agent", "preset", "meta", "x_robots_tag", "content_usage"}
+	robotsTagSubdirectives = []string{"agent", "preset", "except", "meta", "x_robots_tag", "content_usage"}
 )
 
 // A block of the Caddyfile syntax, for unknownSubdirective.

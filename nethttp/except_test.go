@@ -55,3 +55,24 @@ func TestPresetExceptJSONErrors(t *testing.T) {
 		}
 	}
 }
+
+// A robots_tag route's "except" leaves crawlers out of its presets' members; a name its
+// presets do not hold is refused at robots_tag[i].except[j].
+func TestRobotsTagExceptFromJSON(t *testing.T) {
+	m, err := nethttp.NewFromJSON([]byte(`{"robots_tag": [{"rules": {"preset:ai-search": ["noindex"], "*": ["noarchive"]}, "except": ["applebot"]}]}`), nethttp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, _ := get(t, nil, "GET", serve(t, m, http.HandlerFunc(okHandler)).URL+"/page")
+	p := parseRobotsTag(t, resp.Header)
+	if got := strings.Join(p.RulesFor("Applebot"), ","); got != "noarchive" {
+		t.Errorf("Applebot: %s", got)
+	}
+	if got := strings.Join(p.RulesFor("PerplexityBot"), ","); got != "noindex,noarchive" {
+		t.Errorf("PerplexityBot: %s", got)
+	}
+	_, err = nethttp.NewFromJSON([]byte(`{"robots_tag": [{"rules": {"preset:ai-search": ["noindex"]}, "except": ["GPTBot"]}]}`), nethttp.Options{})
+	if want := `robots_tag[0].except[0] "GPTBot": GPTBot is a crawler of ai-all, ai-training, not of the presets it would be left out of (ai-search)`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v\nwant %s", err, want)
+	}
+}

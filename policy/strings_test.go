@@ -38,7 +38,7 @@ const full = `{
 		"merge_upstream_timeout": "3s"
 	},
 	"robots_tag": [
-		{"paths": ["/a/*", "*.pdf"], "rules": {"*": ["noindex"], "tok": ["nofollow", "nosnippet"]},
+		{"paths": ["/a/*", "*.pdf"], "rules": {"*": ["noindex"], "tok": ["nofollow", "nosnippet"]}, "except": ["rex0"],
 		 "meta": true, "x_robots_tag": true, "content_usage": {"train-ai": "y"}}
 	]
 }`

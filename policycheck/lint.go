@@ -413,7 +413,7 @@ func (l *linter) xRobotsTagAlone(rt *Route) {
 	if !rt.Tags.XRobotsTag {
 		return
 	}
-	p, err := tagemit.NewPolicy(rt.Tags.Rules)
+	p, err := tagPolicy(rt.Tags)
 	if err == nil && p.RobotsTag() != "" {
 		return
 	}
@@ -432,7 +432,7 @@ func (l *linter) unseenTags(rt *Route) {
 	if l.m == nil {
 		return
 	}
-	pol, err := tagemit.NewPolicy(rt.Tags.Rules)
+	pol, err := tagPolicy(rt.Tags)
 	if err != nil {
 		return
 	}
@@ -614,6 +614,12 @@ func overriddenUsage(b, a map[string]string) []string {
 	return keys
 }
 
+// tagPolicy is the Robots-Tag policy of a route's tags, as the serving core builds it: its
+// presets less the crawlers they leave out.
+func tagPolicy(t policy.Tags) (tagemit.Policy, error) {
+	return tagemit.NewPolicyExcept(t.Rules, t.Except)
+}
+
 // tagsImply reports whether b's tags give every accessor at least a's restrictions, b
 // sends meta elements and X-Robots-Tag wherever a does, and b's Content-Usage preferences give
 // each of a's keys the same value or "n" (which wins when they combine).
@@ -626,11 +632,11 @@ func tagsImply(b, a policy.Tags) bool {
 			return false
 		}
 	}
-	pa, err := tagemit.NewPolicy(a.Rules)
+	pa, err := tagPolicy(a)
 	if err != nil {
 		return false
 	}
-	pb, err := tagemit.NewPolicy(b.Rules)
+	pb, err := tagPolicy(b)
 	if err != nil {
 		return false
 	}

@@ -315,7 +315,7 @@ func TestPresetExceptErrors(t *testing.T) {
 		{"not a crawler at all", Group{Presets: []string{"ai-training"}, Except: []string{"Googlebot"}},
 			[]string{`groups[0].except[0] "Googlebot": this is not a crawler of the AI catalogue (it is the well-known bot google-crawler), so no preset addresses it`}},
 		{"no preset", Group{UserAgents: []string{"GPTBot"}, Except: []string{"GPTBot"}},
-			[]string{`groups[0].except[0] "GPTBot": except leaves crawlers out of the presets of its own group, and this one has none`}},
+			[]string{`groups[0].except[0] "GPTBot": except leaves crawlers out of the presets beside it, and there are none here`}},
 		{"own user agent", Group{UserAgents: []string{"gptbot"}, Presets: []string{"ai-training"}, Except: []string{"GPTBot"}},
 			[]string{`groups[0].except[0] "GPTBot": the group names this crawler as its own user agent too (user_agents[0])`}},
 		{"everything left out", Group{Presets: []string{"ai-training"}, Except: trainingNames(t)},

@@ -3,6 +3,7 @@ package serve_test
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,6 +56,43 @@ func TestPresetExceptConfigError(t *testing.T) {
 	_, err := serve.New(policy.Config{RobotsTxt: rt}, serve.Options{})
 	var ce *configerr.Error
 	if !errors.As(err, &ce) || ce.Path != "robots_txt.groups[0].except[3]" || ce.Suggestion != "GoogleOther" || !strings.Contains(ce.Problem, "(ai-training)") {
+		t.Fatalf("error %v (%+v)", err, ce)
+	}
+}
+
+// TestRobotsTagPresetExcept: a robots_tag route's except leaves crawlers out of its presets'
+// members: Applebot reads only the "*" rules, GoogleOther only its own, while the presets'
+// other crawlers get theirs; a name no preset holds is refused at robots_tag[i].except[j].
+func TestRobotsTagPresetExcept(t *testing.T) {
+	tags := policy.Tags{
+		Rules:  map[string][]string{"preset:ai-search": {"noindex"}, "preset:ai-training": {"noarchive"}, "GoogleOther": {"nosnippet"}, "*": {"max-image-preview=large"}},
+		Except: []string{"applebot", "GoogleOther"},
+	}
+	c := mustCore(t, policy.Config{RobotsTag: []policy.Route{{Tags: tags}}})
+	s := startH1(t, frontEnd(c, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+	})))
+	resp, _ := s.do(t, "GET", "/page")
+	p := robotsTag(t, resp.Header)
+	for tok, want := range map[string]string{
+		"Applebot":      "max-image-preview=large",
+		"GoogleOther":   "max-image-preview=large nosnippet",
+		"PerplexityBot": "max-image-preview=large noindex",
+		"GPTBot":        "max-image-preview=large noarchive",
+	} {
+		got := p.RulesFor(tok)
+		slices.Sort(got)
+		if strings.Join(got, " ") != want {
+			t.Errorf("%s: %v, want %s", tok, got, want)
+		}
+	}
+	if _, ok := p.Rules()["applebot"]; ok {
+		t.Errorf("applebot has a member: %s", p.RobotsTag())
+	}
+	tags.Except = []string{"Applebot", "GoogleOthr"}
+	_, err := serve.New(policy.Config{RobotsTag: []policy.Route{{Tags: tags}}}, serve.Options{})
+	var ce *configerr.Error
+	if !errors.As(err, &ce) || ce.Path != "robots_tag[0].except[1]" || ce.Suggestion != "GoogleOther" || !strings.Contains(ce.Problem, "(ai-search, ai-training)") {
 		t.Fatalf("error %v (%+v)", err, ce)
 	}
 }

@@ -63,7 +63,7 @@ func ExceptProblem(name string, presets []string) (problem, suggestion string) {
 	}
 	if len(known) == 0 {
 		if len(presets) == 0 {
-			return "except leaves crawlers out of the presets of its own group, and this one has none: to give a crawler rules of its own, name it in a group", ""
+			return "except leaves crawlers out of the presets beside it, and there are none here: to give a crawler rules of its own, name it", ""
 		}
 		return "", "" // the presets are all unknown, which is reported for them
 	}
