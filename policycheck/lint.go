@@ -640,7 +640,9 @@ func tagsImply(b, a policy.Tags) bool {
 	if err != nil {
 		return false
 	}
-	tokens := append(slices.Sorted(maps.Keys(a.Rules)), "*")
+	// The tokens a's policy has members for, presets written out: a rules key
+	// "preset:<category>" is no token.
+	tokens := append(slices.Sorted(maps.Keys(pa.Rules())), "*")
 	for _, t := range tokens {
 		qa, err1 := tagemit.NewPolicy(map[string][]string{"*": pa.RulesFor(t)})
 		qb, err2 := tagemit.NewPolicy(map[string][]string{"*": pb.RulesFor(t)})

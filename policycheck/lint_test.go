@@ -165,6 +165,12 @@ func TestLints(t *testing.T) {
 			`{"robots_txt": {"groups": [{"user_agents": ["AI2Bot"], "rules": [{"type": "disallow", "path": "/"}]}]}}`, nil, `robots_txt.groups[0].user_agents[0]`, SeverityInfo},
 		{"name without digits", LintDigitToken,
 			`{"robots_txt": {"groups": [{"user_agents": ["GPTBot"], "rules": [{"type": "disallow", "path": "/"}]}]}}`, nil, "", ""},
+		{"narrower route giving a preset another rule", LintRedundantRoute,
+			`{"robots_tag": [{"rules": {"preset:ai-search": ["noindex"]}}, {"paths": ["/a/*"], "rules": {"preset:ai-search": ["noindex", "nosnippet"]}}]}`, nil, "", ""},
+		{"narrower route giving a crawler the broader one leaves out", LintRedundantRoute,
+			`{"robots_tag": [{"rules": {"preset:ai-search": ["noindex"]}, "except": ["Applebot"]}, {"paths": ["/a/*"], "rules": {"preset:ai-search": ["noindex"]}}]}`, nil, "", ""},
+		{"narrower route leaving out a crawler", LintRedundantRoute,
+			`{"robots_tag": [{"rules": {"preset:ai-search": ["noindex"]}}, {"paths": ["/a/*"], "rules": {"preset:ai-search": ["noindex"]}, "except": ["Applebot"]}]}`, nil, "robots_tag[1]", SeverityInfo},
 		{"narrower route adding a rule", LintRedundantRoute,
 			`{"robots_tag": [{"rules": {"*": ["noindex"]}}, {"paths": ["/drafts/*"], "rules": {"*": ["noindex", "nosnippet"]}}, {"paths": ["/a/*"], "rules": {"*": ["noindex"]}, "meta": true}]}`, nil, "", ""},
 	} {
