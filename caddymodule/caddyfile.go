@@ -71,14 +71,15 @@ func parseRobotsTag(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		merge_upstream [<timeout>]    # merge the next handler's /robots.txt at serve time
 //	}
 //
-// "except GoogleOther Applebot" leaves those crawlers out of the group's presets (robotsgen.Group's
-// JSON "except"), so they obey whatever other group addresses them, or "*". It is a
-// sub-directive of the block rather than words on the preset line ("preset ai-training except
-// GoogleOther {"): like the field it fills, it applies to all of the group's presets, those of
-// the line and of preset sub-directives alike; each sub-directive fills one field, as
-// user_agent and purpose do; and the preset line keeps taking categories only, so a misspelt
-// category is never read as a crawler's name, nor "except" as a category. A name that no preset
-// of the group holds is refused at its line, with the closest crawler of those presets.
+// "except GoogleOther Applebot" leaves those crawlers out of the group's presets (JSON
+// "except", robotsgen.Group.Except), so they obey whatever other group addresses them, or "*".
+// It is a sub-directive of the block rather than words on the preset line ("preset
+// ai-training except GoogleOther {"): like the field it fills, it applies to all of the
+// group's presets, those of the line and of preset sub-directives alike; each sub-directive
+// fills one field, as user_agent and purpose do; and the preset line keeps taking categories
+// only, so a misspelt category is never read as a crawler's name, nor "except" as a category.
+// A name that no preset of the group holds is refused at its line, with the closest crawler of
+// those presets.
 //
 // Without a block the file is empty, which allows everything. The adapter only maps tokens to
 // the handler's fields; the core checks the values, and each problem is reported at the line
