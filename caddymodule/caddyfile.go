@@ -52,6 +52,7 @@ func parseRobotsTag(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		group [<user-agent>...] {     # one group; the arguments are product tokens (* = all)
 //			user_agent <token>...     # more User-agent lines (same as the arguments)
 //			preset <category>...      # the catalogue's crawlers of these categories too
+//			except <crawler>...       # but not these crawlers of the presets (see below)
 //			purpose    <token>...     # User-Agent-Purpose lines
 //			allow      <pattern>...   # Allow lines, in order
 //			disallow   <pattern>...   # Disallow lines, in order
@@ -62,7 +63,7 @@ func parseRobotsTag(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		}
 //		preset <category>... { ... }  # a group for the catalogue's crawlers of these categories
 //		                              # (ai-training, ai-search, ai-assistants, ai-all); the block
-//		                              # is a group's
+//		                              # is a group's, except <crawler>... included
 //		record <key> <value>          # a file-level other record, e.g. Host
 //		max_age <duration>            # Cache-Control max-age of robots.txt (default 1h)
 //		enforce [<status>] {          # answer crawlers the file disallows with 403 (or <status>)
@@ -71,6 +72,16 @@ func parseRobotsTag(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		merge_file <file>             # merge a robots.txt file, read at load (merge.go)
 //		merge_upstream [<timeout>]    # merge the next handler's /robots.txt at serve time
 //	}
+//
+// "except GoogleOther Applebot" leaves those crawlers out of the group's presets (JSON
+// "except", robotsgen.Group.Except), so they obey whatever other group addresses them, or "*".
+// It is a sub-directive of the block rather than words on the preset line ("preset
+// ai-training except GoogleOther {"): like the field it fills, it applies to all of the
+// group's presets, those of the line and of preset sub-directives alike; each sub-directive
+// fills one field, as user_agent and purpose do; and the preset line keeps taking categories
+// only, so a misspelt category is never read as a crawler's name, nor "except" as a category.
+// A name that no preset of the group holds is refused at its line, with the closest crawler of
+// those presets.
 //
 // Without a block the file is empty, which allows everything. The adapter only maps tokens to
 // the handler's fields; the core checks the values, and each problem is reported at the line
@@ -237,6 +248,15 @@ func parseGroup(d *caddyfile.Dispenser, at *positions, path string, presets bool
 				return g, errf(d, "robots_txt: %s: preset needs at least one category of the crawler catalogue: %s", block, strings.Join(crawlers.Categories(), ", "))
 			}
 			addPresets(args)
+		case "except":
+			args := d.RemainingArgs()
+			if len(args) == 0 {
+				return g, errf(d, "robots_txt: %s: except needs at least one crawler of the group's presets to leave out, e.g. except GoogleOther", block)
+			}
+			for _, n := range args {
+				at.mark(configerr.Index(path+".except", len(g.Except)))
+				g.Except = append(g.Except, n)
+			}
 		case "purpose":
 			args := d.RemainingArgs()
 			if len(args) == 0 {
@@ -297,6 +317,7 @@ func parseGroup(d *caddyfile.Dispenser, at *positions, path string, presets bool
 //	robots_tag [<matcher>] [<rule>...] {   # inline rules apply to every accessor (*)
 //		agent <token> <rule>...            # rules for one product token, or *; repeatable
 //		preset <category> <rule>...        # rules for each crawler of a catalogue category
+//		except <crawler>...                # but none of the presets' rules for these crawlers
 //		meta                               # also add <meta> elements to HTML responses
 //		x_robots_tag                       # also send the legacy X-Robots-Tag header
 //		content_usage <key>=<value>...     # Content-Usage response header, e.g. train-ai=n
@@ -305,7 +326,8 @@ func parseGroup(d *caddyfile.Dispenser, at *positions, path string, presets bool
 // A rule is a name such as noindex, nosnippet, nofollow, none, noarchive, noimageindex, or
 // name=value: max-snippet=50, max-image-preview=large, unavailable_after=2027-01-01T00:00:00Z.
 // The block is optional ("robots_tag /drafts/* noindex" is complete), but at least one rule is
-// required. Each token and rule is checked as it is read, so an error names its line; values
+// required. except leaves crawlers out of the block's presets as it does in robots_txt's
+// groups (policy.Tags.Except): they keep the rules of their own agent line and of *. Each token and rule is checked as it is read, so an error names its line; values
 // with {placeholders} are checked when the config is provisioned.
 func (h *RobotsTag) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name
@@ -348,6 +370,15 @@ func (h *RobotsTag) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			if err := add(tagemit.PresetPrefix+args[0], args[1:]); err != nil {
 				return err
+			}
+		case "except":
+			args := d.RemainingArgs()
+			if len(args) == 0 {
+				return errf(d, "robots_tag: except needs at least one crawler of the presets to leave out, e.g. except Applebot")
+			}
+			for _, n := range args {
+				at.mark(configerr.Index("except", len(h.Except)))
+				h.Except = append(h.Except, n)
 			}
 		case "content_usage":
 			if err := parseTagUsage(d, at, h); err != nil {

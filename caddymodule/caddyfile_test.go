@@ -49,10 +49,18 @@ var badCaddyfiles = []struct {
 	{"preset unknown", "robots_txt {\n\tpreset ai-trainnig { # <-\n\t\tdisallow /\n\t}\n}", `"ai-trainnig": a preset is a category of the crawler catalogue: ai-all, ai-assistants, ai-search, ai-training (did you mean "ai-training"?)`},
 	{"preset bare", "robots_txt {\n\tpreset # <-\n}", "preset needs at least one category of the crawler catalogue: ai-all, ai-assistants, ai-search, ai-training"},
 	{"preset in group unknown", "robots_txt {\n\tgroup ExampleBot {\n\t\tpreset ai-serch # <-\n\t}\n}", `"ai-serch": a preset is a category`},
+	{"except misspelt", "robots_txt {\n\tpreset ai-training {\n\t\texcept GPTBot GoogleOthr # <-\n\t\tdisallow /\n\t}\n}", `"GoogleOthr": no crawler of the presets (ai-training) has this name: except takes crawler names as the catalogue writes them (case aside) (did you mean "GoogleOther"?)`},
+	{"except of another category", "robots_txt {\n\tgroup ExampleBot {\n\t\tpreset ai-search\n\t\texcept GPTBot # <-\n\t\tdisallow /\n\t}\n}", `"GPTBot": GPTBot is a crawler of ai-all, ai-training, not of the presets it would be left out of (ai-search)`},
+	{"except of the group's own agent", "robots_txt {\n\tgroup gptbot {\n\t\tpreset ai-training\n\t\tdisallow /\n\t\texcept GPTBot # <-\n\t}\n}", `the group names this crawler as its own user agent too (user_agents[0])`},
+	{"except without preset", "robots_txt {\n\tgroup * {\n\t\texcept GPTBot # <-\n\t}\n}", `except leaves crawlers out of the presets beside it, and there are none here`},
+	{"except bare", "robots_txt {\n\tpreset ai-training {\n\t\texcept # <-\n\t}\n}", "except needs at least one crawler of the group's presets"},
 	{"enforce bad status", "robots_txt {\n\tpreset ai-all {\n\t\tdisallow /\n\t}\n\tenforce 302 # <-\n}", "400 to 599"},
 	{"enforce not a number", "robots_txt {\n\tenforce forbidden # <-\n}", "the status is a number"},
 	{"enforce twice", "robots_txt {\n\tpreset ai-all\n\tenforce\n\tenforce # <-\n}", "enforce given twice"},
 	{"robots_tag preset unknown", "robots_tag {\n\tpreset ai-trainnig noindex # <-\n}", `did you mean "preset:ai-training"`},
+	{"robots_tag except misspelt", "robots_tag {\n\tpreset ai-search noindex\n\texcept Aplebot # <-\n}", `"Aplebot": no crawler of the presets (ai-search) has this name: except takes crawler names as the catalogue writes them (case aside) (did you mean "Applebot"?)`},
+	{"robots_tag except never a token", "robots_tag {\n\tpreset ai-assistants noindex\n\texcept \"ChatGPT Agent\" # <-\n}", `"ChatGPT Agent": this name is never a Robots-Tag token`},
+	{"robots_tag except bare", "robots_tag {\n\tpreset ai-search noindex\n\texcept # <-\n}", "except needs at least one crawler of the presets"},
 	{"robots_tag preset without rules", "robots_tag {\n\tpreset ai-training # <-\n}", "preset takes a category"},
 	{"purpose bad token", "robots_txt {\n\tgroup {\n\t\tpurpose has.dot # <-\n\t}\n}", "purpose token may contain only"},
 	{"allow missing", "robots_txt {\n\tgroup * {\n\t\tallow # <-\n\t}\n}", "allow needs at least one path pattern"},
@@ -246,11 +254,17 @@ http://localhost:8080 {
 			crawl_delay 0.5
 			record Clean-param ref
 		}
+		preset ai-training ai-search {
+			except GoogleOther Applebot
+			disallow /
+		}
 		max_age 90m
 	}
 	robots_tag noindex {
 		agent GPTBot nosnippet max-snippet=3
 		agent * noarchive
+		preset ai-search nosnippet
+		except Applebot
 		meta
 		x_robots_tag
 	}
@@ -318,6 +332,10 @@ http://localhost:8080 {
 					},
 					CrawlDelay: 0.5,
 					Records:    []robotsgen.Record{{Key: "Clean-param", Value: "ref"}},
+				}, {
+					Presets: []string{"ai-training", "ai-search"},
+					Except:  []string{"GoogleOther", "Applebot"},
+					Rules:   []robotsgen.Rule{{Type: robotsgen.Disallow, Path: "/"}},
 				}},
 				MaxAge: policy.Duration(90 * 60 * 1e9),
 			}
@@ -330,8 +348,9 @@ http://localhost:8080 {
 				t.Fatalf("robots_tag JSON %s is not policy.Tags JSON: %v", core, err)
 			}
 			want := policy.Tags{
-				Rules: map[string][]string{"*": {"noindex", "noarchive"}, "GPTBot": {"nosnippet", "max-snippet=3"}},
-				Meta:  true, XRobotsTag: true,
+				Rules:  map[string][]string{"*": {"noindex", "noarchive"}, "GPTBot": {"nosnippet", "max-snippet=3"}, "preset:ai-search": {"nosnippet"}},
+				Except: []string{"Applebot"},
+				Meta:   true, XRobotsTag: true,
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("robots_tag config\n got %+v\nwant %+v", got, want)

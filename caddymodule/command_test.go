@@ -161,7 +161,8 @@ func TestRobotsCommandExample(t *testing.T) {
 			siteWide[:len("Caddyfile.example:")] + fmt.Sprint(exampleLine(t, "agent GPTBot noindex")) + ": warning: robots_tag gives GPTBot noindex on every path",
 			drafts + ": warning: robots_tag gives every crawler (*) noindex on /drafts/*",
 			at("sitemap https://news.example.com/") + ": info: sitemap \"https://news.example.com/news-sitemap.xml\"",
-			"0 errors, 2 warnings, 1 info",
+			at("except Applebot") + ": info: Applebot, left out of the preset group by except, reads the * group instead",
+			"0 errors, 2 warnings, 2 infos",
 		}},
 	} {
 		args := append(append([]string{"robots"}, tc.args...), "--config", "Caddyfile.example")

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddytest"
 
 	"github.com/sitepolicy/caddy-robots/robotsgen"
+	"github.com/sitepolicy/caddy-robots/tagemit"
 	"github.com/sitepolicy/caddy-robots/usage"
 )
 
@@ -116,7 +118,9 @@ func checkExampleResponses(t *testing.T, base string) {
 		agent, path string
 		allowed     bool
 	}{{"GPTBot", "/", false}, {"CCBot", "/articles/first.html", false}, {"Googlebot", "/drafts/post.html", false}, {"Googlebot", "/articles/first.html", true},
-		{"ClaudeBot", "/articles/first.html", false}, {"ClaudeBot", "/", true}, {"ClaudeBot", "/drafts/post.html", true}} {
+		{"ClaudeBot", "/articles/first.html", false}, {"ClaudeBot", "/", true}, {"ClaudeBot", "/drafts/post.html", true},
+		// Left out of the preset: the * group.
+		{"Applebot", "/articles/first.html", true}, {"Applebot", "/drafts/post.html", false}} {
 		if got := m.Decide(c.agent, "", c.path).Allowed; got != c.allowed {
 			t.Errorf("robots.txt: %s may fetch %s = %v, want %v", c.agent, c.path, got, c.allowed)
 		}
@@ -153,9 +157,16 @@ func checkExampleResponses(t *testing.T, base string) {
 	wantRobotsTag(t, resp, siteWide.Union(tagPolicy(t, map[string][]string{"*": {"noindex"}})))
 
 	resp, _ = do(t, "GET", base+"/articles/first.html")
-	wantRobotsTag(t, resp, siteWide.Union(tagPolicy(t, map[string][]string{
+	articles, err := tagemit.NewPolicyExcept(map[string][]string{
 		"*": {"unavailable_after=2027-01-01T00:00:00Z"}, "Googlebot": {"max-snippet=50"}, "preset:ai-assistants": {"noarchive"},
-	})))
+	}, []string{"Perplexity-User"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRobotsTag(t, resp, siteWide.Union(articles))
+	if p, _ := tagemit.ParseRobotsTag(resp.Header.Values("Robots-Tag")); slices.Contains(p.RulesFor("Perplexity-User"), "noarchive") || !slices.Contains(p.RulesFor("ChatGPT-User"), "noarchive") {
+		t.Errorf("articles: Perplexity-User is left out of the preset, ChatGPT-User not: %s", resp.Header.Get("Robots-Tag"))
+	}
 
 	// enforce: a crawler the file names is refused where it is disallowed, nowhere else; a
 	// browser never.
@@ -165,6 +176,7 @@ func checkExampleResponses(t *testing.T, base string) {
 	}{
 		{"Mozilla/5.0 (compatible; ClaudeBot/1.0; +claudebot@anthropic.com)", "/articles/first.html", 403},
 		{"Mozilla/5.0 (compatible; ClaudeBot/1.0; +claudebot@anthropic.com)", "/", 200},
+		{"Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15 (Applebot/0.1; +http://www.apple.com/go/applebot)", "/articles/first.html", 200},
 		{"Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)", "/", 403},
 		{"Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)", "/robots.txt", 200},
 		{"Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0", "/drafts/post.html", 200},
@@ -369,10 +381,10 @@ func TestExampleCaddyfileComplete(t *testing.T) {
 		"robots_txt robots_txt", "robots_txt comment", "robots_txt sitemap", "robots_txt group",
 		"robots_txt user_agent", "robots_txt purpose", "robots_txt allow", "robots_txt disallow",
 		"robots_txt crawl_delay", "robots_txt record", "robots_txt max_age",
-		"robots_txt preset", "robots_txt enforce",
+		"robots_txt preset", "robots_txt except", "robots_txt enforce",
 		"robots_tag robots_tag", "robots_tag agent", "robots_tag meta", "robots_tag x_robots_tag",
 		"robots_txt content_usage", "robots_txt content_signal", "robots_tag content_usage",
-		"robots_tag preset",
+		"robots_tag preset", "robots_tag except",
 	} {
 		if !seen[want] {
 			t.Errorf("Caddyfile.example does not use %s", want)

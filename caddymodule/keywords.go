@@ -16,8 +16,8 @@ import (
 // them (TestREADMESyntaxSummary), and an unknown one is refused with the list.
 var (
 	robotsTxtSubdirectives = []string{"comment", "sitemap", "group", "preset", "record", "max_age", "enforce", "merge_file", "merge_upstream"}
-	groupSubdirectives     = []string{"user_agent", "preset", "purpose", "allow", "disallow", "crawl_delay", "record", "content_usage", "content_signal"}
-	robotsTagSubdirectives = []string{"agent", "preset", "meta", "x_robots_tag", "content_usage"}
+	groupSubdirectives     = []string{"user_agent", "preset", "except", "purpose", "allow", "disallow", "crawl_delay", "record", "content_usage", "content_signal"}
+	robotsTagSubdirectives = []string{"agent", "preset", "except", "meta", "x_robots_tag", "content_usage"}
 	enforceSubdirectives   = []string{"impostors"}
 	crawlersSubdirectives  = []string{"lists", "list_file", "lists_dir", "refresh", "max_age", "fetch_timeout", "reverse_dns", "dns_timeout", "dns_wait", "dns_max_in_flight"}
 )

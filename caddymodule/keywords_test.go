@@ -40,7 +40,7 @@ var misplacedCaddyfiles = []struct {
 	{"robots_txt contentusage", "robots_txt {\n\tcontentusage train-ai=n # <-\n}", []string{`(did you mean "content_usage"? content_usage goes inside a group`, `"content_usage train-ai=n"`}},
 	{"robots_txt agent", "robots_txt {\n\tagent GPTBot noindex # <-\n}", []string{`agent is a robots_tag sub-directive, which sets response headers: put "agent GPTBot noindex" in a robots_tag block`}},
 	// A group's block.
-	{"group alow", "robots_txt {\n\tgroup * {\n\t\talow /a # <-\n\t}\n}", []string{`robots_txt: group: unknown sub-directive "alow" (want user_agent, preset, purpose, allow, disallow, crawl_delay, record, content_usage or content_signal) (did you mean "allow"?)`}},
+	{"group alow", "robots_txt {\n\tgroup * {\n\t\talow /a # <-\n\t}\n}", []string{`robots_txt: group: unknown sub-directive "alow" (want user_agent, preset, except, purpose, allow, disallow, crawl_delay, record, content_usage or content_signal) (did you mean "allow"?)`}},
 	{"group dissallow", "robots_txt {\n\tgroup * {\n\t\tdissallow /a # <-\n\t}\n}", []string{`(did you mean "disallow"?)`}},
 	{"group Disallow", "robots_txt {\n\tgroup * {\n\t\tDisallow /a # <-\n\t}\n}", []string{`unknown sub-directive "Disallow"`, `(did you mean "disallow"?)`}},
 	{"group crawl-delay", "robots_txt {\n\tgroup * {\n\t\tcrawl-delay 5 # <-\n\t}\n}", []string{`(did you mean "crawl_delay"?)`}},
@@ -53,7 +53,7 @@ var misplacedCaddyfiles = []struct {
 	{"preset block dissallow", "robots_txt {\n\tpreset ai-training {\n\t\tdissallow / # <-\n\t}\n}", []string{`robots_txt: preset: unknown sub-directive "dissallow"`, `(did you mean "disallow"?)`}},
 	{"group meta", "robots_txt {\n\tgroup * {\n\t\tmeta # <-\n\t}\n}", []string{`meta is a robots_tag sub-directive`}},
 	// robots_tag's block.
-	{"robots_tag agnet", "robots_tag {\n\tagnet GPTBot noindex # <-\n}", []string{`robots_tag: unknown sub-directive "agnet" (want agent, preset, meta, x_robots_tag or content_usage) (did you mean "agent"?)`}},
+	{"robots_tag agnet", "robots_tag {\n\tagnet GPTBot noindex # <-\n}", []string{`robots_tag: unknown sub-directive "agnet" (want agent, preset, except, meta, x_robots_tag or content_usage) (did you mean "agent"?)`}},
 	{"robots_tag x-robots-tag", "robots_tag noindex {\n\tx-robots-tag # <-\n}", []string{`(did you mean "x_robots_tag"?)`}},
 	{"robots_tag metta", "robots_tag noindex {\n\tmetta # <-\n}", []string{`(did you mean "meta"?)`}},
 	{"robots_tag contentusage", "robots_tag {\n\tcontentusage train-ai=n # <-\n}", []string{`(did you mean "content_usage"?)`}},

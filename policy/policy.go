@@ -144,6 +144,13 @@ type Tags struct {
 	// max-video-preview=N, max-image-preview=none|standard|large, unavailable_after=DATE.
 	Rules map[string][]string `json:"rules"`
 
+	// Except names crawlers that the presets of Rules ("preset:<category>" keys) leave out,
+	// as the catalogue writes them (compared without case): {"preset:ai-search": ["noindex"]}
+	// with "except": ["Applebot"] gives every AI search crawler but Applebot noindex. A crawler
+	// left out keeps the rules given to its own token and to "*". Each name must be a crawler
+	// of one of the presets.
+	Except []string `json:"except,omitempty"`
+
 	// Meta also adds <meta name="robots"> (and per-token) elements to the <head> of HTML
 	// responses.
 	Meta bool `json:"meta,omitempty"`

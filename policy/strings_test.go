@@ -22,7 +22,7 @@ const full = `{
 	"robots_txt": {
 		"comments": ["c0", "c1"],
 		"groups": [
-			{"user_agents": ["ua0"], "presets": ["pr0"], "purposes": ["pu0"], "crawl_delay": 2,
+			{"user_agents": ["ua0"], "presets": ["pr0"], "except": ["ex0"], "purposes": ["pu0"], "crawl_delay": 2,
 			 "rules": [{"type": "disallow", "path": "/p0"}, {"type": "allow", "path": "/p1"}],
 			 "records": [{"key": "gk0", "value": "gv0"}],
 			 "content_usage": [{"path": "/cu", "preferences": {"train-ai": "n"}}],
@@ -38,7 +38,7 @@ const full = `{
 		"merge_upstream_timeout": "3s"
 	},
 	"robots_tag": [
-		{"paths": ["/a/*", "*.pdf"], "rules": {"*": ["noindex"], "tok": ["nofollow", "nosnippet"]},
+		{"paths": ["/a/*", "*.pdf"], "rules": {"*": ["noindex"], "tok": ["nofollow", "nosnippet"]}, "except": ["rex0"],
 		 "meta": true, "x_robots_tag": true, "content_usage": {"train-ai": "y"}}
 	]
 }`

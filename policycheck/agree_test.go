@@ -29,6 +29,7 @@ import (
 var (
 	agreeTokens   = []string{"GPTBot", "CCBot", "ClaudeBot", "AI2Bot", "PerplexityBot", "ChatGPT-User", "ExampleBot", "Googlebot", "*"}
 	agreeUAOnly   = []string{"Kangaroo Bot/1.0", "ChatGPT Agent", "Echobot Bot"}
+	agreeExcept   = []string{"Kangaroo Bot", "ChatGPT Agent", "GPTBot", "ClaudeBot"}
 	agreePatterns = []string{"/", "/a", "/a/", "/a/b", "/%61/", "/b", "/*.pdf$", "/a*x", "/private/", "/open/"}
 	agreePaths    = []string{"/", "/a", "/a/x", "/a/b/c", "/b", "/x.pdf", "/a/x.pdf", "/private/p", "/open/o", "/%61/x"}
 )
@@ -79,6 +80,16 @@ func genAgreeConfig(r *rand.Rand, dir string, c int) (*nethttp.RobotsTxtConfig, 
 		}
 		if r.IntN(5) == 0 {
 			g.Purposes = []string{"training"}
+		}
+		if len(g.Presets) > 0 && r.IntN(3) == 0 {
+			// Left out of the preset: crawlers the test asks about (a name never written to
+			// robots.txt among them), which then read the file's other groups.
+			cs, _ := crawlers.Category(g.Presets[0])
+			for _, n := range []string{pickOne(r, agreeTokens), pickOne(r, agreeExcept)} {
+				if slices.ContainsFunc(cs, func(c crawlers.Crawler) bool { return strings.EqualFold(c.Name, n) }) && !slices.Contains(g.UserAgents, n) {
+					g.Except = append(g.Except, n)
+				}
+			}
 		}
 		g.Rules = genRules(r)
 		if len(g.Rules) == 0 {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/internal/syntax"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 	"github.com/sitepolicy/caddy-robots/tagemit"
@@ -54,6 +55,10 @@ const (
 	LintEmptyPreset = "empty-preset-group"
 	// LintDigitToken: a name with digits, which Google's parser reads only up to the digit.
 	LintDigitToken = "digit-token"
+	// LintExceptToStar: a crawler a preset group leaves out (except) that no other group
+	// names reads the "*" group, or none, which allows paths the preset group disallows:
+	// often the point of the exclusion, worth a look when it is not.
+	LintExceptToStar = "except-falls-to-star"
 )
 
 // Finding is one problem Lint found. Its JSON form is the output of "lint --format json".
@@ -94,6 +99,7 @@ func Lint(site *Site) ([]Finding, error) {
 		l.expanded = f.Expand(false)
 		l.m = robotsgen.NewMatcher(l.expanded)
 		l.robotsRules()
+		l.exceptFallback()
 		l.fileWarnings()
 		l.usageConflicts()
 		l.sitemaps()
@@ -214,6 +220,60 @@ func (l *linter) robotsRules() {
 		}
 		l.deadRules(gi, &g)
 	}
+}
+
+// exceptFallback reports each crawler a preset group leaves out that then reads the "*" group
+// (or no group at all) where that is more permissive than the preset group: a path the file
+// would disallow to it without the exclusion is allowed. Crawlers another group names keep
+// that group, which says what it is meant to; names never written to robots.txt are decided
+// only by enforcement, which never refuses by "*". The paths tried are "/" and each pattern of
+// the preset group read as a path (its wildcards matching nothing).
+func (l *linter) exceptFallback() {
+	for gi, g := range l.file.Groups {
+		if len(g.Except) == 0 {
+			continue
+		}
+		without := *l.file
+		without.Groups = slices.Clone(l.file.Groups)
+		without.Groups[gi].Except = nil
+		before := robotsgen.NewMatcher(&without)
+		for i, name := range g.Except {
+			if !syntax.CrawlerToken(name) {
+				continue
+			}
+			if d := l.m.Decide(name, "", "/"); d.Group >= 0 && slices.ContainsFunc(l.expanded.Groups[d.Group].UserAgents, func(ua string) bool { return strings.EqualFold(ua, name) }) {
+				continue
+			}
+			paths := []string{"/"}
+			for _, r := range g.Rules {
+				paths = append(paths, patternPath(r.Path))
+			}
+			for _, p := range paths {
+				was, now := before.Decide(name, "", p), l.m.Decide(name, "", p)
+				if was.Allowed || !now.Allowed || was.Rule == nil {
+					continue
+				}
+				reads := "the * group instead"
+				if now.Group < 0 {
+					reads = "no group (the file has no * group)"
+				}
+				l.add(LintExceptToStar, SeverityInfo, l.robotsAt(configerr.Index(configerr.Index("groups", gi)+".except", i)),
+					fmt.Sprintf("if %s should keep some of the preset's rules, name it in a group of its own with them", name),
+					"%s, left out of the preset group by except, reads %s: it may fetch %s, which the preset group disallows (%s: %s)", name, reads, p, was.Rule.Type, was.Rule.Path)
+				break
+			}
+		}
+	}
+}
+
+// patternPath is a path a robots.txt pattern matches: its "*" wildcards matching nothing, its
+// final "$" dropped.
+func patternPath(pattern string) string {
+	p := strings.ReplaceAll(strings.TrimSuffix(pattern, "$"), "*", "")
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	return p
 }
 
 func allGoogle(tokens []string) bool {
@@ -353,7 +413,7 @@ func (l *linter) xRobotsTagAlone(rt *Route) {
 	if !rt.Tags.XRobotsTag {
 		return
 	}
-	p, err := tagemit.NewPolicy(rt.Tags.Rules)
+	p, err := tagPolicy(rt.Tags)
 	if err == nil && p.RobotsTag() != "" {
 		return
 	}
@@ -372,7 +432,7 @@ func (l *linter) unseenTags(rt *Route) {
 	if l.m == nil {
 		return
 	}
-	pol, err := tagemit.NewPolicy(rt.Tags.Rules)
+	pol, err := tagPolicy(rt.Tags)
 	if err != nil {
 		return
 	}
@@ -554,6 +614,12 @@ func overriddenUsage(b, a map[string]string) []string {
 	return keys
 }
 
+// tagPolicy is the Robots-Tag policy of a route's tags, as the serving core builds it: its
+// presets less the crawlers they leave out.
+func tagPolicy(t policy.Tags) (tagemit.Policy, error) {
+	return tagemit.NewPolicyExcept(t.Rules, t.Except)
+}
+
 // tagsImply reports whether b's tags give every accessor at least a's restrictions, b
 // sends meta elements and X-Robots-Tag wherever a does, and b's Content-Usage preferences give
 // each of a's keys the same value or "n" (which wins when they combine).
@@ -566,15 +632,17 @@ func tagsImply(b, a policy.Tags) bool {
 			return false
 		}
 	}
-	pa, err := tagemit.NewPolicy(a.Rules)
+	pa, err := tagPolicy(a)
 	if err != nil {
 		return false
 	}
-	pb, err := tagemit.NewPolicy(b.Rules)
+	pb, err := tagPolicy(b)
 	if err != nil {
 		return false
 	}
-	tokens := append(slices.Sorted(maps.Keys(a.Rules)), "*")
+	// The tokens a's policy has members for, presets written out: a rules key
+	// "preset:<category>" is no token.
+	tokens := append(slices.Sorted(maps.Keys(pa.Rules())), "*")
 	for _, t := range tokens {
 		qa, err1 := tagemit.NewPolicy(map[string][]string{"*": pa.RulesFor(t)})
 		qb, err2 := tagemit.NewPolicy(map[string][]string{"*": pb.RulesFor(t)})

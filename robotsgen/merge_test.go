@@ -308,12 +308,19 @@ func genMergePair(r *rand.Rand) (*File, *File) {
 		if r.IntN(4) == 0 {
 			g.ContentUsage = genUsage(r, usage.ContentUsage)
 		}
+		if r.IntN(3) == 0 {
+			// Left out of the preset: mostly crawlers the test asks about, which then read
+			// the other groups of either file.
+			g.Except = genExcept(r, g.Presets[0], catalogueAgents)
+		}
 		d.Groups = append(d.Groups, g)
 	}
 	for _, f := range []*File{d, u} {
 		if r.IntN(4) == 0 && len(f.Groups) > 0 {
 			gi := r.IntN(len(f.Groups))
-			f.Groups[gi].UserAgents = append(f.Groups[gi].UserAgents, pick(r, catalogueAgents))
+			if a := pick(r, catalogueAgents); !slices.ContainsFunc(f.Groups[gi].Except, func(e string) bool { return strings.EqualFold(e, a) }) {
+				f.Groups[gi].UserAgents = append(f.Groups[gi].UserAgents, a)
+			}
 		}
 	}
 	body, err := u.Render("https://example.com")
@@ -837,6 +844,54 @@ func TestMergeKeepsPresets(t *testing.T) {
 		if !reflect.DeepEqual(mm.Renderable(), m) {
 			t.Errorf("%q: Merge is not MergeForMatching without the unwritten names", other)
 		}
+	}
+}
+
+// A crawler a preset group leaves out is merged as any crawler the declared groups do not
+// name: the declared "*" group's rules combined with the other file's group for it (its own
+// when the CMS names it, else the CMS's "*"); the preset's other crawlers keep the preset's
+// rules, combined with the CMS's.
+func TestMergePresetExcept(t *testing.T) {
+	declared := &File{Groups: []Group{
+		{Presets: []string{"ai-training"}, Except: []string{"GoogleOther", "ccbot", "Bytespider"}, Rules: []Rule{{Disallow, "/"}, {Allow, "/open-data/"}}},
+		{UserAgents: []string{"*"}, Rules: []Rule{{Disallow, "/drafts/"}}},
+	}}
+	if err := declared.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	other := mustParse(t, "User-agent: *\nDisallow: /wp-admin/\n\nUser-agent: CCBot\nDisallow: /cms-only/\n\nUser-agent: GoogleOther\nDisallow: /feeds/\n")
+	m, diags := Merge(declared, other)
+	if len(diags) > 0 {
+		t.Errorf("diagnostics %v", diags)
+	}
+	body := mustRender(t, m)
+	mm := NewMatcher(m)
+	for _, c := range []struct {
+		agent   string
+		allowed []string
+		refused []string
+	}{
+		{"GoogleOther", []string{"/page", "/wp-admin/x", "/open-data/a"}, []string{"/drafts/x", "/feeds/x"}},
+		{"CCBot", []string{"/page", "/wp-admin/x"}, []string{"/drafts/x", "/cms-only/x"}},
+		{"Bytespider", []string{"/page", "/open-data/a"}, []string{"/drafts/x", "/wp-admin/x"}},
+		{"GPTBot", []string{"/open-data/a"}, []string{"/page", "/drafts/x", "/wp-admin/x"}},
+		{"Googlebot", []string{"/page"}, []string{"/drafts/x", "/wp-admin/x"}},
+	} {
+		for _, p := range c.allowed {
+			if !mm.Decide(c.agent, "", p).Allowed || !googleAllowed(body, c.agent, p) || !allWitnesses[1].allowed(body, c.agent, p) {
+				t.Errorf("%s %s: disallowed in the merge\n%s", c.agent, p, body)
+			}
+		}
+		for _, p := range c.refused {
+			if mm.Decide(c.agent, "", p).Allowed || googleAllowed(body, c.agent, p) || allWitnesses[1].allowed(body, c.agent, p) {
+				t.Errorf("%s %s: allowed in the merge\n%s", c.agent, p, body)
+			}
+		}
+	}
+	// For enforcement too: the merge for matching has no preset group for them.
+	mf, _ := MergeForMatching(declared, other)
+	if d := NewMatcher(mf).Decide("GoogleOther", "", "/page"); !d.Allowed {
+		t.Errorf("MergeForMatching: GoogleOther /page %+v", d)
 	}
 }
 

@@ -39,6 +39,14 @@ type Group struct {
 	// "ai-search", "ai-assistants", "ai-all") whose crawlers the group addresses too: see
 	// Expand.
 	Presets []string `json:"presets,omitempty"`
+	// Except names crawlers that the group's presets leave out, as the catalogue writes them
+	// (compared without case): {"presets": ["ai-training"], "except": ["GoogleOther"]}
+	// addresses every training crawler but GoogleOther, which then obeys the groups that
+	// still address it (one naming it, another preset's) or else "*". Each name must be a
+	// crawler of one of the group's presets and not one of its own user agents (Validate).
+	// A name never written to robots.txt may be left out too ("ChatGPT Agent"): only
+	// enforcement reads those.
+	Except []string `json:"except,omitempty"`
 	// Purposes are User-Agent-Purpose tokens.
 	Purposes []string `json:"purposes,omitempty"`
 	// Rules are the allow and disallow rules, in order.

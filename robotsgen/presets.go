@@ -13,10 +13,12 @@ import (
 // Group.Presets: what Render writes and Parse reads back. A preset adds the catalogue's names
 // of its category that may be written to robots.txt (crawlers.TokenProduct and TokenDigits),
 // in catalogue order, after the group's own user agents, leaving out:
-//   - a name the group already lists (case-insensitively, as crawlers compare), and
+//   - a name the group already lists (case-insensitively, as crawlers compare),
 //   - a name another group lists among its user agents: a crawler named explicitly has its
 //     own group, which overrides the preset for it ("block ai-training except GPTBot on
-//     /blog/").
+//     /blog/"), and
+//   - a name the group's Except lists: that crawler is simply not in the group, and obeys
+//     whatever other group addresses it (a group naming it, another preset's group), or "*".
 //
 // Two preset groups that share a crawler both list it; a crawler merges its groups (RFC 9309
 // section 2.2.1), and the Matcher does the same.
@@ -25,10 +27,12 @@ import (
 // (crawlers.TokenUAOnly, such as "ChatGPT Agent") are added to their groups too, except those
 // whose leading word is a user agent of the file ("iaskspider/2.0" when iaskspider is
 // written): such a crawler reads the file as that token, so a User-Agent naming it must be
-// decided as that token, not by the preset. That file is not for rendering: NewMatcher on it
-// decides for those names as their group says, which is what enforcement by User-Agent
-// needs. Unknown categories are skipped (Validate reports them). f is not modified; without
-// presets, Expand returns f.
+// decided as that token, not by the preset. For the same reason a name the group's Except
+// lists, or whose leading word it lists, is left out (syntax.Excluded). That file is not for
+// rendering: NewMatcher on it decides for those names as their group says, which is what
+// enforcement by User-Agent needs. Unknown categories and excluded names that are in none of
+// the presets are skipped (Validate reports them). f is not modified; without presets,
+// Expand returns f.
 func (f *File) Expand(uaOnly bool) *File {
 	has := false
 	for i := range f.Groups {
@@ -50,6 +54,7 @@ func (f *File) Expand(uaOnly bool) *File {
 		if len(g.Presets) > 0 {
 			agents := append([]string(nil), g.UserAgents...)
 			seen := map[string]bool{}
+			except := syntax.NewExcluded(g.Except)
 			for _, p := range g.Presets {
 				cs, err := crawlers.Category(p)
 				if err != nil {
@@ -58,14 +63,14 @@ func (f *File) Expand(uaOnly bool) *File {
 				writable, _ := crawlers.RobotsTxtNames(cs)
 				for _, n := range writable {
 					k := strings.ToLower(n)
-					if !named[k] && !seen[k] {
+					if !named[k] && !seen[k] && !except.Has(n) {
 						seen[k] = true
 						agents = append(agents, n)
 					}
 				}
 			}
 			g.UserAgents = agents
-			g.Presets = nil
+			g.Presets, g.Except = nil, nil
 		}
 		for _, ua := range g.UserAgents {
 			written[strings.ToLower(ua)] = true
@@ -77,12 +82,13 @@ func (f *File) Expand(uaOnly bool) *File {
 	}
 	for i := range f.Groups {
 		seen := map[string]bool{}
+		except := syntax.NewExcluded(f.Groups[i].Except)
 		for _, p := range f.Groups[i].Presets {
 			cs, _ := crawlers.Category(p)
 			_, only := crawlers.RobotsTxtNames(cs)
 			for _, n := range only {
 				k := strings.ToLower(n)
-				if !written[leadingWord(k)] && !seen[k] {
+				if !written[leadingWord(k)] && !seen[k] && !except.Has(n) {
 					seen[k] = true
 					c.Groups[i].UserAgents = append(c.Groups[i].UserAgents, n)
 				}
@@ -101,8 +107,8 @@ func PresetProblem() string {
 	return "a preset is a category of the crawler catalogue: " + strings.Join(crawlers.Categories(), ", ")
 }
 
-// checkPresets reports the presets of group gi that are not categories, and a group whose
-// presets expand to no crawler at all.
+// checkPresets reports the presets of group gi that are not categories, and the names of its
+// Except that none of its presets holds or that the group names as its own user agents.
 func checkPresets(f *File, gi int, add func(e *configerr.Error)) {
 	g := &f.Groups[gi]
 	for i, p := range g.Presets {
@@ -110,6 +116,20 @@ func checkPresets(f *File, gi int, add func(e *configerr.Error)) {
 			e := configerr.New(configerr.Index(configerr.Index("groups", gi)+".presets", i), p, PresetProblem())
 			e.Suggestion = configerr.Closest(strings.ToLower(p), crawlers.Categories())
 			add(e)
+		}
+	}
+	for i, n := range g.Except {
+		at := configerr.Index(configerr.Index("groups", gi)+".except", i)
+		if problem, suggestion := syntax.ExceptProblem(n, g.Presets); problem != "" {
+			add(&configerr.Error{Path: at, Value: n, Problem: problem, Suggestion: suggestion})
+			continue
+		}
+		// The group would address the crawler and leave it out at once.
+		for j, ua := range g.UserAgents {
+			if strings.EqualFold(ua, n) {
+				add(configerr.New(at, n, fmt.Sprintf("the group names this crawler as its own user agent too (user_agents[%d]): it cannot both address it and leave it out; remove one of the two", j)))
+				break
+			}
 		}
 	}
 }

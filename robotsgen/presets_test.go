@@ -1,6 +1,7 @@
 package robotsgen
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -185,5 +186,334 @@ func TestEmptyPresetGroupWarned(t *testing.T) {
 		if w := (&File{Groups: []Group{g}}).Warnings(); len(w) != 0 {
 			t.Errorf("%+v: warnings %v", g, w)
 		}
+	}
+}
+
+// A preset group's Except leaves those crawlers out of it, in any spelling: they read the
+// groups that still address them, here "*", as both witnesses confirm on the rendered file,
+// while the preset's other crawlers stay disallowed. A crawler left out of one preset group
+// keeps another that addresses it.
+func TestPresetExcept(t *testing.T) {
+	f := &File{Groups: []Group{
+		{Presets: []string{"ai-training"}, Except: []string{"googleother", "Meta-ExternalAgent"}, Rules: []Rule{{Disallow, "/"}}},
+		{Presets: []string{"ai-search"}, Except: []string{"Applebot"}, Rules: []Rule{{Disallow, "/answers/"}}},
+		{Presets: []string{"ai-all"}, Except: []string{"GoogleOther", "Applebot"}, Rules: []Rule{{Disallow, "/all/"}}},
+		{UserAgents: []string{"*"}, Rules: []Rule{{Disallow, "/private/"}}},
+	}}
+	if err := f.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := f.Render("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(out)
+	for _, gone := range []string{"User-agent: GoogleOther\n", "User-agent: Applebot\n", "User-agent: meta-externalagent\n"} {
+		if strings.Contains(body, gone) {
+			t.Errorf("%q written:\n%s", gone, body)
+		}
+	}
+	// A name that only shares a prefix with an excluded one stays (Applebot-Extended).
+	if !strings.Contains(body, "User-agent: Applebot-Extended\n") || !strings.Contains(body, "User-agent: GPTBot\n") {
+		t.Errorf("preset crawlers missing:\n%s", body)
+	}
+	back, diags := Parse(out)
+	if want, _ := f.canonical(""); len(diags) != 0 || !reflect.DeepEqual(back, want) {
+		t.Errorf("parsed back %+v (%v), want %+v", back, diags, want)
+	}
+	m := NewMatcher(f)
+	for _, c := range []struct {
+		agent, path string
+		allowed     bool
+	}{
+		{"GoogleOther", "/page", true},          // left out of ai-training and ai-all: "*"
+		{"GoogleOther", "/private/x", false},    // "*"
+		{"GoogleOther", "/all/x", true},         // left out of ai-all too
+		{"GPTBot", "/page", false},              // still in ai-training
+		{"meta-externalagent", "/page", true},   // left out of ai-training in either spelling
+		{"Meta-ExternalAgent", "/all/x", false}, // but not of ai-all
+		{"Applebot", "/answers/x", true},        // left out of ai-search and ai-all
+		{"Applebot", "/private/x", false},
+		{"PerplexityBot", "/answers/x", false}, // ai-search and ai-all, merged
+		{"PerplexityBot", "/all/x", false},
+		{"PerplexityBot", "/private/x", true}, // its groups do not include "*"
+	} {
+		if d := m.Decide(c.agent, "", c.path); d.Allowed != c.allowed {
+			t.Errorf("matcher: %s %s: %+v, want allowed=%v", c.agent, c.path, d, c.allowed)
+		}
+		for _, w := range allWitnesses {
+			if got := w.allowed(body, c.agent, c.path); got != c.allowed {
+				t.Errorf("%s: %s %s allowed=%v, want %v", w.name, c.agent, c.path, got, c.allowed)
+			}
+		}
+	}
+
+	// A crawler left out of one preset group keeps another that addresses it: GoogleOther is
+	// in ai-training's group, not ai-all's.
+	f2 := &File{Groups: []Group{
+		{Presets: []string{"ai-all"}, Except: []string{"GoogleOther"}, Rules: []Rule{{Disallow, "/"}}},
+		{Presets: []string{"ai-training"}, Rules: []Rule{{Disallow, "/training/"}}},
+	}}
+	body2 := string(mustRender(t, f2))
+	m2 := NewMatcher(f2)
+	for _, c := range []struct {
+		agent, path string
+		allowed     bool
+	}{{"GoogleOther", "/page", true}, {"GoogleOther", "/training/x", false}, {"GPTBot", "/page", false}, {"PerplexityBot", "/page", false}} {
+		if d := m2.Decide(c.agent, "", c.path); d.Allowed != c.allowed {
+			t.Errorf("f2 matcher: %s %s: %+v", c.agent, c.path, d)
+		}
+		for _, w := range allWitnesses {
+			if got := w.allowed(body2, c.agent, c.path); got != c.allowed {
+				t.Errorf("f2 %s: %s %s allowed=%v", w.name, c.agent, c.path, got)
+			}
+		}
+	}
+	if d := m2.Decide("GoogleOther", "", "/training/x"); d.Group != 1 {
+		t.Errorf("GoogleOther decided by group %d, want 1", d.Group)
+	}
+
+	// For enforcement (Expand(true)): a name never written to robots.txt can be left out, and
+	// leaving out a crawler's token leaves out its other names that a parser reads as that
+	// token (MistralAI-User/1.0 reads robots.txt as MistralAI-User).
+	f3 := &File{Groups: []Group{{Presets: []string{"ai-assistants"}, Except: []string{"chatgpt agent", "MistralAI-User"}, Rules: []Rule{{Disallow, "/"}}}}}
+	if err := f3.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	u := f3.Expand(true).Groups[0].UserAgents
+	for _, n := range []string{"ChatGPT Agent", "MistralAI-User", "MistralAI-User/1.0"} {
+		if slices.Contains(u, n) {
+			t.Errorf("%s in %v", n, u)
+		}
+	}
+	if !slices.Contains(u, "ChatGPT-User") {
+		t.Errorf("ChatGPT-User missing from %v", u)
+	}
+	if d := NewMatcher(f3.Expand(true)).Decide("MistralAI-User/1.0", "", "/x"); !d.Allowed || d.Group != -1 {
+		t.Errorf("MistralAI-User/1.0: %+v", d)
+	}
+	// f itself is unchanged.
+	if len(f.Groups[0].Except) != 2 || f.Expand(false).Groups[0].Except != nil {
+		t.Errorf("Expand: %+v", f.Groups[0])
+	}
+}
+
+// Except errors name the field, the presets searched and the closest crawler of them; a name
+// the group addresses itself contradicts the exclusion.
+func TestPresetExceptErrors(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		g    Group
+		want []string
+	}{
+		{"misspelt", Group{Presets: []string{"ai-training"}, Except: []string{"GPTBot", "GoogleOthr"}},
+			[]string{`groups[0].except[1] "GoogleOthr": no crawler of the presets (ai-training) has this name`, `(did you mean "GoogleOther"?)`}},
+		{"lower case suggestion keeps the catalogue's spelling", Group{Presets: []string{"ai-search", "ai-assistants"}, Except: []string{"aplebot"}},
+			[]string{`groups[0].except[0] "aplebot": no crawler of the presets (ai-search, ai-assistants)`, `(did you mean "Applebot"?)`}},
+		{"in another category", Group{Presets: []string{"ai-training"}, Except: []string{"applebot"}},
+			[]string{`groups[0].except[0] "applebot": Applebot is a crawler of ai-all, ai-search, not of the presets it would be left out of (ai-training)`}},
+		{"not a crawler at all", Group{Presets: []string{"ai-training"}, Except: []string{"Googlebot"}},
+			[]string{`groups[0].except[0] "Googlebot": this is not a crawler of the AI catalogue (it is the well-known bot google-crawler), so no preset addresses it`}},
+		{"no preset", Group{UserAgents: []string{"GPTBot"}, Except: []string{"GPTBot"}},
+			[]string{`groups[0].except[0] "GPTBot": except leaves crawlers out of the presets beside it, and there are none here`}},
+		{"own user agent", Group{UserAgents: []string{"gptbot"}, Presets: []string{"ai-training"}, Except: []string{"GPTBot"}},
+			[]string{`groups[0].except[0] "GPTBot": the group names this crawler as its own user agent too (user_agents[0])`}},
+		{"everything left out", Group{Presets: []string{"ai-training"}, Except: trainingNames(t)},
+			[]string{"groups[0].presets: the presets add no crawler", "left out by except"}},
+	} {
+		c.g.Rules = []Rule{{Disallow, "/"}}
+		err := (&File{Groups: []Group{c.g}}).Validate()
+		if err == nil {
+			t.Errorf("%s: accepted", c.name)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %v\nwant %q", c.name, err, w)
+			}
+		}
+		if c.name == "not a crawler at all" && strings.Contains(err.Error(), "did you mean") {
+			t.Errorf("%s: suggestion in %v", c.name, err)
+		}
+	}
+	// An unknown preset is reported once, for the preset: its names cannot be searched.
+	err := (&File{Groups: []Group{{Presets: []string{"ai-trainnig"}, Except: []string{"GPTBot"}, Rules: []Rule{{Disallow, "/"}}}}}).Validate()
+	if err == nil || strings.Contains(err.Error(), "except") {
+		t.Errorf("unknown preset: %v", err)
+	}
+	// Excluding a crawler another group names is redundant, not an error; so is a repeat.
+	if err := (&File{Groups: []Group{
+		{Presets: []string{"ai-training"}, Except: []string{"GPTBot", "gptbot"}, Rules: []Rule{{Disallow, "/"}}},
+		{UserAgents: []string{"GPTBot"}, Rules: []Rule{{Disallow, "/x/"}}},
+	}}).Validate(); err != nil {
+		t.Error(err)
+	}
+}
+
+func trainingNames(t *testing.T) []string {
+	w, u := categoryNames(t, "ai-training")
+	return append(w, u...)
+}
+
+// genExcept returns one to three names of the category's crawlers for Group.Except: names of
+// prefer that the category holds, when it holds any, and now and then any of its names (those
+// never written to robots.txt included), sometimes in lower case.
+func genExcept(r *rand.Rand, category string, prefer []string) []string {
+	cs, err := crawlers.Category(category)
+	if err != nil {
+		panic(err)
+	}
+	writable, uaOnly := crawlers.RobotsTxtNames(cs)
+	all := append(writable, uaOnly...)
+	var pool []string
+	for _, p := range prefer {
+		if slices.ContainsFunc(all, func(n string) bool { return strings.EqualFold(n, p) }) {
+			pool = append(pool, p)
+		}
+	}
+	if len(pool) == 0 || r.IntN(4) == 0 {
+		pool = all
+	}
+	var out []string
+	for range 1 + r.IntN(3) {
+		n := pick(r, pool)
+		if r.IntN(5) == 0 {
+			n = strings.ToLower(n)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// exceptAgents are crawlers the exclusion property test leaves out and asks about: in one
+// category or several, and one in none.
+var exceptAgents = []string{"GoogleOther", "Applebot", "GPTBot", "PerplexityBot", "ClaudeBot", "ChatGPT-User", "CCBot", "Meta-ExternalAgent", "OtherBot"}
+
+// exceptOracle is the test's own statement of the groups a crawler obeys in a file with
+// presets and exclusions, read from the config, not from Expand: the groups naming it, else
+// the preset groups holding it that do not leave it out, else "*".
+func exceptOracle(f *File, agent string) []int {
+	var named, presets, star []int
+	for gi, g := range f.Groups {
+		if slices.ContainsFunc(g.UserAgents, func(ua string) bool { return strings.EqualFold(ua, agent) }) {
+			named = append(named, gi)
+		}
+		if slices.Contains(g.UserAgents, "*") {
+			star = append(star, gi)
+		}
+		if slices.ContainsFunc(g.Except, func(e string) bool { return strings.EqualFold(e, agent) }) {
+			continue
+		}
+		for _, p := range g.Presets {
+			cs, _ := crawlers.Category(p)
+			if slices.ContainsFunc(cs, func(c crawlers.Crawler) bool { return strings.EqualFold(c.Name, agent) }) {
+				presets = append(presets, gi)
+				break
+			}
+		}
+	}
+	switch {
+	case len(named) > 0:
+		return named
+	case len(presets) > 0:
+		return presets
+	}
+	return star
+}
+
+// TestPresetExceptProperty: over generated files of preset groups with exclusions, groups
+// naming catalogue crawlers and "*" groups, every crawler asked about (left out or not)
+// obeys exactly the groups exceptOracle gives: the Matcher picks them, and on the rendered
+// file both witnesses decide as they do on a file holding only those groups' rules for that
+// crawler (so the witnesses' own readings of patterns cancel out).
+func TestPresetExceptProperty(t *testing.T) {
+	t.Parallel() // a long property test: the others run beside it
+	configs := 2000
+	if testing.Short() || raceEnabled {
+		configs = 200
+	}
+	r := rand.New(rand.NewPCG(9309, 7))
+	n := map[string]int{}
+	genRules := func() []Rule {
+		var rs []Rule
+		for range r.IntN(4) {
+			rs = append(rs, Rule{[]RuleType{Allow, Disallow, Disallow}[r.IntN(3)], genPattern(r)})
+		}
+		return rs
+	}
+	for c := range configs {
+		f := &File{}
+		for range 1 + r.IntN(4) {
+			var g Group
+			switch r.IntN(4) {
+			case 0, 1:
+				g.Presets = []string{pick(r, presetCategories)}
+				if r.IntN(3) == 0 {
+					g.Presets = append(g.Presets, pick(r, presetCategories))
+				}
+				if r.IntN(4) != 0 {
+					g.Except = genExcept(r, pick(r, g.Presets), exceptAgents)
+				}
+				if r.IntN(4) == 0 {
+					g.UserAgents = []string{"FooBot"}
+				}
+			case 2:
+				g.UserAgents = []string{pick(r, exceptAgents)}
+			default:
+				g.UserAgents = []string{"*"}
+			}
+			g.Rules = genRules()
+			f.Groups = append(f.Groups, g)
+		}
+		if err := f.Validate(); err != nil {
+			n["configs refused"]++ // every crawler of a preset left out or named elsewhere
+			continue
+		}
+		body := string(mustRender(t, f))
+		m := NewMatcher(f)
+		expanded := f.Expand(false)
+		for _, agent := range exceptAgents {
+			groups := exceptOracle(f, agent)
+			ref := &File{}
+			for _, gi := range groups {
+				ref.Groups = append(ref.Groups, Group{UserAgents: []string{agent}, Rules: f.Groups[gi].Rules})
+			}
+			rm := NewMatcher(ref)
+			refBody := string(mustRender(t, ref))
+			excluded := slices.ContainsFunc(f.Groups, func(g Group) bool {
+				return slices.ContainsFunc(g.Except, func(e string) bool { return strings.EqualFold(e, agent) })
+			})
+			for range 4 {
+				path := genPath(r)
+				d := m.Decide(agent, "", path)
+				want := -1
+				if len(groups) > 0 {
+					want = groups[0]
+				}
+				if d.Group != want || d.Allowed != rm.Decide(agent, "", path).Allowed {
+					t.Fatalf("config %d: %s %s: %+v, want group %d allowed %v\n%s", c, agent, path, d, want, rm.Decide(agent, "", path).Allowed, body)
+				}
+				for _, w := range allWitnesses {
+					if w.name == "temoto" && prefixGroup(expanded, agent) {
+						n["temoto: a prefix of the name has a group"]++
+						continue
+					}
+					if got, ref := w.allowed(body, agent, path), w.allowed(refBody, agent, path); got != ref {
+						t.Fatalf("config %d: %s: %s %s allowed=%v, but %v with only its groups' rules\n%s\n--- only its groups\n%s", c, w.name, agent, path, got, ref, body, refBody)
+					}
+					n[w.name+" compared"]++
+					if excluded {
+						n[w.name+" compared for a crawler left out"]++
+						if !d.Allowed && len(groups) > 0 && slices.Contains(f.Groups[groups[0]].UserAgents, "*") {
+							n["left out, then disallowed by *"]++
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("configs: %d; %v", configs, n)
+	if n["grobotstxt compared for a crawler left out"] < configs || n["temoto compared for a crawler left out"] < configs/2 || n["configs refused"] > configs/10 {
+		t.Errorf("too few interesting comparisons: %v", n)
 	}
 }

@@ -91,7 +91,7 @@ func (f *File) Validate() error {
 		ef := f.Expand(false)
 		for gi := range ef.Groups {
 			if g := &ef.Groups[gi]; len(f.Groups[gi].Presets) > 0 && len(g.UserAgents) == 0 && len(g.Purposes) == 0 {
-				errs = append(errs, configerr.New(configerr.Index("groups", gi)+".presets", "", "the presets add no crawler: each one is named in another group, which overrides the preset for it"))
+				errs = append(errs, configerr.New(configerr.Index("groups", gi)+".presets", "", "the presets add no crawler: each one is named in another group, which overrides the preset for it, or left out by except"))
 			}
 		}
 	}

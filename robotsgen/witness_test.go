@@ -92,6 +92,9 @@ func genFile(r *rand.Rand) *File {
 		if r.IntN(10) == 0 {
 			// A preset: its crawlers are written out as user agents (Expand).
 			g.Presets = append(g.Presets, pick(r, []string{"ai-training", "ai-search", "ai-assistants", "ai-all"}))
+			if r.IntN(3) == 0 {
+				g.Except = genExcept(r, g.Presets[0], nil)
+			}
 		}
 		nr := r.IntN(6)
 		if r.IntN(4) == 0 {

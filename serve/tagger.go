@@ -230,17 +230,19 @@ func joinKey(lines []string) string {
 	return strings.Join(lines, "\x00")
 }
 
-// newTagger checks a route's rules (product token -> rules, as tagemit.NewPolicy reads them)
-// and Content-Usage preferences (usage.ContentUsage.FromConfig: {"train-ai": "n"}), and
+// newTagger checks a route's rules (product token -> rules, as tagemit.NewPolicy reads them),
+// the crawlers its presets leave out (tagemit.NewPolicyExcept, tagemit.CheckExcept) and its
+// Content-Usage preferences (usage.ContentUsage.FromConfig: {"train-ai": "n"}), and
 // precomputes everything it sends: the Robots-Tag field, the X-Robots-Tag lines when
 // xRobotsTag is set, the meta elements when meta is set, the Content-Usage field. A route
 // needs rules, preferences or both; meta and xRobotsTag need rules. Errors name the field:
-// "rules", `content_usage["key"]`, "meta", "x_robots_tag".
-func newTagger(rules map[string][]string, contentUsage map[string]string, meta, xRobotsTag bool, log Log) (*tagger, error) {
-	p, err := tagemit.NewPolicy(rules)
+// "rules", "except[1]", `content_usage["key"]`, "meta", "x_robots_tag".
+func newTagger(rules map[string][]string, except []string, contentUsage map[string]string, meta, xRobotsTag bool, log Log) (*tagger, error) {
+	p, err := tagemit.NewPolicyExcept(rules, except)
 	if err != nil {
 		err = configerr.Prefix("rules", err)
 	}
+	err = errors.Join(err, configerr.Prefix("except", tagemit.CheckExcept(rules, except)))
 	u, uerr := usage.ContentUsage.FromConfig(contentUsage)
 	if n := len(u.String()); uerr == nil && n > tagemit.MaxFieldSize {
 		// The same bound as Robots-Tag: a larger field line is refused by common proxies.

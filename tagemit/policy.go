@@ -91,14 +91,21 @@ func checkToken(tok string) (ctok, problem, suggestion string) {
 // (package crawlers): its rules go to every catalogue name of the category that may be
 // written as a token (crawlers.TokenProduct and TokenDigits), one member each, added to the
 // rules those tokens have otherwise. An unknown category is an error listing the known ones.
-func NewPolicy(rules map[string][]string) (Policy, error) {
+func NewPolicy(rules map[string][]string) (Policy, error) { return NewPolicyExcept(rules, nil) }
+
+// NewPolicyExcept is NewPolicy with presets that leave out the crawlers except names
+// (compared without case, as robots.txt presets leave them out): those get no rules from any
+// preset, only the rules given to their own token and to "*". Names that no preset holds are
+// ignored here; CheckExcept reports them.
+func NewPolicyExcept(rules map[string][]string, except []string) (Policy, error) {
+	excluded := syntax.NewExcluded(except)
 	m := map[string]ruleSet{}
 	var errs []error
 	// Map order is random: report in token order so the same config gives the same error.
 	presets := 0
 	for _, tok := range slices.Sorted(maps.Keys(rules)) {
 		at := configerr.Key("", tok)
-		if names, problem, ok := presetTokens(tok); ok {
+		if names, problem, ok := presetTokens(tok, excluded); ok {
 			if problem != nil {
 				problem.Path = at
 				errs = append(errs, problem)

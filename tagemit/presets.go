@@ -1,6 +1,7 @@
 package tagemit
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -16,14 +17,23 @@ import (
 // is an error, never a token for a crawler that does not exist.
 const PresetPrefix = "preset:"
 
-// presetTokens reads a "preset:<category>" key: ok is false for any other key. For a known
-// category it returns the category's canonical (lower-case) tokens, else a problem listing
-// the known categories.
-func presetTokens(key string) (tokens []string, problem *configerr.Error, ok bool) {
+// presetCategory returns the category a "preset:<category>" key names; ok is false for any
+// other key.
+func presetCategory(key string) (category string, ok bool) {
 	if len(key) < len(PresetPrefix) || !strings.EqualFold(key[:len(PresetPrefix)], PresetPrefix) {
+		return "", false
+	}
+	return key[len(PresetPrefix):], true
+}
+
+// presetTokens reads a "preset:<category>" key: ok is false for any other key. For a known
+// category it returns the category's canonical (lower-case) tokens, less those except leaves
+// out, else a problem listing the known categories.
+func presetTokens(key string, except syntax.Excluded) (tokens []string, problem *configerr.Error, ok bool) {
+	cat, ok := presetCategory(key)
+	if !ok {
 		return nil, nil, false
 	}
-	cat := key[len(PresetPrefix):]
 	cs, err := crawlers.Category(cat)
 	if err != nil {
 		e := &configerr.Error{Value: key, Problem: fmt.Sprintf("%s names a category of the crawler catalogue: %s", PresetPrefix, strings.Join(crawlers.Categories(), ", "))}
@@ -34,11 +44,40 @@ func presetTokens(key string) (tokens []string, problem *configerr.Error, ok boo
 	}
 	writable, _ := crawlers.RobotsTxtNames(cs)
 	for _, n := range writable {
+		if except.Has(n) {
+			continue
+		}
 		if ctok, problem, _ := checkToken(n); problem == "" {
 			tokens = append(tokens, ctok)
 		}
 	}
 	return tokens, nil, true
+}
+
+// CheckExcept reports the names of except (the crawlers NewPolicyExcept leaves out of the
+// presets of rules) that no preset of rules holds, each at its index ("[1]") with the
+// presets searched and the closest crawler of them: what every front end says
+// (syntax.ExceptProblem). A name that also has rules of its own is no contradiction: it keeps
+// them, without the presets'.
+func CheckExcept(rules map[string][]string, except []string) error {
+	if len(except) == 0 {
+		return nil
+	}
+	var presets []string
+	for _, key := range slices.Sorted(maps.Keys(rules)) {
+		if cat, ok := presetCategory(key); ok {
+			presets = append(presets, cat)
+		}
+	}
+	var errs []error
+	for i, n := range except {
+		if problem, suggestion := syntax.ExceptProblem(n, presets); problem != "" {
+			errs = append(errs, &configerr.Error{Path: configerr.Index("", i), Value: n, Problem: problem, Suggestion: suggestion})
+		} else if !syntax.CrawlerToken(n) {
+			errs = append(errs, configerr.New(configerr.Index("", i), n, "this name is never a Robots-Tag token (it is not a product token), so the presets give it no rules to leave out"))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Warnings reports what in a valid rules map (as NewPolicy takes it) may not be read as

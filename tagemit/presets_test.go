@@ -55,3 +55,57 @@ func TestPresetKey(t *testing.T) {
 		t.Errorf("warnings %v", w)
 	}
 }
+
+// NewPolicyExcept leaves the named crawlers out of every preset, in any spelling: they keep
+// only the rules of their own token and of "*". CheckExcept refuses a name no preset holds,
+// and one that is never a token.
+func TestPresetExcept(t *testing.T) {
+	rules := map[string][]string{
+		"preset:ai-search":   {"noindex"},
+		"preset:ai-training": {"noarchive"},
+		"googleother":        {"nosnippet"},
+		"*":                  {"max-image-preview=large"},
+	}
+	except := []string{"Applebot", "GoogleOther", "gptbot"}
+	if err := CheckExcept(rules, except); err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPolicyExcept(rules, except)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := p.Rules()
+	for tok, want := range map[string]string{
+		"applebot":      "", // no member: "*" only
+		"gptbot":        "",
+		"googleother":   "nosnippet", // its own rules, not the preset's
+		"perplexitybot": "noindex",   // ai-search
+		"ccbot":         "noarchive", // ai-training
+	} {
+		if r := strings.Join(got[tok], ","); r != want {
+			t.Errorf("%s: %q, want %q", tok, r, want)
+		}
+	}
+	all, err := NewPolicy(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all.Rules())-len(got) != 2 { // applebot and gptbot; googleother keeps a member
+		t.Errorf("%d tokens with exclusions, %d without", len(got), len(all.Rules()))
+	}
+	for _, c := range []struct {
+		except []string
+		want   string
+	}{
+		{[]string{"GPTBot", "Aplebot"}, `[1] "Aplebot": no crawler of the presets (ai-search, ai-training) has this name: except takes crawler names as the catalogue writes them (case aside) (did you mean "Applebot"?)`},
+		{[]string{"ChatGPT-User"}, `[0] "ChatGPT-User": ChatGPT-User is a crawler of ai-all, ai-assistants, not of the presets it would be left out of (ai-search, ai-training)`},
+		{[]string{"Kangaroo Bot"}, `[0] "Kangaroo Bot": this name is never a Robots-Tag token`},
+	} {
+		if err := CheckExcept(rules, c.except); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%v: %v\nwant %s", c.except, err, c.want)
+		}
+	}
+	if err := CheckExcept(map[string][]string{"*": {"noindex"}}, []string{"GPTBot"}); err == nil || !strings.Contains(err.Error(), "there are none here") {
+		t.Errorf("without presets: %v", err)
+	}
+}
