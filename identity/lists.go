@@ -95,6 +95,9 @@ type ListStatus struct {
 	Size int
 	// Fetched is when the list in use was fetched or last confirmed unchanged (zero if none).
 	Fetched time.Time
+	// Age is how old the list in use is by the Lists' clock (ListsOptions.Now): the time since
+	// Fetched; 0 when there is none.
+	Age time.Duration
 	// Trusted is false when there is no list or it is older than MaxAge.
 	Trusted bool
 	// LastError is the last fetch's failure, "" after a success.
@@ -301,8 +304,8 @@ func (l *Lists) Status() []ListStatus {
 			st.File = l.diskPath(s.URL)
 		}
 		if li.p != nil {
-			st.Prefixes = li.p.Len()
-			st.Trusted = now.Sub(li.doc.Fetched) <= l.opts.MaxAge
+			st.Prefixes, st.Age = li.p.Len(), now.Sub(li.doc.Fetched)
+			st.Trusted = st.Age <= l.opts.MaxAge
 		}
 		out = append(out, st)
 	}

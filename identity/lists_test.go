@@ -144,6 +144,9 @@ func TestListsMaxAge(t *testing.T) {
 	if _, ok := l.Prefixes(src.URL); ok || l.Status()[0].Trusted {
 		t.Fatalf("a 49-hour-old list is trusted: %+v", l.Status()[0])
 	}
+	if age := l.Status()[0].Age; age != 49*time.Hour {
+		t.Errorf("Age %v by the Lists' clock, want 49h", age)
+	}
 	// A 304 confirms the list: trusted again.
 	op.set(http.StatusOK, googleDoc(t))
 	l.Refresh(context.Background())
@@ -327,7 +330,7 @@ func TestListsReadOnly(t *testing.T) {
 	if st[0].Local || !strings.HasPrefix(st[0].File, dir+string(filepath.Separator)) || !slices.Contains(after, st[0].File) {
 		t.Errorf("the list kept on disk: %+v (files %v)", st[0], after)
 	}
-	if st[1].Local || st[1].File == "" || st[1].Prefixes != 0 || st[1].Trusted || !st[1].Fetched.IsZero() {
+	if st[1].Local || st[1].File == "" || st[1].Prefixes != 0 || st[1].Trusted || !st[1].Fetched.IsZero() || st[1].Age != 0 {
 		t.Errorf("the missing list: %+v", st[1])
 	}
 	if !st[2].Local || st[2].File != "testdata/googlebot.json" || !st[2].Trusted {
