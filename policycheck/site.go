@@ -24,6 +24,7 @@ import (
 	"net/http"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 )
@@ -40,6 +41,11 @@ type Site struct {
 	RobotsTxt *RobotsTxt
 	// Routes are the robots_tag routes of the site.
 	Routes []Route
+	// Crawlers is the crawler verification the site's server runs, started (its lists read);
+	// nil when it verifies no crawlers. With it, Check reports the request's identity and the
+	// state of the lists, and enforcement answers impostors as the server does. Check fetches
+	// nothing itself: give a Service whose lists are ReadOnly so that it does not either.
+	Crawlers *identity.Service
 }
 
 // RobotsTxt is a robots.txt config and where it came from.
