@@ -3,6 +3,7 @@ package policycheck
 import (
 	"fmt"
 	"net/netip"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -149,7 +150,7 @@ func (v *Verification) reason(id identity.Identity, bot crawlers.Bot, addr netip
 			}
 		}
 		if v.byDNS(id, bot) {
-			not = append(not, "no host name of "+possessive(bot.Operator)+" (reverse DNS)")
+			not = append(not, "its host name is not "+possessive(bot.Operator))
 		}
 		return strings.Join(not, ", ")
 	}
@@ -224,7 +225,18 @@ func (v *Verification) writeLists(p func(format string, args ...any)) {
 	if v.ReverseDNS {
 		dns = "on (check waits for the lookup a server answers pending until it is in)"
 	}
-	p("Crawler verification: reverse DNS %s", dns)
+	// The copies are kept in one directory: said once.
+	dir := ""
+	for _, l := range v.Lists {
+		if !l.Local && l.File != "" {
+			dir = filepath.Dir(l.File)
+		}
+	}
+	kept := ""
+	if dir != "" {
+		kept = "; copies of the lists kept in " + dir
+	}
+	p("Crawler verification: reverse DNS %s%s", dns, kept)
 	if len(v.Lists) == 0 {
 		p("  no published address lists (they are off)")
 		return
@@ -236,8 +248,8 @@ func (v *Verification) writeLists(p func(format string, args ...any)) {
 		}
 		state, what := "trusted", fmt.Sprintf("%d prefixes, %d bytes, %s old", l.Prefixes, l.Size, age(l.AgeSeconds))
 		switch {
-		case l.Prefixes == 0 && l.File != "" && !l.Local:
-			state, what = "missing", "no copy at "+l.File
+		case l.Prefixes == 0 && l.Local:
+			state, what = "missing", "the file is not read"
 		case l.Prefixes == 0:
 			state, what = "missing", "no copy kept"
 		case !l.Trusted:

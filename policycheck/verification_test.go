@@ -85,8 +85,8 @@ func TestCheckIdentity(t *testing.T) {
 		{googlebotUA, "::ffff:66.249.64.5", "/page", Identity{Bot: "google-crawler", Status: "verified", By: "ip-list"}, 0, "", 0},
 		{googlebotUA, "66.249.90.1", "/page", Identity{Bot: "google-crawler", Status: "verified", By: "reverse-dns", Reason: "66.249.90.1's host name is Google's and resolves back to it"}, 0,
 			"Identity: Googlebot (google-crawler, Google; search-engine) from 66.249.90.1: verified by reverse-dns (66.249.90.1's host name is Google's and resolves back to it)", 1},
-		{googlebotUA, "203.0.113.9", "/page", Identity{Bot: "google-crawler", Status: "impostor", Reason: "not in Google's published list, no host name of Google's (reverse DNS)"}, 410,
-			"Identity: claims Googlebot (google-crawler, Google; search-engine) from 203.0.113.9: impostor (not in Google's published list, no host name of Google's (reverse DNS); enforce answers 410)", 1},
+		{googlebotUA, "203.0.113.9", "/page", Identity{Bot: "google-crawler", Status: "impostor", Reason: "not in Google's published list, its host name is not Google's"}, 410,
+			"Identity: claims Googlebot (google-crawler, Google; search-engine) from 203.0.113.9: impostor (not in Google's published list, its host name is not Google's; enforce answers 410)", 1},
 		// robots.txt is served to impostors too.
 		{googlebotUA, "203.0.113.9", "/robots.txt", Identity{Bot: "google-crawler", Status: "impostor"}, 0, "", 1},
 		{googlebotUA, "", "/page", Identity{Bot: "google-crawler", Status: "pending", Reason: "no client address: the claim cannot be verified without one"}, 0,
@@ -224,6 +224,9 @@ func TestCheckIdentityLists(t *testing.T) {
 	}
 	var text bytes.Buffer
 	rep.WriteText(&text)
+	if !strings.Contains(text.String(), "Crawler verification: reverse DNS off; copies of the lists kept in "+dir+"\n") {
+		t.Errorf("text does not say where the lists are kept:\n%s", text.String())
+	}
 	for _, l := range v.Lists {
 		switch {
 		case l.URL == g.Verification.IPRanges[0].URL:
@@ -235,13 +238,25 @@ func TestCheckIdentityLists(t *testing.T) {
 			}
 		case l.Prefixes != 0 || l.Trusted || !strings.HasPrefix(l.File, dir) || !l.Fetched.IsZero():
 			t.Errorf("a missing list: %+v", l)
-		case !strings.Contains(text.String(), "  missing  "+l.URL+": no copy at "+l.File+"\n"):
+		case !strings.Contains(text.String(), "  missing  "+l.URL+": no copy kept\n"):
 			t.Errorf("text lacks the missing list %s:\n%s", l.URL, text.String())
 		}
 	}
 	rep, _ = Check(s, Request{URL: "https://example.com/a", Agent: "GPTBot/1.2", ClientIP: "203.0.113.9"})
 	if r := rep.Verification.Identity.Reason; r != "its operator's published list is missing" {
 		t.Errorf("GPTBot without its list: %q", r)
+	}
+	// A local file that cannot be read.
+	gone := filepath.Join(dir, "gone.json")
+	svc = identity.NewService(identity.ServiceOptions{NoDNS: true, Lists: identity.ListsOptions{Offline: true, ReadOnly: true, Log: discard,
+		Local: map[string]string{g.Verification.IPRanges[0].URL: gone}}})
+	svc.Start(context.Background())
+	s.Crawlers = svc
+	rep, _ = Check(s, Request{URL: "https://example.com/a", Agent: googlebotUA, ClientIP: "203.0.113.9"})
+	text.Reset()
+	rep.WriteText(&text)
+	if want := "  missing  " + g.Verification.IPRanges[0].URL + " (local file " + gone + "): the file is not read; last error: open " + gone + ": no such file or directory\n"; !strings.Contains(text.String(), want) {
+		t.Errorf("an unreadable local file: want %q in\n%s", want, text.String())
 	}
 	// Lists off.
 	off := identity.NewService(identity.ServiceOptions{NoLists: true, NoDNS: true})
