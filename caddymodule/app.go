@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/netip"
 	"path/filepath"
@@ -131,9 +132,23 @@ func (a *Crawlers) Provision(ctx caddy.Context) error {
 		return err
 	}
 	a.key = string(key)
+	opts := a.serviceOptions(ctx.Slogger())
+	v, _, err := services.LoadOrNew(a.key, func() (caddy.Destructor, error) {
+		return serviceEntry{identity.NewService(opts)}, nil
+	})
+	if err != nil {
+		return err
+	}
+	a.svc = v.(serviceEntry).Service
+	return nil
+}
+
+// serviceOptions are the options of the verification this config runs, logging to log: the
+// server's (Provision) and the one `caddy robots check` asks (startCheckService).
+func (a *Crawlers) serviceOptions(log *slog.Logger) identity.ServiceOptions {
 	opts := identity.ServiceOptions{NoLists: a.Lists != nil && a.Lists.Off, NoDNS: a.ReverseDNS != nil && a.ReverseDNS.Off}
 	opts.Lists.Dir = filepath.Join(caddy.AppDataDir(), "crawler-lists")
-	opts.Lists.Log = ctx.Slogger()
+	opts.Lists.Log = log
 	if l := a.Lists; l != nil {
 		if l.Dir != "" {
 			opts.Lists.Dir = l.Dir
@@ -147,14 +162,7 @@ func (a *Crawlers) Provision(ctx caddy.Context) error {
 		opts.DNS.MaxEntries, opts.DNS.MaxInFlight, opts.DNS.Wait = d.MaxEntries, d.MaxInFlight, time.Duration(d.Wait)
 	}
 	opts.DNS.Resolver = testResolver
-	v, _, err := services.LoadOrNew(a.key, func() (caddy.Destructor, error) {
-		return serviceEntry{identity.NewService(opts)}, nil
-	})
-	if err != nil {
-		return err
-	}
-	a.svc = v.(serviceEntry).Service
-	return nil
+	return opts
 }
 
 func (a *Crawlers) validate() error {
