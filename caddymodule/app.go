@@ -165,6 +165,19 @@ func (a *Crawlers) serviceOptions(log *slog.Logger) identity.ServiceOptions {
 	return opts
 }
 
+// startCheckService gives the app, for `caddy robots check`, a verification of its own with
+// the server's options that reads only what is kept (the lists on disk, the local files):
+// a check is a one-off command and fetches nothing. It is started, and the app answers the
+// check's crawler matchers with it, as the server's app answers a request. Stop it when the
+// check is done.
+func (a *Crawlers) startCheckService(log *slog.Logger) *identity.Service {
+	opts := a.serviceOptions(log)
+	opts.Lists.ReadOnly = true
+	a.svc = identity.NewService(opts)
+	a.svc.Start(context.Background())
+	return a.svc
+}
+
 func (a *Crawlers) validate() error {
 	if l := a.Lists; l != nil {
 		if l.Refresh < 0 || l.MaxAge < 0 || l.Timeout < 0 || l.MaxSize < 0 {

@@ -63,10 +63,10 @@ func (f *commandFlags) add(c *cobra.Command) {
 
 func checkCommand() *cobra.Command {
 	var f commandFlags
-	var rawURL, agent, purpose, robotsFile string
+	var rawURL, agent, purpose, robotsFile, clientIP string
 	var backend []string
 	c := &cobra.Command{
-		Use:   "check --config <path> [--adapter <name>] --url <url> [--agent <agent>] [--purpose <token>] [--backend-header 'Robots-Tag: ...']... [--robots-file <file>] [--format text|json]",
+		Use:   "check --config <path> [--adapter <name>] --url <url> [--agent <agent>] [--client-ip <addr>] [--purpose <token>] [--backend-header 'Robots-Tag: ...']... [--robots-file <file>] [--format text|json]",
 		Short: "Explains what a crawler sees at a URL",
 		Args:  cobra.ArbitraryArgs,
 	}
@@ -77,6 +77,7 @@ func checkCommand() *cobra.Command {
 	c.Flags().StringVar(&purpose, "purpose", "", "The crawler's User-Agent-Purpose token")
 	c.Flags().StringArrayVar(&backend, "backend-header", nil, "A header line the backend sends itself, e.g. 'Robots-Tag: noindex' (repeatable)")
 	c.Flags().StringVar(&robotsFile, "robots-file", "", "Decide with this robots.txt file instead of the config's")
+	c.Flags().StringVar(&clientIP, "client-ip", "", "The client's IP address as the server sees it (after trusted_proxies), to verify the crawler the agent names")
 	c.RunE = exitWith(func(stdout, stderr io.Writer, args []string) (int, error) {
 		if err := usageChecks(f, args); err != nil {
 			return cli.ExitUsage, err
@@ -84,7 +85,7 @@ func checkCommand() *cobra.Command {
 		if rawURL == "" {
 			return cli.ExitUsage, errors.New("--url is required")
 		}
-		req := policycheck.Request{URL: rawURL, Agent: agent, Purpose: purpose, BackendHeaders: backend}
+		req := policycheck.Request{URL: rawURL, Agent: agent, Purpose: purpose, BackendHeaders: backend, ClientIP: clientIP}
 		if robotsFile != "" {
 			b, err := os.ReadFile(robotsFile)
 			if err != nil {
@@ -102,7 +103,8 @@ func checkCommand() *cobra.Command {
 			if err != nil {
 				return cli.ExitUsage, err
 			}
-			if site, at, err = cfg.siteFor(rawURL); err != nil {
+			defer cfg.close()
+			if site, at, err = cfg.siteFor(req); err != nil {
 				return cli.ExitUsage, err
 			}
 		}
@@ -159,6 +161,7 @@ func lintCommand() *cobra.Command {
 		if err != nil {
 			return cli.ExitUsage, err
 		}
+		defer cfg.close()
 		return cli.RunLint(stdout, cfg.sites(), f.format)
 	})
 	return c

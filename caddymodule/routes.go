@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"slices"
 
 	"github.com/caddyserver/caddy/v2"
@@ -79,9 +80,17 @@ type walk struct {
 	notes []string
 }
 
-// newRequest prepares a request for rawURL as a Caddy server would see it.
-func newRequest(rawURL string) *http.Request {
+// newRequest prepares a request for rawURL from agent (a User-Agent header; none for "" and
+// "*") at client (none for the zero Addr) as a Caddy server would see it.
+func newRequest(rawURL, agent string, client netip.Addr) *http.Request {
 	r := httptest.NewRequest(http.MethodGet, rawURL, nil)
+	if agent != "" && agent != "*" {
+		r.Header.Set("User-Agent", agent)
+	}
+	r.RemoteAddr = ""
+	if client.IsValid() {
+		r.RemoteAddr = netip.AddrPortFrom(client, 0).String()
+	}
 	repl := caddy.NewReplacer()
 	return caddyhttp.PrepareRequest(r, repl, httptest.NewRecorder(), &caddyhttp.Server{})
 }
