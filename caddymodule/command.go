@@ -32,8 +32,11 @@ explains one request: the server and routes that handle the URL, the
 robots.txt decision for the agent (the group chosen and why, the rule line that
 decided, in the file as served), the Robots-Tag, X-Robots-Tag and <meta>
 elements the response gets, the robots.txt usage preferences and whether
-enforcement answers the request. Exit status 0 when robots.txt allows the URL,
-1 when it disallows it, 2 on a config or usage error.
+enforcement answers the request. With --client-ip <addr>, when the config
+verifies crawlers, it also says who the request is (the crawler's identity,
+verified from the lists the server keeps on disk and its local list files;
+check fetches nothing) and the state of every list. Exit status 0 when
+robots.txt allows the URL, 1 when it disallows it, 2 on a config or usage error.
 
   caddy robots lint --config Caddyfile
 
