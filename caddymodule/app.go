@@ -245,6 +245,11 @@ func (a *Crawlers) identify(r *http.Request) *crawlerInfo {
 	if bot, ok := crawlers.IdentifyBot(r.Header.Get("User-Agent")); ok {
 		ci = internIdentity(a.svc.Verify(bot, clientAddr(r)))
 	}
+	return storeIdentity(r, ci)
+}
+
+// storeIdentity makes ci r's crawler identity, for the crawler matchers and placeholders.
+func storeIdentity(r *http.Request, ci *crawlerInfo) *crawlerInfo {
 	caddyhttp.SetVar(r.Context(), identityVar, ci)
 	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
 		repl.Map(ci.placeholder)

@@ -53,6 +53,8 @@ const checkIdentitySite = `
 	robots_tag @verified max-snippet=50
 	@unverified not crawler verified
 	robots_tag @unverified noarchive
+	@pending crawler pending
+	robots_tag @pending nosnippet
 	respond "{http.crawler.id}|{http.crawler.status}|{http.crawler.verified_by}"
 }
 `
@@ -155,10 +157,12 @@ func TestRobotsCheckIdentity(t *testing.T) {
 		}
 	}
 
-	// Without an address the claim is pending, and check says which flag gives one.
+	// Without an address the claim is pending, for the crawler matchers too, and check says
+	// which flag gives one.
 	out, _, st := runCheck(t, "--config", caddyfile, "--url", siteURL("/page"), "--agent", googlebotUA)
 	for _, w := range []string{
 		"Identity: claims Googlebot (google-crawler, Google; search-engine): pending (no client address: the claim cannot be verified without one)\n",
+		"Robots-Tag:     *;nosnippet;noarchive\n",
 		"Enforcement: passes",
 		"Note: give the client's address with --client-ip to verify the crawler's claim as the server does\n",
 	} {
@@ -210,6 +214,39 @@ func TestRobotsCheckIdentityNeeds(t *testing.T) {
 		var rep checkJSON
 		if err := json.Unmarshal([]byte(out), &rep); err != nil || st != 0 || rep.Verification != nil || !strings.Contains(strings.Join(rep.Notes, "\n"), "the site verifies no crawlers, so the client address is not used") {
 			t.Errorf("%s: status %d, %v\n%s", c.name, st, err, out)
+		}
+	}
+}
+
+// TestRobotsCheckWithoutAddress: without --client-ip the crawler matchers of the walk see the
+// identity check reports (pending: no address), not that of the documentation address the IP
+// matchers see (an impostor, where the list and no reverse DNS answer).
+func TestRobotsCheckWithoutAddress(t *testing.T) {
+	g, _ := crawlers.BotByID("google-crawler")
+	caddyfile := filepath.Join(t.TempDir(), "Caddyfile")
+	config := fmt.Sprintf(`{
+	crawlers {
+		lists offline
+		list_file %s ../identity/testdata/googlebot.json
+		reverse_dns off
+	}
+}
+http://localhost:9999 {
+	@pending crawler pending
+	robots_tag @pending nosnippet
+	@fake crawler impostor
+	robots_tag @fake noarchive
+	respond ok
+}
+`, g.Verification.IPRanges[0].URL)
+	if err := os.WriteFile(caddyfile, []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for ip, want := range map[string]string{"": "*;nosnippet", "203.0.113.9": "*;noarchive", "192.0.2.1": "*;noarchive"} {
+		out, errOut, st := runCheck(t, "--config", caddyfile, "--url", "http://localhost:9999/", "--agent", "Googlebot", "--client-ip", ip, "--format", "json")
+		var rep checkJSON
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || st != 0 || rep.Response.RobotsTag != want {
+			t.Errorf("--client-ip %q: status %d, %v, Robots-Tag %q, want %q\n%s%s", ip, st, err, rep.Response.RobotsTag, want, out, errOut)
 		}
 	}
 }

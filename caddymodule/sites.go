@@ -30,7 +30,7 @@ type where struct {
 // follow walks the routes of the server as the request for rawURL from the agent at client
 // (the zero Addr: unknown) runs through them.
 func (lc *loadedConfig) follow(server, rawURL, agent string, client netip.Addr) (*walk, error) {
-	w := &walk{ctx: lc.ctx, req: newRequest(rawURL, agent, client)}
+	w := &walk{ctx: lc.ctx, req: newRequest(rawURL, agent, client, lc.crawlers)}
 	routes := lc.raw.Apps.HTTP.Servers[server].Routes
 	_, _, err := w.routes(routes, "apps.http.servers."+server+".routes", nil, false)
 	return w, err
