@@ -227,7 +227,8 @@ func (a *Crawlers) Cleanup() error {
 	return nil
 }
 
-// Service is the running verification, for `caddy robots check`.
+// Service is the verification the app answers with: the server's, shared over reloads, or
+// in `caddy robots check` the check's own (startCheckService).
 func (a *Crawlers) Service() *identity.Service { return a.svc }
 
 // identityVar is the request variable holding the request's identity.
