@@ -219,7 +219,7 @@ func Check(site *Site, req Request) (*Report, error) {
 		identify = func(*http.Request) identity.Identity { return id }
 		bot, _ := crawlers.BotByID(id.Bot)
 		if rep.Verification.byDNS(id, bot) {
-			rep.Notes = append(rep.Notes, "reverse DNS was looked up for this check; a server answers the first requests from an address as pending (and enforce lets them through) until its own lookup is in, then keeps the answer (a day when confirmed, an hour when not)")
+			rep.Notes = append(rep.Notes, "reverse DNS was looked up for this check; a server answers the first requests from an address as pending (and enforce lets them through) until its own lookup is in, unless it waits for a first answer (DNSOptions.Wait, Caddy's dns_wait), then keeps the answer (a day when confirmed, an hour when not)")
 		}
 	} else if req.ClientIP != "" {
 		rep.Notes = append(rep.Notes, "the site verifies no crawlers, so the client address is not used")
