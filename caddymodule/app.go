@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/netip"
 	"path/filepath"
@@ -131,9 +132,23 @@ func (a *Crawlers) Provision(ctx caddy.Context) error {
 		return err
 	}
 	a.key = string(key)
+	opts := a.serviceOptions(ctx.Slogger())
+	v, _, err := services.LoadOrNew(a.key, func() (caddy.Destructor, error) {
+		return serviceEntry{identity.NewService(opts)}, nil
+	})
+	if err != nil {
+		return err
+	}
+	a.svc = v.(serviceEntry).Service
+	return nil
+}
+
+// serviceOptions are the options of the verification this config runs, logging to log: the
+// server's (Provision) and the one `caddy robots check` asks (startCheckService).
+func (a *Crawlers) serviceOptions(log *slog.Logger) identity.ServiceOptions {
 	opts := identity.ServiceOptions{NoLists: a.Lists != nil && a.Lists.Off, NoDNS: a.ReverseDNS != nil && a.ReverseDNS.Off}
 	opts.Lists.Dir = filepath.Join(caddy.AppDataDir(), "crawler-lists")
-	opts.Lists.Log = ctx.Slogger()
+	opts.Lists.Log = log
 	if l := a.Lists; l != nil {
 		if l.Dir != "" {
 			opts.Lists.Dir = l.Dir
@@ -147,14 +162,20 @@ func (a *Crawlers) Provision(ctx caddy.Context) error {
 		opts.DNS.MaxEntries, opts.DNS.MaxInFlight, opts.DNS.Wait = d.MaxEntries, d.MaxInFlight, time.Duration(d.Wait)
 	}
 	opts.DNS.Resolver = testResolver
-	v, _, err := services.LoadOrNew(a.key, func() (caddy.Destructor, error) {
-		return serviceEntry{identity.NewService(opts)}, nil
-	})
-	if err != nil {
-		return err
-	}
-	a.svc = v.(serviceEntry).Service
-	return nil
+	return opts
+}
+
+// startCheckService gives the app, for `caddy robots check`, a verification of its own with
+// the server's options that reads only what is kept (the lists on disk, the local files):
+// a check is a one-off command and fetches nothing. It is started, and the app answers the
+// check's crawler matchers with it, as the server's app answers a request. Stop it when the
+// check is done.
+func (a *Crawlers) startCheckService(log *slog.Logger) *identity.Service {
+	opts := a.serviceOptions(log)
+	opts.Lists.ReadOnly = true
+	a.svc = identity.NewService(opts)
+	a.svc.Start(context.Background())
+	return a.svc
 }
 
 func (a *Crawlers) validate() error {
@@ -206,7 +227,8 @@ func (a *Crawlers) Cleanup() error {
 	return nil
 }
 
-// Service is the running verification, for `caddy robots check`.
+// Service is the verification the app answers with: the server's, shared over reloads, or
+// in `caddy robots check` the check's own (startCheckService).
 func (a *Crawlers) Service() *identity.Service { return a.svc }
 
 // identityVar is the request variable holding the request's identity.
@@ -224,6 +246,11 @@ func (a *Crawlers) identify(r *http.Request) *crawlerInfo {
 	if bot, ok := crawlers.IdentifyBot(r.Header.Get("User-Agent")); ok {
 		ci = internIdentity(a.svc.Verify(bot, clientAddr(r)))
 	}
+	return storeIdentity(r, ci)
+}
+
+// storeIdentity makes ci r's crawler identity, for the crawler matchers and placeholders.
+func storeIdentity(r *http.Request, ci *crawlerInfo) *crawlerInfo {
 	caddyhttp.SetVar(r.Context(), identityVar, ci)
 	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
 		repl.Map(ci.placeholder)

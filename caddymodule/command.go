@@ -32,8 +32,11 @@ explains one request: the server and routes that handle the URL, the
 robots.txt decision for the agent (the group chosen and why, the rule line that
 decided, in the file as served), the Robots-Tag, X-Robots-Tag and <meta>
 elements the response gets, the robots.txt usage preferences and whether
-enforcement answers the request. Exit status 0 when robots.txt allows the URL,
-1 when it disallows it, 2 on a config or usage error.
+enforcement answers the request. With --client-ip <addr>, when the config
+verifies crawlers, it also says who the request is (the crawler's identity,
+verified from the lists the server keeps on disk and its local list files;
+check fetches nothing) and the state of every list. Exit status 0 when
+robots.txt allows the URL, 1 when it disallows it, 2 on a config or usage error.
 
   caddy robots lint --config Caddyfile
 
@@ -63,10 +66,10 @@ func (f *commandFlags) add(c *cobra.Command) {
 
 func checkCommand() *cobra.Command {
 	var f commandFlags
-	var rawURL, agent, purpose, robotsFile string
+	var rawURL, agent, purpose, robotsFile, clientIP string
 	var backend []string
 	c := &cobra.Command{
-		Use:   "check --config <path> [--adapter <name>] --url <url> [--agent <agent>] [--purpose <token>] [--backend-header 'Robots-Tag: ...']... [--robots-file <file>] [--format text|json]",
+		Use:   "check --config <path> [--adapter <name>] --url <url> [--agent <agent>] [--client-ip <addr>] [--purpose <token>] [--backend-header 'Robots-Tag: ...']... [--robots-file <file>] [--format text|json]",
 		Short: "Explains what a crawler sees at a URL",
 		Args:  cobra.ArbitraryArgs,
 	}
@@ -77,6 +80,7 @@ func checkCommand() *cobra.Command {
 	c.Flags().StringVar(&purpose, "purpose", "", "The crawler's User-Agent-Purpose token")
 	c.Flags().StringArrayVar(&backend, "backend-header", nil, "A header line the backend sends itself, e.g. 'Robots-Tag: noindex' (repeatable)")
 	c.Flags().StringVar(&robotsFile, "robots-file", "", "Decide with this robots.txt file instead of the config's")
+	c.Flags().StringVar(&clientIP, "client-ip", "", "The client's IP address as the server sees it (after trusted_proxies), to verify the crawler the agent names")
 	c.RunE = exitWith(func(stdout, stderr io.Writer, args []string) (int, error) {
 		if err := usageChecks(f, args); err != nil {
 			return cli.ExitUsage, err
@@ -84,7 +88,7 @@ func checkCommand() *cobra.Command {
 		if rawURL == "" {
 			return cli.ExitUsage, errors.New("--url is required")
 		}
-		req := policycheck.Request{URL: rawURL, Agent: agent, Purpose: purpose, BackendHeaders: backend}
+		req := policycheck.Request{URL: rawURL, Agent: agent, Purpose: purpose, BackendHeaders: backend, ClientIP: clientIP}
 		if robotsFile != "" {
 			b, err := os.ReadFile(robotsFile)
 			if err != nil {
@@ -102,7 +106,8 @@ func checkCommand() *cobra.Command {
 			if err != nil {
 				return cli.ExitUsage, err
 			}
-			if site, at, err = cfg.siteFor(rawURL); err != nil {
+			defer cfg.close()
+			if site, at, err = cfg.siteFor(req); err != nil {
 				return cli.ExitUsage, err
 			}
 		}
@@ -159,6 +164,7 @@ func lintCommand() *cobra.Command {
 		if err != nil {
 			return cli.ExitUsage, err
 		}
+		defer cfg.close()
 		return cli.RunLint(stdout, cfg.sites(), f.format)
 	})
 	return c

@@ -1,7 +1,6 @@
 package caddymodule
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 
+	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/policycheck"
 )
 
@@ -19,7 +19,8 @@ import (
 type loadedConfig struct {
 	raw struct {
 		Apps struct {
-			HTTP struct {
+			Crawlers json.RawMessage `json:"crawlers"`
+			HTTP     struct {
 				Servers map[string]struct {
 					Listen []string          `json:"listen"`
 					Routes []json.RawMessage `json:"routes"`
@@ -29,7 +30,14 @@ type loadedConfig struct {
 	}
 	// sources are the handlers' origins by JSON path.
 	sources map[string]policycheck.Source
-	ctx     caddy.Context
+	// ctx provisions what the walks meet (matchers, rewrites); the crawlers app is in it when
+	// the config verifies crawlers.
+	ctx caddy.Context
+	// crawlers is the crawlers app as the server loads it (configured, or with its defaults
+	// when a handler or matcher needs it); nil when the config verifies no crawlers.
+	crawlers *Crawlers
+	// svc is the verification check asks (startCrawlers); nil before.
+	svc *identity.Service
 }
 
 // loadConfig adapts and validates the config file (with the adapter, if given) as "caddy
@@ -63,8 +71,24 @@ func loadConfig(file, adapter string) (*loadedConfig, error) {
 	if err := json.Unmarshal(data, &lc.raw); err != nil {
 		return nil, err
 	}
-	ctx, _ := caddy.NewContext(caddy.Context{Context: context.Background()})
-	lc.ctx = ctx
+	// The walks provision matchers in a context of their own, which holds the crawlers app
+	// when the server would load it, so that a crawler matcher finds it there.
+	apps := caddy.ModuleMap{}
+	if raw := lc.raw.Apps.Crawlers; raw != nil {
+		apps["crawlers"] = raw
+	} else if needsCrawlers(data) {
+		apps["crawlers"] = json.RawMessage("{}")
+	}
+	if lc.ctx, err = caddy.ProvisionContext(&caddy.Config{AppsRaw: apps}); err != nil {
+		return nil, err
+	}
+	if len(apps) > 0 {
+		app, err := lc.ctx.App("crawlers")
+		if err != nil {
+			return nil, err
+		}
+		lc.crawlers = app.(*Crawlers)
+	}
 	// Pair the handlers with the parsers' notes: in config order, each takes the first note
 	// left with its JSON. Handlers with equal JSON are interchangeable, except for their lines,
 	// which then follow the config's order (the adapter sorts directives, so it may differ
@@ -81,6 +105,60 @@ func loadConfig(file, adapter string) (*loadedConfig, error) {
 		}
 	}
 	return lc, nil
+}
+
+// needsCrawlers reports whether a module of the config (JSON) loads the crawlers app when it
+// is provisioned: a crawler matcher (in a route's match sets, or nested in a matcher there),
+// or robots_txt's enforce with impostors.
+func needsCrawlers(data []byte) bool {
+	var v any
+	if json.Unmarshal(data, &v) != nil {
+		return false
+	}
+	var needs func(v any, inMatch bool) bool
+	needs = func(v any, inMatch bool) bool {
+		switch v := v.(type) {
+		case map[string]any:
+			if _, ok := v["crawler"]; ok && inMatch {
+				return true
+			}
+			if e, ok := v["enforce"].(map[string]any); ok && v["handler"] == "robots_txt" && e["impostors"] != nil {
+				return true
+			}
+			for k, x := range v {
+				if needs(x, inMatch || k == "match") {
+					return true
+				}
+			}
+		case []any:
+			for _, x := range v {
+				if needs(x, inMatch) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return needs(v, false)
+}
+
+// startCrawlers starts the verification check asks, when the config verifies crawlers
+// (Crawlers.startCheckService), and returns it; nil when it verifies none.
+func (lc *loadedConfig) startCrawlers() *identity.Service {
+	if lc.crawlers != nil && lc.svc == nil {
+		lc.svc = lc.crawlers.startCheckService(lc.ctx.Slogger())
+	}
+	return lc.svc
+}
+
+// close stops the check's verification and releases the crawlers app.
+func (lc *loadedConfig) close() {
+	if lc.svc != nil {
+		lc.svc.Stop()
+	}
+	if lc.crawlers != nil {
+		_ = lc.crawlers.Cleanup()
+	}
 }
 
 // source returns where the handler at the JSON path came from.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"slices"
 
 	"github.com/caddyserver/caddy/v2"
@@ -79,11 +80,25 @@ type walk struct {
 	notes []string
 }
 
-// newRequest prepares a request for rawURL as a Caddy server would see it.
-func newRequest(rawURL string) *http.Request {
+// newRequest prepares a request for rawURL from agent (a User-Agent header; none for "" and
+// "*") at client as a Caddy server would see it. Without a client (the zero Addr) the
+// address is httptest's, 192.0.2.1, a documentation address in no one's ranges, for the IP
+// matchers; crawlers, when not nil, then gives the request the identity of an unknown
+// address (pending for a verifiable crawler), as check reports it.
+func newRequest(rawURL, agent string, client netip.Addr, crawlers *Crawlers) *http.Request {
 	r := httptest.NewRequest(http.MethodGet, rawURL, nil)
+	if agent != "" && agent != "*" {
+		r.Header.Set("User-Agent", agent)
+	}
+	if client.IsValid() {
+		r.RemoteAddr = netip.AddrPortFrom(client, 0).String()
+	}
 	repl := caddy.NewReplacer()
-	return caddyhttp.PrepareRequest(r, repl, httptest.NewRecorder(), &caddyhttp.Server{})
+	r = caddyhttp.PrepareRequest(r, repl, httptest.NewRecorder(), &caddyhttp.Server{})
+	if !client.IsValid() && crawlers != nil {
+		storeIdentity(r, internIdentity(crawlers.svc.Identify(r.Header.Get("User-Agent"), netip.Addr{})))
+	}
+	return r
 }
 
 // routes walks the routes raws at path (the list's JSON path, "….routes"), after matchers and

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
@@ -26,9 +27,10 @@ type where struct {
 	notes    []string
 }
 
-// follow walks the routes of the server as the request for rawURL runs through them.
-func (lc *loadedConfig) follow(server, rawURL string) (*walk, error) {
-	w := &walk{ctx: lc.ctx, req: newRequest(rawURL)}
+// follow walks the routes of the server as the request for rawURL from the agent at client
+// (the zero Addr: unknown) runs through them.
+func (lc *loadedConfig) follow(server, rawURL, agent string, client netip.Addr) (*walk, error) {
+	w := &walk{ctx: lc.ctx, req: newRequest(rawURL, agent, client, lc.crawlers)}
 	routes := lc.raw.Apps.HTTP.Servers[server].Routes
 	_, _, err := w.routes(routes, "apps.http.servers."+server+".routes", nil, false)
 	return w, err
@@ -41,9 +43,11 @@ func (lc *loadedConfig) inSite(top topRoute) []found {
 	return w.found
 }
 
-// siteFor returns the Site that the request for rawURL meets: the robots.txt served at its
-// origin, and the robots_tag handlers its request passes through.
-func (lc *loadedConfig) siteFor(rawURL string) (*policycheck.Site, *where, error) {
+// siteFor returns the Site that the request for req.URL meets: the robots.txt served at its
+// origin, the robots_tag handlers its request (from req.Agent at req.ClientIP) passes
+// through, and the config's crawler verification, started (startCrawlers).
+func (lc *loadedConfig) siteFor(req policycheck.Request) (*policycheck.Site, *where, error) {
+	rawURL := req.URL
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, nil, fmt.Errorf("--url %q: give an absolute http or https URL, e.g. https://example.com/page.html", rawURL)
@@ -70,16 +74,24 @@ func (lc *loadedConfig) siteFor(rawURL string) (*policycheck.Site, *where, error
 		return nil, nil, errors.New(msg)
 	}
 
-	forURL, err := lc.follow(name, rawURL)
+	// A bad address is Check's error to report; the walk goes on without one.
+	client, _ := req.ClientAddr()
+	svc := lc.startCrawlers()
+	if svc != nil {
+		// The walk's crawler matchers ask as a request does (Identify); asked first as Check
+		// asks (waiting for reverse DNS), they answer what Check reports.
+		svc.IdentifyWait(req.Agent, client)
+	}
+	forURL, err := lc.follow(name, rawURL, req.Agent, client)
 	if err != nil {
 		return nil, nil, err
 	}
-	forRobots, err := lc.follow(name, u.Scheme+"://"+u.Host+"/robots.txt")
+	forRobots, err := lc.follow(name, u.Scheme+"://"+u.Host+"/robots.txt", req.Agent, client)
 	if err != nil {
 		return nil, nil, err
 	}
 	w := &where{server: name, notes: forURL.notes}
-	site := &policycheck.Site{Name: name, Hosts: []string{u.Hostname()}}
+	site := &policycheck.Site{Name: name, Hosts: []string{u.Hostname()}, Crawlers: svc}
 	// The robots.txt is the one the robots_txt handler that ends the /robots.txt walk serves.
 	robotsPath := ""
 	for _, f := range forRobots.found {

@@ -164,6 +164,22 @@ func (v *Verifier) Verify(bot string, client netip.Addr) Identity {
 	return Identity{Bot: id, Status: Pending}
 }
 
+// IdentifyWait is Identify for a one-off question (a check), never for a request: where the
+// answer waits on a reverse-DNS lookup, it waits for the lookup (bounded by
+// DNSOptions.Timeout) and answers from it, where Identify would answer Pending until a later
+// request. The answer is then cached, so that Identify gives it too.
+func (v *Verifier) IdentifyWait(userAgent string, client netip.Addr) Identity {
+	id := v.Identify(userAgent, client)
+	if id.Status == Pending && v.dns != nil {
+		v.dns.Wait()
+		id = v.Identify(userAgent, client)
+	}
+	return id
+}
+
+// ReverseDNS reports whether the Verifier checks host names (it has a ReverseDNS).
+func (v *Verifier) ReverseDNS() bool { return v.dns != nil }
+
 // ParseStatus reads a Status from its name (as String writes it).
 func ParseStatus(s string) (Status, bool) {
 	for st := None; st <= Impostor; st++ {

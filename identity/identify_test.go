@@ -108,3 +108,32 @@ func BenchmarkIdentify(b *testing.B) {
 		})
 	}
 }
+
+// TestIdentifyWait: where Identify answers pending until reverse DNS has answered, IdentifyWait
+// waits for the answer, which Identify then gives too.
+func TestIdentifyWait(t *testing.T) {
+	v, _ := googleVerifier(t, true)
+	for _, c := range []struct {
+		addr string
+		want identity.Identity
+	}{
+		{"66.249.64.5", identity.Identity{Bot: "google-crawler", Status: identity.Verified, By: "ip-list"}},
+		{"66.249.90.1", identity.Identity{Bot: "google-crawler", Status: identity.Verified, By: "reverse-dns"}},
+		{"203.0.113.9", identity.Identity{Bot: "google-crawler", Status: identity.Impostor}},
+	} {
+		a := netip.MustParseAddr(c.addr)
+		if got := v.IdentifyWait(googlebotUA, a); got != c.want {
+			t.Errorf("IdentifyWait(%s) = %+v, want %+v", c.addr, got, c.want)
+		}
+		if got := v.Identify(googlebotUA, a); got != c.want {
+			t.Errorf("Identify(%s) after IdentifyWait = %+v, want %+v", c.addr, got, c.want)
+		}
+	}
+	// Without an address there is nothing to look up: pending, at once.
+	if got := v.IdentifyWait(googlebotUA, netip.Addr{}); got.Status != identity.Pending {
+		t.Errorf("no address: %+v", got)
+	}
+	if !v.ReverseDNS() || identity.NewVerifier(nil, nil).ReverseDNS() {
+		t.Error("ReverseDNS does not say whether host names are checked")
+	}
+}

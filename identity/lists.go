@@ -44,6 +44,11 @@ type ListsOptions struct {
 	// Offline uses only the sources that Local maps to a file: nothing is fetched, and a bot
 	// only the other lists verify stays unverified (Pending).
 	Offline bool
+	// ReadOnly reads the local files and the lists kept in Dir at Start, and nothing more:
+	// nothing is fetched, refreshed in the background or written to Dir. It is for a one-off
+	// question about a server's verification (a check), which must neither wait on the network
+	// nor change the server's copies.
+	ReadOnly bool
 	// Refresh is how often a list is fetched again, jittered by up to a tenth either way;
 	// 0 means 24h. A failed fetch is retried after a tenth of it.
 	Refresh time.Duration
@@ -90,10 +95,19 @@ type ListStatus struct {
 	Size int
 	// Fetched is when the list in use was fetched or last confirmed unchanged (zero if none).
 	Fetched time.Time
+	// Age is how old the list in use is by the Lists' clock (ListsOptions.Now): the time since
+	// Fetched; 0 when there is none.
+	Age time.Duration
 	// Trusted is false when there is no list or it is older than MaxAge.
 	Trusted bool
 	// LastError is the last fetch's failure, "" after a success.
 	LastError string
+	// Local is true when the list is read from a local file (ListsOptions.Local) instead of
+	// fetched.
+	Local bool
+	// File is where the list is read from besides the network: the local file, or the copy
+	// kept in ListsOptions.Dir (which may not exist yet); "" for neither.
+	File string
 }
 
 // Lists holds the address lists of several sources, fetched when Start is called and
@@ -176,8 +190,8 @@ func site(host string) string {
 
 // Start reads the local files (ListsOptions.Local) and the lists kept on disk and returns;
 // in the background it then fetches every list that has none on disk younger than Refresh, at once, and each list again every
-// Refresh, until Stop or ctx ends. A server starts with what the disk holds and does not
-// wait on the network.
+// Refresh, until Stop or ctx ends (not with ReadOnly). A server starts with what the disk
+// holds and does not wait on the network.
 func (l *Lists) Start(ctx context.Context) {
 	for _, s := range l.sources {
 		if _, local := l.opts.Local[s.URL]; local {
@@ -185,6 +199,10 @@ func (l *Lists) Start(ctx context.Context) {
 		} else {
 			l.loadDisk(s)
 		}
+	}
+	if l.opts.ReadOnly {
+		close(l.done) // no background refresh for Stop to wait for
+		return
 	}
 	go l.loop(ctx)
 }
@@ -252,7 +270,7 @@ func (l *Lists) after(u string) time.Duration {
 }
 
 // Refresh fetches every list now, one after another, keeping the last good list of a source
-// whose fetch fails.
+// whose fetch fails. With ReadOnly it reads the local files again and fetches nothing.
 func (l *Lists) Refresh(ctx context.Context) {
 	for _, s := range l.sources {
 		l.fetch(ctx, s)
@@ -280,9 +298,14 @@ func (l *Lists) Status() []ListStatus {
 	for _, s := range l.sources {
 		li := l.lists[s.URL]
 		st := ListStatus{Source: s, Fetched: li.doc.Fetched, LastError: li.lastErr, Size: len(li.doc.Body)}
+		if f, ok := l.opts.Local[s.URL]; ok {
+			st.Local, st.File = true, f
+		} else if l.opts.Dir != "" {
+			st.File = l.diskPath(s.URL)
+		}
 		if li.p != nil {
-			st.Prefixes = li.p.Len()
-			st.Trusted = now.Sub(li.doc.Fetched) <= l.opts.MaxAge
+			st.Prefixes, st.Age = li.p.Len(), now.Sub(li.doc.Fetched)
+			st.Trusted = st.Age <= l.opts.MaxAge
 		}
 		out = append(out, st)
 	}
@@ -290,8 +313,12 @@ func (l *Lists) Status() []ListStatus {
 }
 
 // fetch gets one source's document (conditionally when there is one), and installs it if it
-// parses; a failure keeps the list in use and is logged.
+// parses; a failure keeps the list in use and is logged. With ReadOnly only a local file is
+// read.
 func (l *Lists) fetch(ctx context.Context, s Source) {
+	if _, local := l.opts.Local[s.URL]; l.opts.ReadOnly && !local {
+		return
+	}
 	doc, err := l.get(ctx, s)
 	var p *Prefixes
 	if err == nil && doc.Body != nil {
@@ -418,7 +445,7 @@ func (l *Lists) loadDisk(s Source) {
 }
 
 func (l *Lists) saveDisk(doc cached) {
-	if l.opts.Dir == "" || doc.Body == nil {
+	if l.opts.Dir == "" || l.opts.ReadOnly || doc.Body == nil {
 		return
 	}
 	data, err := json.Marshal(doc)

@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -142,6 +143,9 @@ func TestListsMaxAge(t *testing.T) {
 	now = now.Add(2 * time.Hour)
 	if _, ok := l.Prefixes(src.URL); ok || l.Status()[0].Trusted {
 		t.Fatalf("a 49-hour-old list is trusted: %+v", l.Status()[0])
+	}
+	if age := l.Status()[0].Age; age != 49*time.Hour {
+		t.Errorf("Age %v by the Lists' clock, want 49h", age)
 	}
 	// A 304 confirms the list: trusted again.
 	op.set(http.StatusOK, googleDoc(t))
@@ -284,3 +288,52 @@ func TestListsLocal(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestListsReadOnly: a read-only Lists (a check's) reads the local files and the lists kept
+// on disk at Start, and nothing more: no fetch, not even of a list missing from the disk, no
+// background refresh, and nothing written to the disk, while Status says where each list is
+// read from.
+func TestListsReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	op := newOperator(t, googleDoc(t))
+	kept, missing := op.source("/googlebot.json"), op.source("/missing.json")
+	local := identity.Source{URL: "https://developers.google.com/static/search/apis/ipranges/googlebot.json", Format: "json", Selector: googleSelector}
+	server := identity.NewLists([]identity.Source{kept}, identity.ListsOptions{Client: op.srv.Client(), Log: quiet, Dir: dir})
+	server.Refresh(context.Background())
+	before, _ := filepath.Glob(filepath.Join(dir, "*"))
+
+	l := identity.NewLists([]identity.Source{kept, missing, local}, identity.ListsOptions{
+		Client: op.srv.Client(), Log: quiet, Dir: dir, ReadOnly: true, Refresh: time.Millisecond,
+		Local: map[string]string{local.URL: "testdata/googlebot.json"},
+	})
+	l.Start(context.Background())
+	time.Sleep(50 * time.Millisecond) // a background refresh would have fetched by now
+	l.Refresh(context.Background())
+	l.Stop() // returns: there is no background refresh to wait for
+	if n := op.requests.Load(); n != 1 {
+		t.Errorf("%d requests: a read-only Lists fetched", n)
+	}
+	after, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if len(after) != len(before) {
+		t.Errorf("a read-only Lists wrote to the disk: %v, before %v", after, before)
+	}
+	inside := netip.MustParseAddr("66.249.64.5")
+	for _, u := range []string{kept.URL, local.URL} {
+		if p, ok := l.Prefixes(u); !ok || !p.Contains(inside) {
+			t.Errorf("%s not read: %+v", u, l.Status())
+		}
+	}
+	if _, ok := l.Prefixes(missing.URL); ok {
+		t.Errorf("a list on neither the disk nor a local file is in use")
+	}
+	st := l.Status()
+	if st[0].Local || !strings.HasPrefix(st[0].File, dir+string(filepath.Separator)) || !slices.Contains(after, st[0].File) {
+		t.Errorf("the list kept on disk: %+v (files %v)", st[0], after)
+	}
+	if st[1].Local || st[1].File == "" || st[1].Prefixes != 0 || st[1].Trusted || !st[1].Fetched.IsZero() || st[1].Age != 0 {
+		t.Errorf("the missing list: %+v", st[1])
+	}
+	if !st[2].Local || st[2].File != "testdata/googlebot.json" || !st[2].Trusted {
+		t.Errorf("the local file: %+v", st[2])
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/sitepolicy/caddy-robots/crawlers"
+	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/internal/syntax"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 	"github.com/sitepolicy/caddy-robots/serve"
@@ -34,6 +35,10 @@ type Request struct {
 	RobotsFile []byte
 	// RobotsFileName names RobotsFile in the report.
 	RobotsFileName string
+	// ClientIP is the client's address as the server trusts it (after its trusted proxies),
+	// e.g. "66.249.66.1"; "" for none. When the site verifies crawlers (Site.Crawlers), the
+	// crawler the Agent names is verified from it.
+	ClientIP string
 }
 
 // Report is Check's answer. Its JSON form is the output of "check --format json"; the
@@ -61,6 +66,9 @@ type Report struct {
 	Preferences Preferences `json:"preferences"`
 	// Enforcement says whether the config's enforcement would answer the request itself.
 	Enforcement Enforcement `json:"enforcement"`
+	// Verification is what the site's crawler verification says of the request (its
+	// identity) and the state of its lists; absent when the site verifies no crawlers.
+	Verification *Verification `json:"verification,omitempty"`
 	// Notes are remarks on the combination, e.g. tags the crawler never sees.
 	Notes []string `json:"notes,omitempty"`
 }
@@ -88,6 +96,9 @@ type Enforcement struct {
 	Status int `json:"status,omitempty"`
 	// Message is the text a blocked request is told.
 	Message string `json:"message,omitempty"`
+	// Impostor is true when the request is blocked because its User-Agent names a crawler
+	// whose verification it fails (enforce's impostors), not for a rule of the file.
+	Impostor bool `json:"impostor,omitempty"`
 }
 
 // RobotsDecision is the robots.txt decision for one crawler and path.
@@ -171,9 +182,9 @@ type ResponseTags struct {
 
 // RequestError is a Request that Check cannot answer.
 type RequestError struct {
-	// Field is the field of Request at fault: "URL" or "BackendHeaders".
+	// Field is the field of Request at fault: "URL", "BackendHeaders" or "ClientIP".
 	Field string
-	// Value is the value at fault: the URL, or the header line.
+	// Value is the value at fault: the URL, the header line or the address.
 	Value string
 	// Problem says what is wrong and what would be right.
 	Problem string
@@ -187,15 +198,32 @@ func (e *RequestError) Error() string {
 	return fmt.Sprintf("%s %q: %s", what, e.Value, e.Problem)
 }
 
-// Check explains what the crawler of req sees at req.URL on site: the robots.txt decision
-// and the tags of the response. An error is a problem with the request (a *RequestError) or
-// with the config.
+// Check explains what the crawler of req sees at req.URL on site: the robots.txt decision,
+// the tags of the response and, when the site verifies crawlers, the request's identity. An
+// error is a problem with the request (a *RequestError) or with the config.
 func Check(site *Site, req Request) (*Report, error) {
 	u, err := url.Parse(req.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, &RequestError{Field: "URL", Value: req.URL, Problem: "give an absolute http or https URL, e.g. https://example.com/page.html"}
 	}
+	addr, err := req.ClientAddr()
+	if err != nil {
+		return nil, err
+	}
 	rep := &Report{URL: req.URL, Agent: req.Agent, Purpose: req.Purpose}
+	// The identity is found once and enforcement reads it, as a server's does.
+	var identify func(*http.Request) identity.Identity
+	if site.Crawlers != nil {
+		var id identity.Identity
+		rep.Verification, id = verify(site.Crawlers, req, addr)
+		identify = func(*http.Request) identity.Identity { return id }
+		bot, _ := crawlers.BotByID(id.Bot)
+		if rep.Verification.byDNS(id, bot) {
+			rep.Notes = append(rep.Notes, "reverse DNS was looked up for this check; a server answers the first requests from an address as pending (and enforce lets them through) until its own lookup is in, unless it waits for a first answer (DNSOptions.Wait, Caddy's dns_wait), then keeps the answer (a day when confirmed, an hour when not)")
+		}
+	} else if req.ClientIP != "" {
+		rep.Notes = append(rep.Notes, "the site verifies no crawlers, so the client address is not used")
+	}
 	path := u.EscapedPath()
 	if path == "" {
 		path = "/"
@@ -205,7 +233,7 @@ func Check(site *Site, req Request) (*Report, error) {
 	}
 
 	// One core answers every question below, as one serves a request.
-	core, err := checkCore(site)
+	core, err := checkCore(site, identify)
 	if err != nil {
 		return nil, err
 	}
@@ -288,6 +316,7 @@ func Check(site *Site, req Request) (*Report, error) {
 		rep.Enforcement.Configured = true
 		if b, blocked := core.Enforce(probe); blocked {
 			rep.Enforcement.Blocked, rep.Enforcement.Status, rep.Enforcement.Message = true, b.Status, b.Message()
+			rep.Enforcement.Impostor = b.Impostor != nil
 		}
 	}
 

@@ -26,6 +26,9 @@ func (rep *Report) WriteText(w io.Writer) error {
 	if rep.Purpose != "" {
 		p("Purpose:  %s", rep.Purpose)
 	}
+	if rep.Verification != nil {
+		p("Identity: %s", rep.identityLine())
+	}
 	p("")
 	rd := &rep.RobotsTxt
 	verdict := "ALLOWED"
@@ -112,6 +115,10 @@ func (rep *Report) WriteText(w io.Writer) error {
 		} else {
 			p("Enforcement: passes (robots.txt is enforced, but not against this request)")
 		}
+	}
+	if v := rep.Verification; v != nil {
+		p("")
+		v.writeLists(p)
 	}
 	for _, n := range rep.Notes {
 		p("")

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/serve"
 )
@@ -17,8 +18,9 @@ import (
 // request gets.
 
 // newCore builds the core of robots (may be nil) and routes (all of the site's, or none),
-// with config errors named by the handlers' own JSON paths.
-func newCore(robots *RobotsTxt, routes []Route) (*serve.Core, error) {
+// with config errors named by the handlers' own JSON paths; identify, if not nil, is the
+// crawler identity enforcement reads (serve.Options.Identify).
+func newCore(robots *RobotsTxt, routes []Route, identify func(*http.Request) identity.Identity) (*serve.Core, error) {
 	var cfg policy.Config
 	if robots != nil {
 		c := robots.Config
@@ -27,7 +29,7 @@ func newCore(robots *RobotsTxt, routes []Route) (*serve.Core, error) {
 	for _, r := range routes {
 		cfg.RobotsTag = append(cfg.RobotsTag, policy.Route{Paths: r.Paths, Match: r.Match, Tags: r.Tags})
 	}
-	core, err := serve.New(cfg, serve.Options{})
+	core, err := serve.New(cfg, serve.Options{Identify: identify})
 	if err == nil {
 		return core, nil
 	}
@@ -51,7 +53,7 @@ func offline(r *RobotsTxt) *RobotsTxt {
 // robotsBody returns the robots.txt that r serves at origin ("https://example.com"), without
 // the backend's file (merge_upstream).
 func robotsBody(r *RobotsTxt, origin string) ([]byte, error) {
-	core, err := checkCore(&Site{RobotsTxt: r})
+	core, err := checkCore(&Site{RobotsTxt: r}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -60,9 +62,10 @@ func robotsBody(r *RobotsTxt, origin string) ([]byte, error) {
 }
 
 // checkCore is the core a check of site asks: its robots.txt as check can serve it (without
-// the backend's file, with enforce) and its routes, once the robots.txt config is checked as
-// a front end checks it (merge_upstream included). A site with neither has no core: nil.
-func checkCore(site *Site) (*serve.Core, error) {
+// the backend's file, with enforce, answering impostors by identify) and its routes, once the
+// robots.txt config is checked as a front end checks it (merge_upstream included). A site
+// with neither has no core: nil.
+func checkCore(site *Site, identify func(*http.Request) identity.Identity) (*serve.Core, error) {
 	if site.RobotsTxt == nil && len(site.Routes) == 0 {
 		return nil, nil
 	}
@@ -73,7 +76,7 @@ func checkCore(site *Site) (*serve.Core, error) {
 		}
 		robots = offline(r)
 	}
-	return newCore(robots, site.Routes)
+	return newCore(robots, site.Routes, identify)
 }
 
 // servedBody returns the robots.txt core serves at origin for r.
@@ -91,7 +94,7 @@ func servedBody(core *serve.Core, r *RobotsTxt, origin string) ([]byte, error) {
 
 // validRobotsTxt checks a robots.txt config as a front end does, merge_upstream included.
 func validRobotsTxt(r *RobotsTxt) error {
-	core, err := newCore(r, nil)
+	core, err := newCore(r, nil, nil)
 	if core != nil {
 		core.Close()
 	}
@@ -100,7 +103,7 @@ func validRobotsTxt(r *RobotsTxt) error {
 
 // validRoute checks a route as a front end does.
 func validRoute(rt *Route) error {
-	_, err := newCore(nil, []Route{*rt})
+	_, err := newCore(nil, []Route{*rt}, nil)
 	return err
 }
 

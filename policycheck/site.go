@@ -3,7 +3,9 @@
 //
 //   - Check: what exactly will crawler X see at URL Y? The robots.txt decision (the group
 //     chosen and why, the rule that decided and its line in the file), and the Robots-Tag
-//     field, X-Robots-Tag lines and <meta> elements the config adds to the response.
+//     field, X-Robots-Tag lines and <meta> elements the config adds to the response; with the
+//     server's crawler verification (Site.Crawlers) and the client's address, who the request
+//     is and whether enforce refuses it as an impostor.
 //   - Lint: which parts of the policy defeat themselves? (noindex on a page robots.txt keeps
 //     the crawler away from, rules that can never decide, misspelt crawler names, ...)
 //
@@ -24,6 +26,7 @@ import (
 	"net/http"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 )
@@ -40,6 +43,11 @@ type Site struct {
 	RobotsTxt *RobotsTxt
 	// Routes are the robots_tag routes of the site.
 	Routes []Route
+	// Crawlers is the crawler verification the site's server runs, started (its lists read);
+	// nil when it verifies no crawlers. With it, Check reports the request's identity and the
+	// state of the lists, and enforcement answers impostors as the server does. Check fetches
+	// nothing itself: give a Service whose lists are ReadOnly so that it does not either.
+	Crawlers *identity.Service
 }
 
 // RobotsTxt is a robots.txt config and where it came from.

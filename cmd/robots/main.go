@@ -3,12 +3,19 @@
 //
 //	robots check --config site.json --url https://example.com/drafts/x [--agent "Googlebot"]
 //	             [--purpose TOKEN] [--backend-header 'Robots-Tag: noindex']... [--robots-file FILE]
-//	             [--format text|json]
+//	             [--client-ip ADDR [--crawler-lists DIR] [--crawler-list-file URL=FILE]...
+//	             [--no-reverse-dns]] [--format text|json]
 //	robots lint  --config site.json [--host example.com]... [--format text|json]
 //
 // check explains what a crawler sees at a URL: the robots.txt decision (group, deciding rule
 // and its line) and the Robots-Tag, X-Robots-Tag and <meta> elements of the response; it
-// exits 0 when robots.txt allows the URL, 1 when it disallows it. lint reports policies that
+// exits 0 when robots.txt allows the URL, 1 when it disallows it. With --crawler-lists (the
+// directory where the application's identity.Service keeps the lists, ListsOptions.Dir) or
+// --crawler-list-file (a list read from a file, ListsOptions.Local; with only these, offline),
+// check verifies the crawler as the middleware's Verifier does, from the client address
+// --client-ip, and says its identity, whether enforce's impostors refuses it and the state of
+// every list; it reads the lists and fetches none, and looks the address up by reverse DNS
+// unless --no-reverse-dns (ServiceOptions.NoDNS). lint reports policies that
 // defeat themselves and exits 1 when a finding is a warning or an error. Both exit 2 on a
 // usage or config error. Install with
 //
@@ -18,13 +25,16 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 
+	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/policycheck"
 	"github.com/sitepolicy/caddy-robots/policycheck/cli"
@@ -42,11 +52,14 @@ func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 const usage = `usage:
   robots check --config site.json --url URL [--agent AGENT] [--purpose TOKEN]
                [--backend-header 'Robots-Tag: ...']... [--robots-file FILE] [--host HOST]...
-               [--format text|json]
+               [--client-ip ADDR] [--crawler-lists DIR] [--crawler-list-file URL=FILE]...
+               [--no-reverse-dns] [--format text|json]
   robots lint  --config site.json [--host HOST]... [--format text|json]
 
 site.json is the net/http middleware's config (nethttp.NewFromJSON).
-check exits 0 when robots.txt allows the URL, 1 when it disallows it;
+check exits 0 when robots.txt allows the URL, 1 when it disallows it; with
+--crawler-lists or --crawler-list-file it verifies the crawler from --client-ip
+with the lists kept there (it fetches none);
 lint exits 0 without findings at warning level or above, 1 otherwise;
 both exit 2 on a usage or config error.
 `
@@ -62,15 +75,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
 	config := fs.String("config", "", "the middleware's JSON config (required)")
 	format := fs.String("format", "text", "output format: text or json")
-	var hosts, backend multi
+	var hosts, backend, listFiles multi
 	fs.Var(&hosts, "host", "a host name the site answers to (repeatable); lets lint check sitemap hosts")
-	var url, agent, purpose, robotsFile *string
+	var url, agent, purpose, robotsFile, clientIP, listsDir *string
+	var noDNS *bool
 	if cmd == "check" {
 		url = fs.String("url", "", "the absolute URL to check (required)")
 		agent = fs.String("agent", "*", "the crawler: a product token or a whole User-Agent header")
 		purpose = fs.String("purpose", "", "the crawler's User-Agent-Purpose token")
 		fs.Var(&backend, "backend-header", "a header line the backend sends itself, e.g. 'Robots-Tag: noindex' (repeatable)")
 		robotsFile = fs.String("robots-file", "", "decide with this robots.txt file instead of the config's")
+		clientIP = fs.String("client-ip", "", "the client's IP address as the application trusts it (nethttp.Options.ClientAddr), to verify the crawler the agent names")
+		listsDir = fs.String("crawler-lists", "", "verify crawlers with the lists kept in this directory (identity.ListsOptions.Dir); nothing is fetched")
+		fs.Var(&listFiles, "crawler-list-file", "verify crawlers with the list the catalogue names at URL read from FILE, as URL=FILE (identity.ListsOptions.Local; repeatable; alone, offline)")
+		noDNS = fs.Bool("no-reverse-dns", false, "verify without reverse DNS (identity.ServiceOptions.NoDNS)")
 	}
 	if err := fs.Parse(args[1:]); err != nil {
 		return cli.ExitUsage
@@ -108,7 +126,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if *url == "" {
 			return fail(errors.New("--url is required"))
 		}
-		req := policycheck.Request{URL: *url, Agent: *agent, Purpose: *purpose, BackendHeaders: backend}
+		req := policycheck.Request{URL: *url, Agent: *agent, Purpose: *purpose, BackendHeaders: backend, ClientIP: *clientIP}
 		if *robotsFile != "" {
 			b, err := os.ReadFile(*robotsFile)
 			if err != nil {
@@ -116,8 +134,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 			req.RobotsFile, req.RobotsFileName = b, *robotsFile
 		}
+		if *listsDir != "" || len(listFiles) > 0 {
+			svc, err := crawlerService(*listsDir, listFiles, *noDNS, stderr)
+			if err != nil {
+				return fail(err)
+			}
+			defer svc.Stop()
+			site.Crawlers = svc
+		}
 		var rep *policycheck.Report
 		rep, err = cli.Check(site, req)
+		if err == nil && site.Crawlers == nil && *clientIP != "" {
+			rep.Notes = append(rep.Notes, "to verify crawlers as the middleware's Verifier does, give --crawler-lists DIR or --crawler-list-file URL=FILE")
+		}
 		if err == nil {
 			status, err = cli.RunCheck(stdout, rep, *format)
 		}
@@ -139,4 +168,44 @@ func readConfig(path string) (policy.Config, error) {
 		return cfg, fmt.Errorf("%s: %w", path, err)
 	}
 	return cfg, nil
+}
+
+// testResolver, when set by a test, answers reverse DNS instead of the system's resolver.
+var testResolver identity.Resolver
+
+// crawlerService is the crawler verification check asks: the lists kept in dir and the files
+// (URL=FILE) read, nothing fetched; only the files (offline) without dir. Its log goes to
+// stderr.
+func crawlerService(dir string, files []string, noDNS bool, stderr io.Writer) (*identity.Service, error) {
+	if dir != "" {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("--crawler-lists %q: not a directory", dir)
+		}
+	}
+	sources := map[string]bool{}
+	for _, s := range identity.Sources() {
+		sources[s.URL] = true
+	}
+	local := map[string]string{}
+	for _, f := range files {
+		// A URL may hold "=" (a query): the URL is the part before the "=" that makes one.
+		u, file := "", ""
+		for i := range len(f) {
+			if f[i] == '=' && sources[f[:i]] {
+				u, file = f[:i], f[i+1:]
+				break
+			}
+		}
+		if u == "" || file == "" {
+			return nil, fmt.Errorf("--crawler-list-file %q: give URL=FILE, with a URL of a list the bot catalogue names, e.g. https://developers.google.com/static/search/apis/ipranges/googlebot.json=googlebot.json", f)
+		}
+		local[u] = file
+	}
+	svc := identity.NewService(identity.ServiceOptions{
+		Lists: identity.ListsOptions{Dir: dir, Local: local, Offline: dir == "", ReadOnly: true, Log: slog.New(slog.NewTextHandler(stderr, nil))},
+		NoDNS: noDNS,
+		DNS:   identity.DNSOptions{Resolver: testResolver},
+	})
+	svc.Start(context.Background())
+	return svc, nil
 }

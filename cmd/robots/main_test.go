@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/docs"
 	"github.com/sitepolicy/caddy-robots/policycheck"
 	"github.com/sitepolicy/caddy-robots/policycheck/cli"
@@ -208,5 +212,103 @@ func TestREADMEOutput(t *testing.T) {
 	got := strings.ReplaceAll(out.String(), filepath.Join("..", "..")+"/", "")
 	if got != want[:i] || st != status {
 		t.Errorf("%s: status %d (docs/check.md %d)\n%s\ndocs/check.md:\n%s\n%s", line, st, status, got, want[:i], errOut.String())
+	}
+}
+
+// fakeResolver answers reverse DNS for the tests (testResolver): never the network.
+type fakeResolver map[string]string // address -> host name that resolves back to it
+
+func (f fakeResolver) LookupAddr(_ context.Context, addr string) ([]string, error) {
+	if n, ok := f[addr]; ok {
+		return []string{n + "."}, nil
+	}
+	return nil, errors.New("no such host")
+}
+
+func (f fakeResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	for a, n := range f {
+		if n == host {
+			return []netip.Addr{netip.MustParseAddr(a)}, nil
+		}
+	}
+	return nil, errors.New("no such host")
+}
+
+// TestCommandIdentity: with a lists directory or list files, check verifies the crawler from
+// --client-ip and says its identity, enforce's answer to an impostor and the state of the
+// lists; it reads the lists and fetches none.
+func TestCommandIdentity(t *testing.T) {
+	testResolver = fakeResolver{"66.249.90.1": "crawl-66-249-90-1.googlebot.com"}
+	t.Cleanup(func() { testResolver = nil })
+	dir := t.TempDir()
+	config := write(t, dir, "site.json", `{"robots_txt": {"groups": [{"user_agents": ["GPTBot"], "rules": [{"type": "disallow", "path": "/"}]}],
+	  "enforce": {"impostors": {"status": 410}}}}`)
+	const googlebotUA = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+	g, _ := crawlers.BotByID("google-crawler")
+	googleFile := g.Verification.IPRanges[0].URL + "=../../identity/testdata/googlebot.json"
+	emptyDir := t.TempDir()
+	check := []string{"check", "--config", config, "--url", "https://example.com/page"}
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		status int
+		out    []string // substrings of stdout
+		errOut string   // substring of stderr
+	}{
+		{"impostor", []string{"--agent", googlebotUA, "--client-ip", "203.0.113.9", "--crawler-list-file", googleFile}, 0, []string{
+			"Identity: claims Googlebot (google-crawler, Google; search-engine) from 203.0.113.9: impostor (not in Google's published list, its host name is not Google's; enforce answers 410)\n",
+			"Enforcement: BLOCKED with 410 (this request names Googlebot",
+			"Crawler verification: reverse DNS on",
+			"  trusted  " + g.Verification.IPRanges[0].URL + " (local file ../../identity/testdata/googlebot.json): 5 prefixes, 340 bytes, less than a minute old\n",
+		}, ""},
+		{"verified by the list", []string{"--agent", googlebotUA, "--client-ip", "66.249.64.5", "--crawler-list-file", googleFile, "--no-reverse-dns"}, 0, []string{
+			"from 66.249.64.5: verified by ip-list (66.249.64.5 is in Google's published list)\n", "Enforcement: passes", "Crawler verification: reverse DNS off\n",
+		}, ""},
+		{"verified by reverse DNS", []string{"--agent", "Googlebot", "--client-ip", "66.249.90.1", "--crawler-list-file", googleFile}, 0, []string{
+			"from 66.249.90.1: verified by reverse-dns (66.249.90.1's host name is Google's and resolves back to it)\n",
+		}, ""},
+		{"lists directory", []string{"--agent", "GPTBot/1.2", "--client-ip", "203.0.113.9", "--crawler-lists", emptyDir, "--no-reverse-dns"}, 1, []string{
+			"Identity: claims GPTBot (openai-crawler; ai, ",
+			"pending (its operator's published list is missing)\n",
+			"Crawler verification: reverse DNS off; copies of the lists kept in " + emptyDir + "\n",
+			"  missing  https://openai.com/gptbot.json: no copy kept\n",
+		}, ""},
+		{"no address", []string{"--agent", "Googlebot", "--crawler-list-file", googleFile}, 0, []string{
+			"pending (no client address: the claim cannot be verified without one)", "Note: give the client's address with --client-ip",
+		}, ""},
+		{"no verification", []string{"--agent", "Googlebot", "--client-ip", "203.0.113.9"}, 0, []string{
+			"Note: the site verifies no crawlers, so the client address is not used\n", "Note: to verify crawlers as the middleware's Verifier does, give --crawler-lists DIR or --crawler-list-file URL=FILE\n",
+		}, ""},
+		{"bad address", []string{"--client-ip", "66.249.64", "--crawler-list-file", googleFile}, 2, nil, `--client-ip "66.249.64": give the client's IP address`},
+		{"bad list file", []string{"--crawler-list-file", "https://example.com/list.json=list.json"}, 2, nil, `--crawler-list-file "https://example.com/list.json=list.json": give URL=FILE`},
+		{"bad lists directory", []string{"--crawler-lists", filepath.Join(dir, "nope")}, 2, nil, "not a directory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			status := run(append(slices.Clip(check), tc.args...), &stdout, &stderr)
+			if status != tc.status {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", status, tc.status, stdout.String(), stderr.String())
+			}
+			for _, s := range tc.out {
+				if !strings.Contains(stdout.String(), s) {
+					t.Errorf("stdout lacks %q:\n%s", s, stdout.String())
+				}
+			}
+			if tc.errOut != "" && !strings.Contains(stderr.String(), tc.errOut) {
+				t.Errorf("stderr lacks %q:\n%s", tc.errOut, stderr.String())
+			}
+		})
+	}
+	// The JSON carries the identity and the lists, as the Go API's types say.
+	var out, errOut bytes.Buffer
+	if st := run(append(slices.Clip(check), "--agent", googlebotUA, "--client-ip", "203.0.113.9", "--crawler-list-file", googleFile, "--format", "json"), &out, &errOut); st != 0 {
+		t.Fatalf("status %d: %s", st, errOut.String())
+	}
+	var rep policycheck.Report
+	dec := json.NewDecoder(&out)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rep); err != nil || rep.Verification == nil || rep.Verification.Identity.Status != "impostor" || !rep.Enforcement.Impostor || rep.Enforcement.Status != 410 ||
+		len(rep.Verification.Lists) != 1 || !rep.Verification.Lists[0].Local || !rep.Verification.Lists[0].Trusted {
+		t.Fatalf("%v %+v", err, rep.Verification)
 	}
 }

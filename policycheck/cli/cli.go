@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/policycheck"
 )
 
@@ -36,10 +37,11 @@ func CheckFormat(format string) error {
 }
 
 // requestFlags are the flags of check that set the fields of a policycheck.Request.
-var requestFlags = map[string]string{"URL": "--url", "BackendHeaders": "--backend-header"}
+var requestFlags = map[string]string{"URL": "--url", "BackendHeaders": "--backend-header", "ClientIP": "--client-ip"}
 
 // Check is policycheck.Check for a command: a problem with the request names the flag that
-// gave the value at fault (--url, --backend-header).
+// gave the value at fault (--url, --backend-header, --client-ip), and a crawler claim left
+// unverified for want of an address says which flag gives one.
 func Check(site *policycheck.Site, req policycheck.Request) (*policycheck.Report, error) {
 	rep, err := policycheck.Check(site, req)
 	var re *policycheck.RequestError
@@ -48,7 +50,13 @@ func Check(site *policycheck.Site, req policycheck.Request) (*policycheck.Report
 			return nil, fmt.Errorf("%s %q: %s", flag, re.Value, re.Problem)
 		}
 	}
-	return rep, err
+	if err != nil {
+		return nil, err
+	}
+	if v := rep.Verification; v != nil && req.ClientIP == "" && v.Identity.Status == identity.Pending.String() {
+		rep.Notes = append(rep.Notes, "give the client's address with --client-ip to verify the crawler's claim as the server does")
+	}
+	return rep, nil
 }
 
 // RunCheck writes rep in format ("text" or "json") and returns the exit status: ExitOK when

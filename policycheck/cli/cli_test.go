@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/identity"
+	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/policycheck"
 )
 
@@ -118,6 +121,8 @@ func TestCheckNamesFlags(t *testing.T) {
 			`--url "/x": give an absolute http or https URL, e.g. https://example.com/page.html`, "URL"},
 		{policycheck.Request{URL: "https://example.com/", BackendHeaders: []string{"nope"}}, `backend header line "nope": give a header line, e.g. 'Robots-Tag: noindex'`,
 			`--backend-header "nope": give a header line, e.g. 'Robots-Tag: noindex'`, "BackendHeaders"},
+		{policycheck.Request{URL: "https://example.com/", ClientIP: "66.249.64"}, `ClientIP "66.249.64": give the client's IP address as the server sees it (after its trusted proxies), e.g. 66.249.66.1 or 2001:db8::1`,
+			`--client-ip "66.249.64": give the client's IP address as the server sees it (after its trusted proxies), e.g. 66.249.66.1 or 2001:db8::1`, "ClientIP"},
 	} {
 		_, err := policycheck.Check(site, c.req)
 		var re *policycheck.RequestError
@@ -130,5 +135,35 @@ func TestCheckNamesFlags(t *testing.T) {
 	}
 	if rep, err := Check(site, policycheck.Request{URL: "https://example.com/"}); err != nil || !rep.Allowed {
 		t.Errorf("Check: %v %v", rep, err)
+	}
+	// A config error is returned as it is.
+	bad := policycheck.FromConfig(policy.Config{RobotsTag: []policy.Route{{Tags: policy.Tags{Rules: map[string][]string{"*": {"noindx"}}}}}})
+	if rep, err := Check(bad, policycheck.Request{URL: "https://example.com/"}); rep != nil || err == nil || !strings.Contains(err.Error(), "noindx") {
+		t.Errorf("Check with a config error: %v %v", rep, err)
+	}
+}
+
+// TestCheckClientIPNote: a crawler's claim left pending for want of an address says which flag
+// gives one; with an address, or a claim that needs none, there is no such note.
+func TestCheckClientIPNote(t *testing.T) {
+	svc := identity.NewService(identity.ServiceOptions{NoLists: true, NoDNS: true})
+	site := &policycheck.Site{Crawlers: svc}
+	for _, c := range []struct {
+		agent, ip string
+		note      bool
+	}{
+		{"Googlebot", "", true},
+		{"Googlebot", "203.0.113.9", false},
+		{"Barkrowler", "", false}, // unverifiable: an address would not help
+		{"Mozilla/5.0 Chrome/131.0", "", false},
+	} {
+		rep, err := Check(site, policycheck.Request{URL: "https://example.com/", Agent: c.agent, ClientIP: c.ip})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, "--client-ip") })
+		if got != c.note {
+			t.Errorf("%s from %q: notes %q", c.agent, c.ip, rep.Notes)
+		}
 	}
 }
