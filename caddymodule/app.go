@@ -325,7 +325,7 @@ func newCrawlerInfo(id identity.Identity) *crawlerInfo {
 			name = b.Names[0]
 		}
 	}
-	cats := append(append([]string(nil), ci.bot.Categories...), ci.bot.AICategories()...)
+	cats := ci.bot.AllCategories()
 	for _, c := range cats {
 		ci.categories[c] = true
 	}

@@ -90,6 +90,12 @@ func (b Bot) AICategories() []string {
 	return nil
 }
 
+// AllCategories returns the bot's categories in the data's words followed by its AI
+// catalogue categories: every category a matcher or a report may name it by.
+func (b Bot) AllCategories() []string {
+	return slices.Concat(b.Categories, b.AICategories())
+}
+
 func (b *Bot) clone() Bot {
 	c := *b
 	c.Names = slices.Clone(b.Names)

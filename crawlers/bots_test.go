@@ -216,8 +216,8 @@ func TestBotCatalogue(t *testing.T) {
 		}
 	}
 	gpt, _ := crawlers.BotByID("openai-crawler")
-	if !slices.Contains(gpt.AICategories(), crawlers.AITraining) {
-		t.Errorf("openai-crawler: AI categories %v", gpt.AICategories())
+	if all := gpt.AllCategories(); !slices.Contains(gpt.AICategories(), crawlers.AITraining) || !slices.Equal(all, slices.Concat(gpt.Categories, gpt.AICategories())) || !slices.Contains(all, "ai") {
+		t.Errorf("openai-crawler: AI categories %v, all %v", gpt.AICategories(), all)
 	}
 	search := 0
 	for _, b := range bots {

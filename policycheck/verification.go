@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/netip"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -101,7 +100,7 @@ func verify(svc *identity.Service, req Request, addr netip.Addr) (*Verification,
 		v.Identity.Name = bot.Names[0]
 	}
 	v.Identity.Operator = bot.Operator
-	if cats := slices.Concat(bot.Categories, bot.AICategories()); len(cats) > 0 {
+	if cats := bot.AllCategories(); len(cats) > 0 {
 		v.Identity.Categories = cats
 	}
 	v.Identity.Reason = v.reason(id, bot, addr)
