@@ -207,10 +207,24 @@ func (a *Crawlers) validate() error {
 func (a *Crawlers) Start() error {
 	appStarts.Add(1)
 	a.svc.Start(context.Background())
-	for _, st := range a.svc.Lists() {
-		a.logger.Info("crawler address list", zap.String("url", st.Source.URL), zap.Int("prefixes", st.Prefixes),
-			zap.Bool("trusted", st.Trusted), zap.Time("fetched", st.Fetched), zap.String("last_error", st.LastError))
+	// One line for the whole, one per list at debug level (a reload would repeat them all),
+	// and a warning for each list that failed.
+	lists := a.svc.Lists()
+	trusted := 0
+	for _, st := range lists {
+		level := zap.DebugLevel
+		if st.Trusted {
+			trusted++
+		} else if st.LastError != "" {
+			level = zap.WarnLevel
+		}
+		if ce := a.logger.Check(level, "crawler address list"); ce != nil {
+			ce.Write(zap.String("url", st.Source.URL), zap.Int("prefixes", st.Prefixes), zap.Int("size", st.Size),
+				zap.Bool("trusted", st.Trusted), zap.Time("fetched", st.Fetched), zap.String("last_error", st.LastError))
+		}
 	}
+	a.logger.Info("crawler verification started", zap.Int("lists", len(lists)), zap.Int("lists_in_use", trusted),
+		zap.Bool("reverse_dns", a.ReverseDNS == nil || !a.ReverseDNS.Off))
 	return nil
 }
 
