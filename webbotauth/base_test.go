@@ -134,8 +134,11 @@ func TestDerivedComponents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Set by a handler rather than read from the wire (textproto trims those already).
+	r.Header["X-Space"] = []string{" a\t", "b "}
 	tgt := Target{Scheme: "https"}
 	for _, tc := range []struct{ comp, want string }{
+		{`"x-space"`, "a, b"},
 		{`"@method"`, "GET"},
 		{`"@authority"`, "www.example.com"},
 		{`"@scheme"`, "https"},
