@@ -44,6 +44,13 @@ type DirectoryOptions struct {
 	Retry time.Duration
 	// Timeout bounds one fetch; 0 is 10 seconds.
 	Timeout time.Duration
+	// MaxAgents bounds how many agents' directories are cached; 0 is 1,000. With
+	// FetchUntrusted every client can name a new one, so the cache must not grow with them.
+	MaxAgents int
+	// MaxFetches bounds the fetches in progress at once, over all agents; 0 is 4.
+	MaxFetches int
+	// Now is the clock of Fetch (a Verifier gives lookups its own); nil is time.Now.
+	Now func() time.Time
 }
 
 // Directory fetches and caches the key directories of agents: the JWK Set at the agent's
@@ -56,9 +63,10 @@ type Directory struct {
 	client *http.Client
 	o      DirectoryOptions
 
-	mu      sync.Mutex
-	entries map[string]*dirEntry
-	wg      sync.WaitGroup
+	mu       sync.Mutex
+	entries  map[string]*dirEntry
+	inflight int // fetches in progress
+	wg       sync.WaitGroup
 }
 
 type dirEntry struct {
@@ -82,6 +90,15 @@ func NewDirectory(o DirectoryOptions) *Directory {
 	}
 	if o.Timeout == 0 {
 		o.Timeout = 10 * time.Second
+	}
+	if o.MaxAgents == 0 {
+		o.MaxAgents = 1000
+	}
+	if o.MaxFetches == 0 {
+		o.MaxFetches = 4
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	allow := o.AllowAddr
 	if allow == nil {
@@ -152,8 +169,9 @@ func (d *Directory) lookup(agent, keyID string, now time.Time) (*Key, Status, st
 	defer d.mu.Unlock()
 	e := d.entries[agent]
 	if e == nil {
-		e = &dirEntry{}
-		d.entries[agent] = e
+		if e = d.add(agent, now); e == nil {
+			return nil, Unreachable, "too many agent directories cached"
+		}
 	}
 	retry := now.Sub(e.attempt) >= d.o.Retry
 	if e.keys != nil {
@@ -175,11 +193,36 @@ func (d *Directory) lookup(agent, keyID string, now time.Time) (*Key, Status, st
 	if e.fetching != nil {
 		return nil, Pending, "fetching the agent's directory"
 	}
+	if e.err == nil {
+		return nil, Unreachable, "too many directory fetches in progress"
+	}
 	return nil, Unreachable, fmt.Sprintf("the agent's directory: %v", e.err)
 }
 
-// start begins a fetch of agent's directory; d.mu is held.
+// add makes the cache entry of an agent, first dropping the failures older than Retry when
+// the cache is full; nil if it stays full. d.mu is held.
+func (d *Directory) add(agent string, now time.Time) *dirEntry {
+	if len(d.entries) >= d.o.MaxAgents {
+		for a, e := range d.entries {
+			if e.keys == nil && e.fetching == nil && now.Sub(e.attempt) >= d.o.Retry {
+				delete(d.entries, a)
+			}
+		}
+		if len(d.entries) >= d.o.MaxAgents {
+			return nil
+		}
+	}
+	e := &dirEntry{}
+	d.entries[agent] = e
+	return e
+}
+
+// start begins a fetch of agent's directory, unless MaxFetches are in progress; d.mu is held.
 func (d *Directory) start(agent string, e *dirEntry, now time.Time) {
+	if d.inflight >= d.o.MaxFetches {
+		return
+	}
+	d.inflight++
 	done := make(chan struct{})
 	e.fetching, e.attempt = done, now
 	d.wg.Add(1)
@@ -193,6 +236,7 @@ func (d *Directory) start(agent string, e *dirEntry, now time.Time) {
 			e.keys, e.expires = keys, now.Add(ttl)
 		}
 		e.err, e.fetching = err, nil
+		d.inflight--
 		d.mu.Unlock()
 		close(done)
 	}()
@@ -208,14 +252,19 @@ func (d *Directory) Fetch(ctx context.Context, agent string) error {
 	d.mu.Lock()
 	e := d.entries[agent]
 	if e == nil {
-		e = &dirEntry{}
-		d.entries[agent] = e
+		if e = d.add(agent, d.o.Now()); e == nil {
+			d.mu.Unlock()
+			return fmt.Errorf("%w: too many agent directories cached", errDirectory)
+		}
 	}
 	if e.fetching == nil {
-		d.start(agent, e, time.Now())
+		d.start(agent, e, d.o.Now())
 	}
 	done := e.fetching
 	d.mu.Unlock()
+	if done == nil {
+		return fmt.Errorf("%w: too many directory fetches in progress", errDirectory)
+	}
 	select {
 	case <-done:
 	case <-ctx.Done():

@@ -313,3 +313,33 @@ func TestDirectoryTTL(t *testing.T) {
 		}
 	}
 }
+
+// TestDirectoryBounds: the cache holds MaxAgents directories and no more; failures make room
+// once Retry has passed.
+func TestDirectoryBounds(t *testing.T) {
+	pub, priv, _ := ed25519.GenerateKey(nil)
+	ds := newDirServer(t, pub)
+	now := int64(1_800_000_000)
+	dir := NewDirectory(DirectoryOptions{
+		TLSConfig: ds.srv.Client().Transport.(*http.Transport).TLSClientConfig.Clone(),
+		AllowAddr: func(a netip.Addr) bool { return a.IsLoopback() },
+		MaxAgents: 2,
+	})
+	v, _ := NewVerifier(Options{Directory: dir, FetchUntrusted: true, Now: func() time.Time { return time.Unix(now, 0) }})
+	id := mustThumbprint(t, pub)
+	for i, want := range []Status{Pending, Pending, Unreachable} {
+		res := v.Verify(signFor(t, ds.srv.URL+fmt.Sprintf("/missing%d", i), priv, id, now), Target{})
+		dir.Wait()
+		if res.Status != want {
+			t.Fatalf("agent %d: %+v, want %v", i, res, want)
+		}
+	}
+	now += 61
+	if res := v.Verify(signFor(t, ds.srv.URL+"/jwks.json", priv, id, now), Target{}); res.Status != Pending {
+		t.Fatalf("after Retry: %+v", res)
+	}
+	dir.Wait()
+	if n := ds.hits.Load(); n != 3 {
+		t.Errorf("%d fetches", n)
+	}
+}
