@@ -99,7 +99,20 @@ func appendValue(b []byte, c Component, r *http.Request, t Target, scheme string
 		b = append(b, scheme...)
 		b = append(b, "://"...)
 		b = append(b, t.authority(r, scheme)...)
-		return append(b, requestTarget(r, u)...), nil
+		if rt := requestTarget(r, u); strings.HasPrefix(rt, "/") {
+			return append(b, rt...), nil
+		}
+		// An absolute-form request target (to a proxy): its path and query.
+		p := u.EscapedPath()
+		if p == "" {
+			p = "/"
+		}
+		b = append(b, p...)
+		if u.RawQuery != "" || u.ForceQuery {
+			b = append(b, '?')
+			b = append(b, u.RawQuery...)
+		}
+		return b, nil
 	case "@authority":
 		return append(b, t.authority(r, scheme)...), nil
 	case "@scheme":

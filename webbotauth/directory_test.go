@@ -6,6 +6,8 @@ import (
 	"crypto/tls"
 	"encoding/base64"
 	"fmt"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -31,7 +33,7 @@ type dirServer struct {
 func newDirServer(t *testing.T, keys ...ed25519.PublicKey) *dirServer {
 	d := &dirServer{ctype: DirectoryMediaType, code: 200, cache: "max-age=3600"}
 	d.setKeys(keys...)
-	d.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	d.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		d.hits.Add(1)
 		if d.gate != nil {
 			<-d.gate
@@ -50,6 +52,9 @@ func newDirServer(t *testing.T, keys ...ed25519.PublicKey) *dirServer {
 		w.WriteHeader(d.code)
 		fmt.Fprint(w, d.body)
 	}))
+	// The handshake a test makes fail on purpose is not news.
+	d.srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	d.srv.StartTLS()
 	t.Cleanup(d.srv.Close)
 	return d
 }

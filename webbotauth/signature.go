@@ -59,6 +59,10 @@ type Signature struct {
 	// Params is the serialized signature parameters, the value of the "@signature-params"
 	// line of the signature base (section 2.3): the inner list and its parameters.
 	Params string
+
+	// err is why this member cannot be verified (for Verify, which judges only the members
+	// tagged web-bot-auth: another signer's member it cannot read is not its concern).
+	err error
 }
 
 // Errors of ParseSignatures and Signature.Base.
@@ -79,6 +83,21 @@ func malformed(format string, args ...any) error {
 // a lowercase String with known parameters is an error: RFC 9421 section 3.2 (steps 1 to 3)
 // makes the whole verification fail then, and guessing at a broken field only helps forgers.
 func ParseSignatures(h http.Header) ([]Signature, error) {
+	sigs, err := parseSignatures(h)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range sigs {
+		if s.err != nil {
+			return nil, s.err
+		}
+	}
+	return sigs, nil
+}
+
+// parseSignatures reads the fields, returning an error if either is not a Dictionary, and each
+// member with its own error, if any.
+func parseSignatures(h http.Header) ([]Signature, error) {
 	inputLines, sigLines := h.Values("Signature-Input"), h.Values("Signature")
 	if len(inputLines) == 0 {
 		return nil, nil
@@ -97,50 +116,41 @@ func ParseSignatures(h http.Header) ([]Signature, error) {
 	}
 	out := make([]Signature, 0, len(labels))
 	for _, label := range labels {
+		s := Signature{Label: label}
 		m, _ := inputs.Get(label)
-		il, ok := m.(httpsfv.InnerList)
-		if !ok {
-			return nil, malformed("Signature-Input %s is not an inner list", label)
+		if il, ok := m.(httpsfv.InnerList); !ok {
+			s.err = malformed("Signature-Input %s is not an inner list", label)
+		} else {
+			s.err = s.parseInput(il)
 		}
-		s, err := parseInput(label, il)
-		if err != nil {
-			return nil, err
-		}
-		sm, ok := sigs.Get(label)
-		if !ok {
-			return nil, malformed("no Signature member %s", label)
-		}
-		it, ok := sm.(httpsfv.Item)
-		if !ok {
-			return nil, malformed("Signature %s is not an item", label)
-		}
-		if s.Value, ok = it.Value.([]byte); !ok {
-			return nil, malformed("Signature %s is not a byte sequence", label)
+		if s.err == nil {
+			s.err = s.parseValue(sigs)
 		}
 		out = append(out, s)
 	}
 	return out, nil
 }
 
-// parseInput reads one member of Signature-Input.
-func parseInput(label string, il httpsfv.InnerList) (Signature, error) {
-	s := Signature{Label: label}
-	if len(il.Items) > MaxComponents {
-		return s, malformed("%s covers %d components, more than %d", label, len(il.Items), MaxComponents)
+// parseValue reads the Signature member of s.
+func (s *Signature) parseValue(sigs *httpsfv.Dictionary) error {
+	sm, ok := sigs.Get(s.Label)
+	if !ok {
+		return malformed("no Signature member %s", s.Label)
 	}
-	seen := make(map[string]bool, len(il.Items))
-	for _, it := range il.Items {
-		c, err := parseComponent(it)
-		if err != nil {
-			return s, fmt.Errorf("%w (signature %s)", err, label)
-		}
-		// Section 2.5: a component covered twice makes the base an error.
-		if seen[c.id] {
-			return s, malformed("%s covers %s twice", label, c.id)
-		}
-		seen[c.id] = true
-		s.Components = append(s.Components, c)
+	it, ok := sm.(httpsfv.Item)
+	if !ok {
+		return malformed("Signature %s is not an item", s.Label)
 	}
+	if s.Value, ok = it.Value.([]byte); !ok {
+		return malformed("Signature %s is not a byte sequence", s.Label)
+	}
+	return nil
+}
+
+// parseInput reads one member of Signature-Input: the parameters first, so that the tag is
+// known even when a component is not.
+func (s *Signature) parseInput(il httpsfv.InnerList) error {
+	label := s.Label
 	if il.Params != nil {
 		for _, name := range il.Params.Names() {
 			v, _ := il.Params.Get(name)
@@ -165,16 +175,32 @@ func parseInput(label string, il httpsfv.InnerList) (Signature, error) {
 				ok = true
 			}
 			if !ok {
-				return s, malformed("%s: parameter %s of the wrong type", label, name)
+				return malformed("%s: parameter %s of the wrong type", label, name)
 			}
 		}
 	}
+	if len(il.Items) > MaxComponents {
+		return malformed("%s covers %d components, more than %d", label, len(il.Items), MaxComponents)
+	}
+	seen := make(map[string]bool, len(il.Items))
+	for _, it := range il.Items {
+		c, err := parseComponent(it)
+		if err != nil {
+			return fmt.Errorf("%w (signature %s)", err, label)
+		}
+		// Section 2.5: a component covered twice makes the base an error.
+		if seen[c.id] {
+			return malformed("%s covers %s twice", label, c.id)
+		}
+		seen[c.id] = true
+		s.Components = append(s.Components, c)
+	}
 	params, err := httpsfv.Marshal(il)
 	if err != nil {
-		return s, malformed("%s: %v", label, err)
+		return malformed("%s: %v", label, err)
 	}
 	s.Params = params
-	return s, nil
+	return nil
 }
 
 // parseComponent reads one component identifier (RFC 9421 section 2): a String, lowercase,

@@ -180,7 +180,7 @@ func (v *Verifier) Verify(r *http.Request, t Target) Result {
 	if len(r.Header["Signature-Input"]) == 0 {
 		return Result{Status: Unsigned, Reason: "no Signature-Input"}
 	}
-	sigs, err := ParseSignatures(r.Header)
+	sigs, err := parseSignatures(r.Header)
 	if err != nil {
 		return Result{Status: Malformed, Reason: err.Error()}
 	}
@@ -190,7 +190,12 @@ func (v *Verifier) Verify(r *http.Request, t Target) Result {
 		if s.Tag != Tag {
 			continue
 		}
-		res := v.verify(r, t, s)
+		var res Result
+		if s.err != nil {
+			res = Result{Status: Malformed, Reason: s.err.Error()}
+		} else {
+			res = v.verify(r, t, s)
+		}
 		res.KeyID, res.Label = s.KeyID, s.Label
 		if best.Status == Unsigned || res.Status > best.Status {
 			best = res

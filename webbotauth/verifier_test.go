@@ -1,6 +1,7 @@
 package webbotauth
 
 import (
+	"bufio"
 	"crypto/ed25519"
 	"net/http"
 	"strings"
@@ -172,5 +173,62 @@ func TestNonces(t *testing.T) {
 	}
 	if n.Len() != 2 {
 		t.Errorf("%d nonces kept", n.Len())
+	}
+}
+
+// TestVerifyOtherSigners: a member of another signer that this package cannot read (a
+// component it does not compute, a parameter of the wrong type) does not spoil the
+// web-bot-auth signature beside it; a web-bot-auth member it cannot read is Malformed.
+func TestVerifyOtherSigners(t *testing.T) {
+	pub, priv, _ := ed25519.GenerateKey(nil)
+	id := mustThumbprint(t, pub)
+	const now = 1_800_000_000
+	v, _ := NewVerifier(Options{Agents: []Agent{{URL: "https://agent.example", Bot: "b", Keys: []Key{{ID: id, Public: pub}}}}, Now: at(now)})
+	for _, tc := range []struct {
+		other    string
+		want     Status
+		parseErr bool // ParseSignatures refuses the member
+	}{
+		{`other=("@authority";req);created=1`, Verified, true},
+		{`other=("@method");created="x"`, Verified, true},
+		{`other=("@method" "@method");tag="web-bot-auth"`, Verified, true}, // the best result wins
+		{`other=("@status");tag="web-bot-auth"`, Verified, false},          // an error of the base only
+	} {
+		r, _ := http.NewRequest("GET", "https://shop.example/", nil)
+		r.Header.Set("Signature-Agent", `sig="https://agent.example"`)
+		r.Header.Set("Signature-Input", `sig=("@authority" "signature-agent";key="sig");created=`+itoa(now)+`;expires=`+itoa(now+60)+`;keyid="`+id+`";tag="web-bot-auth"`)
+		r.Header.Set("Signature", "sig=:AA==:")
+		sigs, _ := ParseSignatures(r.Header)
+		base, _ := sigs[0].Base(r, Target{})
+		r.Header.Set("Signature", "sig=:"+b64(ed25519.Sign(priv, base))+":, other=:AA==:")
+		r.Header.Add("Signature-Input", tc.other)
+		if res := v.Verify(r, Target{}); res.Status != tc.want || res.Label != "sig" {
+			t.Errorf("%s: %+v", tc.other, res)
+		}
+		if _, err := ParseSignatures(r.Header); (err != nil) != tc.parseErr {
+			t.Errorf("%s: ParseSignatures: %v", tc.other, err)
+		}
+		// Alone, the unreadable web-bot-auth member is Malformed.
+		r.Header.Set("Signature-Input", tc.other)
+		if res := v.Verify(r, Target{}); tc.parseErr && strings.Contains(tc.other, Tag) && res.Status != Malformed {
+			t.Errorf("%s alone: %+v", tc.other, res)
+		}
+	}
+}
+
+// TestTargetURIAbsoluteForm: a request to a proxy names the absolute URI in its request
+// line; "@target-uri" is still scheme, authority, path and query once.
+func TestTargetURIAbsoluteForm(t *testing.T) {
+	r, err := http.ReadRequest(bufio.NewReader(strings.NewReader("GET https://shop.example/a?b=c HTTP/1.1\r\nHost: shop.example\r\n\r\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := oneSignature(t, `s=("@target-uri" "@request-target")`, "s=:AA==:")
+	base, err := s.Base(r, Target{Scheme: "https"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "\"@target-uri\": https://shop.example/a?b=c\n\"@request-target\": https://shop.example/a?b=c\n"; !strings.HasPrefix(string(base), want) {
+		t.Errorf("%q", base)
 	}
 }
