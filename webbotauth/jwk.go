@@ -129,8 +129,10 @@ func ParseJWK(data []byte) (Key, error) {
 
 // ParseJWKS reads a JWK Set (RFC 7517 section 5), the format of a key directory: its Ed25519
 // keys, at most MaxKeys of them, from at most MaxDirectorySize bytes. Keys of other types are
-// skipped (a directory may serve other algorithms); an Ed25519 key that is malformed, or a set
-// that is not JSON or has no "keys" array, is an error.
+// skipped (a directory may serve other algorithms), and so are Ed25519 entries that are
+// malformed or whose kid is not their thumbprint (the draft: a verifier rejects malformed
+// entries; one bad entry does not take the agent's other keys with it). A set that is not JSON
+// or has no "keys" array is an error.
 func ParseJWKS(data []byte) ([]Key, error) {
 	if len(data) > MaxDirectorySize {
 		return nil, fmt.Errorf("%w: key set of %d bytes, more than %d", ErrKey, len(data), MaxDirectorySize)
@@ -151,7 +153,7 @@ func ParseJWKS(data []byte) ([]Key, error) {
 		}
 		k, err := j.Ed25519Key()
 		if err != nil {
-			return nil, err
+			continue
 		}
 		if len(keys) == MaxKeys {
 			return nil, fmt.Errorf("%w: more than %d keys", ErrKey, MaxKeys)

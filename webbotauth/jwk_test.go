@@ -64,14 +64,15 @@ func TestParseJWKRefuses(t *testing.T) {
 }
 
 func TestParseJWKS(t *testing.T) {
-	set := `{"keys":[{"kty":"RSA","e":"AQAB","n":"xx"},{"kty":"OKP","crv":"Ed25519","x":"` + rfc9421X + `"}]}`
+	set := `{"keys":[{"kty":"RSA","e":"AQAB","n":"xx"},{"kty":"OKP","crv":"Ed25519","x":"short"},` +
+		`{"kty":"OKP","crv":"Ed25519","x":"` + rfc9421X + `","kid":"NFcWBst6DXG-N35nHdzMrioWntdzNZghQSkjHNMMSjw"},` +
+		`{"kty":"OKP","crv":"Ed25519","x":"` + rfc9421X + `"}]}`
 	keys, err := ParseJWKS([]byte(set))
 	if err != nil || len(keys) != 1 || keys[0].ID != rfc9421Thumbprint {
 		t.Fatalf("%+v %v", keys, err)
 	}
 	for _, s := range []string{
 		`{}`, `[]`, `{"keys":{}}`,
-		`{"keys":[{"kty":"OKP","crv":"Ed25519","x":"short"}]}`,
 		`{"keys":[` + strings.Repeat(`{"kty":"OKP","crv":"Ed25519","x":"`+rfc9421X+`"},`, MaxKeys) + `{"kty":"OKP","crv":"Ed25519","x":"` + rfc9421X + `"}]}`,
 		`{"keys":[],"pad":"` + strings.Repeat("x", MaxDirectorySize) + `"}`,
 	} {
