@@ -11,7 +11,9 @@
 //     draft-meunier-webbotauth-httpsig-directory-00 / draft-meunier-http-message-signatures-directory):
 //     the web-bot-auth tag, created and expires, the keyid as a JWK thumbprint, the
 //     Signature-Agent Dictionary (and the earlier String form it still allows a verifier to
-//     read), the JWK Set directory and its well-known URI, and its test vectors;
+//     read), the JWK Set directory and its well-known URI, and its test vectors (read from the
+//     working group's source, webbotauth/draft-ietf-webbotauth-httpsig-protocol at commit
+//     5a71ee1f);
 //   - RFC 7638 (JWK thumbprint) and RFC 8037 (OKP keys, Ed25519).
 //
 // Only Ed25519 is verified: it is what the deployed agents use, and a verifier that accepts

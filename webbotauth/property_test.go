@@ -220,6 +220,7 @@ func TestSignedProperty(t *testing.T) {
 			want     Status
 		}{
 			{fmt.Sprintf("created=%d", created), fmt.Sprintf("created=%d", created-1), Impostor},
+			{fmt.Sprintf("expires=%d", created+300), fmt.Sprintf("expires=%d", created+299), Impostor},
 			{`tag="web-bot-auth"`, `tag="web-bot-auth";x=1`, Impostor},
 			{`keyid="` + id, `keyid="x` + id, UnknownKey},
 			{`tag="web-bot-auth"`, `tag="other"`, Unsigned},

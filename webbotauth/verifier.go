@@ -42,6 +42,8 @@ const (
 
 var statusNames = [...]string{"unsigned", "malformed", "expired", "unknown-key", "pending", "unreachable", "replayed", "impostor", "signed", "verified"}
 
+// String returns the status's name as logs and placeholders spell it ("verified",
+// "unknown-key", ...).
 func (s Status) String() string {
 	if int(s) < len(statusNames) {
 		return statusNames[s]
