@@ -47,3 +47,23 @@ func FuzzParseSignatures(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseJWKS: any body a directory can serve is read without panicking, and every key
+// kept is an Ed25519 key named by its own thumbprint, at most MaxKeys of them.
+func FuzzParseJWKS(f *testing.F) {
+	f.Add([]byte(`{"keys":[{"kty":"OKP","crv":"Ed25519","kid":"poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U","x":"JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs","use":"sig"}]}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		keys, err := ParseJWKS(body)
+		if err != nil {
+			return
+		}
+		if len(keys) > MaxKeys {
+			t.Fatalf("%d keys", len(keys))
+		}
+		for _, k := range keys {
+			if len(k.Public) != 32 || k.ID != mustThumbprint(t, k.Public) {
+				t.Fatalf("key %+v", k)
+			}
+		}
+	})
+}

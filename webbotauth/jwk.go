@@ -104,7 +104,9 @@ func (k JWK) Ed25519Key() (Key, error) {
 	if k.Use != "" && k.Use != "sig" {
 		return Key{}, fmt.Errorf("%w: use %q", ErrKey, k.Use)
 	}
-	x, err := base64.RawURLEncoding.DecodeString(k.X)
+	// Strict: a final character with stray low bits decodes to the same key but would give
+	// it another thumbprint, and a key has one name.
+	x, err := base64.RawURLEncoding.Strict().DecodeString(k.X)
 	if err != nil || len(x) != ed25519.PublicKeySize {
 		return Key{}, fmt.Errorf("%w: x is not a base64url Ed25519 public key", ErrKey)
 	}

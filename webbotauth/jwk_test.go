@@ -51,6 +51,8 @@ func TestParseJWKRefuses(t *testing.T) {
 	for _, s := range []string{
 		`{"kty":"OKP","crv":"X25519","x":"` + rfc9421X + `"}`,
 		`{"kty":"OKP","crv":"Ed25519","x":"JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0b"}`,
+		// The same key with stray bits in its last character (found by FuzzParseJWKS).
+		`{"kty":"OKP","crv":"Ed25519","x":"JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0b1"}`,
 		`{"kty":"OKP","crv":"Ed25519","x":"` + rfc9421X + `","kid":"not-the-thumbprint"}`,
 		`{"kty":"OKP","crv":"Ed25519","x":"` + rfc9421X + `","use":"enc"}`,
 		`{"kty":"OKP","crv":"Ed25519","x":"` + rfc9421X + `","alg":"RS256"}`,
