@@ -44,10 +44,15 @@ type DirectoryOptions struct {
 	Retry time.Duration
 	// Timeout bounds one fetch; 0 is 10 seconds.
 	Timeout time.Duration
-	// MaxAgents bounds how many agents' directories are cached; 0 is 1,000. With
-	// FetchUntrusted every client can name a new one, so the cache must not grow with them.
+	// MaxAgents bounds how many directories of agents that are not trusted are cached; 0 is
+	// 1,000. With FetchUntrusted every client can name a new one, so the cache must not grow
+	// with them; when it is full, failures older than Retry go first, then any other entry
+	// not being fetched. Trusted agents' directories (bounded by the configuration) are
+	// always kept.
 	MaxAgents int
-	// MaxFetches bounds the fetches in progress at once, over all agents; 0 is 4.
+	// MaxFetches bounds the fetches in progress at once, over all agents; 0 is 4, less than 2
+	// is 2. One of them is kept for trusted agents, so that clients naming agents of their
+	// own cannot hold every fetch.
 	MaxFetches int
 	// Now is the clock of Fetch (a Verifier gives lookups its own); nil is time.Now.
 	Now func() time.Time
@@ -63,10 +68,13 @@ type Directory struct {
 	client *http.Client
 	o      DirectoryOptions
 
-	mu       sync.Mutex
-	entries  map[string]*dirEntry
-	inflight int // fetches in progress
-	wg       sync.WaitGroup
+	mu        sync.Mutex
+	entries   map[string]*dirEntry
+	inflight  int // fetches in progress
+	untrusted int // entries of agents not trusted
+	// inflightUntrusted is the fetches in progress for agents not trusted.
+	inflightUntrusted int
+	wg                sync.WaitGroup
 }
 
 type dirEntry struct {
@@ -75,6 +83,7 @@ type dirEntry struct {
 	attempt  time.Time       // when the last fetch started
 	err      error           // of the last fetch
 	fetching chan struct{}   // closed when the fetch in progress ends; nil if none
+	trusted  bool            // a Verifier trusts the agent
 }
 
 // NewDirectory returns a Directory.
@@ -97,6 +106,7 @@ func NewDirectory(o DirectoryOptions) *Directory {
 	if o.MaxFetches == 0 {
 		o.MaxFetches = 4
 	}
+	o.MaxFetches = max(o.MaxFetches, 2)
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -164,14 +174,12 @@ func DirectoryURL(agent string) string {
 // has no directory, a stale one, or one without that key (rotation) and the last attempt is
 // older than Retry. With no key it says why: Pending while a fetch runs, Unreachable after a
 // failed one, UnknownKey when the fetched directory does not hold the key.
-func (d *Directory) lookup(agent, keyID string, now time.Time) (*Key, Status, string) {
+func (d *Directory) lookup(agent, keyID string, now time.Time, trusted bool) (*Key, Status, string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	e := d.entries[agent]
+	e := d.entry(agent, now, trusted)
 	if e == nil {
-		if e = d.add(agent, now); e == nil {
-			return nil, Unreachable, "too many agent directories cached"
-		}
+		return nil, Unreachable, "too many agent directories cached"
 	}
 	retry := now.Sub(e.attempt) >= d.o.Retry
 	if e.keys != nil {
@@ -199,30 +207,63 @@ func (d *Directory) lookup(agent, keyID string, now time.Time) (*Key, Status, st
 	return nil, Unreachable, fmt.Sprintf("the agent's directory: %v", e.err)
 }
 
-// add makes the cache entry of an agent, first dropping the failures older than Retry when
-// the cache is full; nil if it stays full. d.mu is held.
-func (d *Directory) add(agent string, now time.Time) *dirEntry {
-	if len(d.entries) >= d.o.MaxAgents {
-		for a, e := range d.entries {
-			if e.keys == nil && e.fetching == nil && now.Sub(e.attempt) >= d.o.Retry {
-				delete(d.entries, a)
-			}
-		}
-		if len(d.entries) >= d.o.MaxAgents {
+// entry returns the cache entry of an agent, made if need be; nil if the cache of agents not
+// trusted is full of entries it cannot drop. d.mu is held.
+func (d *Directory) entry(agent string, now time.Time, trusted bool) *dirEntry {
+	e := d.entries[agent]
+	switch {
+	case e != nil && trusted && !e.trusted:
+		e.trusted = true
+		d.untrusted--
+	case e != nil:
+	case trusted:
+		e = &dirEntry{trusted: true}
+		d.entries[agent] = e
+	default:
+		if d.untrusted >= d.o.MaxAgents && !d.evict(now) {
 			return nil
 		}
+		e = &dirEntry{}
+		d.entries[agent] = e
+		d.untrusted++
 	}
-	e := &dirEntry{}
-	d.entries[agent] = e
 	return e
 }
 
-// start begins a fetch of agent's directory, unless MaxFetches are in progress; d.mu is held.
+// evict drops the untrusted entries that failed longer than Retry ago or, if there are none,
+// one other untrusted entry not being fetched; false if it could drop none. d.mu is held.
+func (d *Directory) evict(now time.Time) bool {
+	n := d.untrusted
+	for a, e := range d.entries {
+		if !e.trusted && e.keys == nil && e.fetching == nil && now.Sub(e.attempt) >= d.o.Retry {
+			delete(d.entries, a)
+			d.untrusted--
+		}
+	}
+	if d.untrusted < n {
+		return true
+	}
+	for a, e := range d.entries {
+		if !e.trusted && e.fetching == nil {
+			delete(d.entries, a)
+			d.untrusted--
+			return true
+		}
+	}
+	return false
+}
+
+// start begins a fetch of agent's directory, unless MaxFetches are in progress (MaxFetches - 1
+// for an agent not trusted); d.mu is held.
 func (d *Directory) start(agent string, e *dirEntry, now time.Time) {
-	if d.inflight >= d.o.MaxFetches {
+	trusted := e.trusted
+	if d.inflight >= d.o.MaxFetches || !trusted && d.inflightUntrusted >= d.o.MaxFetches-1 {
 		return
 	}
 	d.inflight++
+	if !trusted {
+		d.inflightUntrusted++
+	}
 	done := make(chan struct{})
 	e.fetching, e.attempt = done, now
 	d.wg.Add(1)
@@ -237,26 +278,23 @@ func (d *Directory) start(agent string, e *dirEntry, now time.Time) {
 		}
 		e.err, e.fetching = err, nil
 		d.inflight--
+		if !trusted {
+			d.inflightUntrusted--
+		}
 		d.mu.Unlock()
 		close(done)
 	}()
 }
 
 // Fetch fetches agent's directory now (or waits for the fetch in progress) and returns its
-// error: for warming the cache at start and for tests.
+// error: for warming the cache at start and for tests. The agent counts as trusted.
 func (d *Directory) Fetch(ctx context.Context, agent string) error {
 	agent, err := NormalizeAgent(agent)
 	if err != nil {
 		return err
 	}
 	d.mu.Lock()
-	e := d.entries[agent]
-	if e == nil {
-		if e = d.add(agent, d.o.Now()); e == nil {
-			d.mu.Unlock()
-			return fmt.Errorf("%w: too many agent directories cached", errDirectory)
-		}
-	}
+	e := d.entry(agent, d.o.Now(), true)
 	if e.fetching == nil {
 		d.start(agent, e, d.o.Now())
 	}

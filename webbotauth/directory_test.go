@@ -319,32 +319,43 @@ func TestDirectoryTTL(t *testing.T) {
 	}
 }
 
-// TestDirectoryBounds: the cache holds MaxAgents directories and no more; failures make room
-// once Retry has passed.
+// TestDirectoryBounds: agents that are not trusted hold at most MaxAgents entries and
+// MaxFetches - 1 fetches; a trusted agent always gets an entry and a fetch.
 func TestDirectoryBounds(t *testing.T) {
 	pub, priv, _ := ed25519.GenerateKey(nil)
 	ds := newDirServer(t, pub)
+	ds.gate = make(chan struct{})
 	now := int64(1_800_000_000)
 	dir := NewDirectory(DirectoryOptions{
-		TLSConfig: ds.srv.Client().Transport.(*http.Transport).TLSClientConfig.Clone(),
-		AllowAddr: func(a netip.Addr) bool { return a.IsLoopback() },
-		MaxAgents: 2,
+		TLSConfig:  ds.srv.Client().Transport.(*http.Transport).TLSClientConfig.Clone(),
+		AllowAddr:  func(a netip.Addr) bool { return a.IsLoopback() },
+		MaxAgents:  2,
+		MaxFetches: 2,
 	})
-	v, _ := NewVerifier(Options{Directory: dir, FetchUntrusted: true, Now: func() time.Time { return time.Unix(now, 0) }})
+	clock := func() time.Time { return time.Unix(now, 0) }
+	trustedURL := ds.srv.URL + "/jwks.json"
+	v, _ := NewVerifier(Options{Agents: []Agent{{URL: trustedURL, Bot: "t"}}, Directory: dir, FetchUntrusted: true, Now: clock})
 	id := mustThumbprint(t, pub)
-	for i, want := range []Status{Pending, Pending, Unreachable} {
-		res := v.Verify(signFor(t, ds.srv.URL+fmt.Sprintf("/missing%d", i), priv, id, now), Target{})
-		dir.Wait()
-		if res.Status != want {
-			t.Fatalf("agent %d: %+v, want %v", i, res, want)
+	check := func(agent string, want Status) {
+		t.Helper()
+		if res := v.Verify(signFor(t, agent, priv, id, now), Target{}); res.Status != want {
+			t.Fatalf("%s: %+v, want %v", agent, res, want)
 		}
 	}
-	now += 61
-	if res := v.Verify(signFor(t, ds.srv.URL+"/jwks.json", priv, id, now), Target{}); res.Status != Pending {
-		t.Fatalf("after Retry: %+v", res)
+	check(ds.srv.URL+"/u0", Pending)     // the one fetch agents not trusted may have
+	check(ds.srv.URL+"/u1", Unreachable) // no fetch left for them
+	check(trustedURL, Pending)           // the fetch kept for trusted agents
+	check(ds.srv.URL+"/u2", Unreachable) // u1 made room (never fetched), still no fetch
+	dir.mu.Lock()
+	n, untrusted := len(dir.entries), dir.untrusted
+	dir.mu.Unlock()
+	if n != 3 || untrusted != 2 {
+		t.Errorf("%d entries, %d untrusted", n, untrusted)
 	}
+	close(ds.gate)
 	dir.Wait()
-	if n := ds.hits.Load(); n != 3 {
-		t.Errorf("%d fetches", n)
+	check(trustedURL, Verified)
+	if h := ds.hits.Load(); h != 2 {
+		t.Errorf("%d fetches", h)
 	}
 }

@@ -251,7 +251,7 @@ func (v *Verifier) verify(r *http.Request, t Target, s *Signature) Result {
 			}
 		case v.dir != nil && (trusted || v.fetchOther):
 			var st Status
-			key, st, res.Reason = v.dir.lookup(agent, s.KeyID, v.now())
+			key, st, res.Reason = v.dir.lookup(agent, s.KeyID, v.now(), trusted)
 			if key == nil {
 				res.Status = st
 				return res
