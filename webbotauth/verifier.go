@@ -55,7 +55,9 @@ func (s Status) String() string {
 type Result struct {
 	// Status is what the request proves.
 	Status Status
-	// Bot is the catalogue ID of the trusted agent of a Verified request, else "".
+	// Bot is the catalogue ID of the trusted agent the signature names, whatever the Status
+	// (as identity.Identity.Bot is the bot a User-Agent claims): only Verified proves it,
+	// Impostor refutes it. "" if the agent named is not trusted or none is named.
 	Bot string
 	// Agent is the normalized Signature-Agent URL the signature covers ("" if none).
 	Agent string
@@ -243,6 +245,9 @@ func (v *Verifier) verify(r *http.Request, t Target, s *Signature) Result {
 	} else {
 		e = v.agents[agent]
 		trusted = e != nil
+		if trusted {
+			res.Bot = e.bot
+		}
 		switch {
 		case e != nil && e.keys != nil:
 			if key = e.keys[s.KeyID]; key == nil {
@@ -279,7 +284,7 @@ func (v *Verifier) verify(r *http.Request, t Target, s *Signature) Result {
 		return res
 	}
 	if trusted {
-		res.Status, res.Bot = Verified, e.bot
+		res.Status = Verified
 		return res
 	}
 	res.Status, res.Reason = Signed, "valid signature of an agent that is not trusted"
