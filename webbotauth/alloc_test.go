@@ -10,7 +10,7 @@ import (
 // TestVerifyUnsignedAllocs: the unsigned request, every request of most sites, allocates
 // nothing.
 func TestVerifyUnsignedAllocs(t *testing.T) {
-	v, err := NewVerifier(Options{Agents: []Agent{rfcAgent(t)}})
+	v, err := NewVerifier(Options{Agents: []Agent{rfcAgent(t)}, AllowTestKeys: true})
 	if err != nil {
 		t.Fatal(err)
 	}

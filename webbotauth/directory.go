@@ -56,6 +56,9 @@ type DirectoryOptions struct {
 	MaxFetches int
 	// Now is the clock of Fetch (a Verifier gives lookups its own); nil is time.Now.
 	Now func() time.Time
+	// AllowTestKeys keeps the published test keys (TestKeys) a directory serves, which are
+	// otherwise dropped; for tests only.
+	AllowTestKeys bool
 }
 
 // Directory fetches and caches the key directories of agents: the JWK Set at the agent's
@@ -352,6 +355,9 @@ func (d *Directory) get(ctx context.Context, agent string) (map[string]*Key, tim
 	}
 	m := make(map[string]*Key, len(keys))
 	for i := range keys {
+		if TestKeys[keys[i].ID] && !d.o.AllowTestKeys {
+			continue // the draft: verifiers reject known test keys in directories
+		}
 		m[keys[i].ID] = &keys[i]
 	}
 	return m, d.ttl(resp.Header), nil

@@ -359,3 +359,24 @@ func TestDirectoryBounds(t *testing.T) {
 		t.Errorf("%d fetches", h)
 	}
 }
+
+// TestDirectoryTestKeys: a directory serving the RFC 9421 test key (as the draft's signed
+// directory example does) does not make it verify, unless AllowTestKeys.
+func TestDirectoryTestKeys(t *testing.T) {
+	ds := newDirServer(t, rfc9421Ed25519(t))
+	for _, allow := range []bool{false, true} {
+		dir := NewDirectory(DirectoryOptions{
+			TLSConfig:     ds.srv.Client().Transport.(*http.Transport).TLSClientConfig.Clone(),
+			AllowAddr:     func(a netip.Addr) bool { return a.IsLoopback() },
+			AllowTestKeys: allow,
+		})
+		if err := dir.Fetch(context.Background(), ds.srv.URL); err != nil {
+			t.Fatal(err)
+		}
+		agent, _ := NormalizeAgent(ds.srv.URL)
+		k, _, _ := dir.lookup(agent, rfc9421Thumbprint, time.Now(), true)
+		if (k != nil) != allow {
+			t.Errorf("AllowTestKeys %v: key %v", allow, k)
+		}
+	}
+}

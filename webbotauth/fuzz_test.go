@@ -16,7 +16,7 @@ func FuzzParseSignatures(f *testing.F) {
 	f.Add(`sig-b26=("date" "@method" "@path" "@authority" "content-type" "content-length");created=1618884473;keyid="test-key-ed25519"`,
 		`sig-b26=:wqcAqbmYJ2ji2glfAMaRy4gruYYnx2nEFN2HN6jrnDnQCK1u02Gb04v9EDgwUPiu4A0w6vuQv5lIp5WPpBKRCw==:`, ``)
 	raw := "POST /foo?param=Value&Pet=dog HTTP/1.1\r\nHost: example.com\r\nDate: Tue, 20 Apr 2021 02:07:55 GMT\r\nContent-Type: application/json\r\nContent-Length: 18\r\n\r\n"
-	v, err := NewVerifier(Options{Agents: []Agent{rfcAgent(f)}})
+	v, err := NewVerifier(Options{Agents: []Agent{rfcAgent(f)}, AllowTestKeys: true})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -76,6 +76,14 @@ func (k JWK) Thumbprint() (string, error) {
 	return base64.RawURLEncoding.EncodeToString(sum[:]), nil
 }
 
+// TestKeys are the thumbprints of the published test keys of Ed25519 (RFC 9421 Appendix
+// B.1.4, test-key-ed25519, which the draft's test vectors and public demonstrations use).
+// The draft ("Test and Demonstration Keys") asks verifiers to reject them: anyone can sign
+// with them.
+var TestKeys = map[string]bool{
+	"poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U": true,
+}
+
 // Key is an Ed25519 verification key, named by its thumbprint.
 type Key struct {
 	// ID is the RFC 7638 thumbprint, which a signature's keyid names.

@@ -102,6 +102,9 @@ type Options struct {
 	Nonces *Nonces
 	// RequireNonce makes a signature without a nonce Malformed when Nonces is set.
 	RequireNonce bool
+	// AllowTestKeys lets agents be configured with the published test keys (TestKeys),
+	// which NewVerifier otherwise refuses; for tests only.
+	AllowTestKeys bool
 }
 
 type agentEntry struct {
@@ -161,6 +164,9 @@ func NewVerifier(o Options) (*Verifier, error) {
 				k := a.Keys[i]
 				if len(k.Public) != ed25519.PublicKeySize || k.ID == "" {
 					return nil, fmt.Errorf("webbotauth: agent %s: a key without its thumbprint or of the wrong size", u)
+				}
+				if TestKeys[k.ID] && !o.AllowTestKeys {
+					return nil, fmt.Errorf("webbotauth: agent %s: key %s is a published test key", u, k.ID)
 				}
 				e.keys[k.ID] = &k
 				v.inline[k.ID] = &k

@@ -51,7 +51,10 @@ func TestDraftVectors(t *testing.T) {
 			if err != nil || string(base) != tc.base {
 				t.Fatalf("base %v:\n%s\nwant:\n%s", err, base, tc.base)
 			}
-			v, err := NewVerifier(Options{Agents: []Agent{rfcAgent(t)}, Now: at(1735689600 + 30), MaxValidity: 100 * 365 * 24 * time.Hour})
+			if _, err := NewVerifier(Options{Agents: []Agent{rfcAgent(t)}}); err == nil {
+				t.Fatal("the RFC's test key is accepted in a configuration")
+			}
+			v, err := NewVerifier(Options{Agents: []Agent{rfcAgent(t)}, Now: at(1735689600 + 30), MaxValidity: 100 * 365 * 24 * time.Hour, AllowTestKeys: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -67,7 +70,7 @@ func TestDraftVectors(t *testing.T) {
 				t.Errorf("another agent: %+v", res)
 			}
 			// Under the default 24 h bound the dictionary vector (expires in 2124) is refused.
-			v, _ = NewVerifier(Options{Agents: []Agent{rfcAgent(t)}, Now: at(1735689600 + 30)})
+			v, _ = NewVerifier(Options{Agents: []Agent{rfcAgent(t)}, Now: at(1735689600 + 30), AllowTestKeys: true})
 			r.Header.Set("Signature-Agent", tc.agent)
 			want := Verified
 			if tc.name == "dictionary" {
