@@ -68,6 +68,10 @@ func (s *Signature) Base(r *http.Request, t Target) ([]byte, error) {
 func (s *Signature) appendBase(b []byte, r *http.Request, t Target) ([]byte, error) {
 	scheme := t.scheme(r)
 	for _, c := range s.Components {
+		if c.Req {
+			// A request has no request of its own (section 2.4).
+			return nil, componentErr(c, "req in a request's signature")
+		}
 		b = append(b, c.id...)
 		b = append(b, ": "...)
 		var err error

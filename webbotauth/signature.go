@@ -33,6 +33,9 @@ type Component struct {
 	SF bool
 	// BS is the bs parameter: each field line wrapped as a Byte Sequence (section 2.1.3).
 	BS bool
+	// Req is the req parameter: the component of the request a response answers (section
+	// 2.4); only a response's signature (VerifyDirectoryResponse) can have it.
+	Req bool
 	// id is the component identifier as the signature base names it: the serialized Item.
 	id string
 }
@@ -231,9 +234,10 @@ func parseComponent(it httpsfv.Item) (Component, error) {
 			case "bs":
 				c.BS, ok = v.(bool)
 				ok = ok && name[0] != '@'
+			case "req":
+				c.Req, ok = v.(bool)
 			default:
-				// req and tr (responses and trailers) and anything unknown: refused rather
-				// than computed wrongly.
+				// tr (trailers) and anything unknown: refused rather than computed wrongly.
 				ok = false
 			}
 			if !ok {

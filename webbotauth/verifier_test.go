@@ -197,7 +197,7 @@ func TestVerifyOtherSigners(t *testing.T) {
 		want     Status
 		parseErr bool // ParseSignatures refuses the member
 	}{
-		{`other=("@authority";req);created=1`, Verified, true},
+		{`other=("@authority";tr);created=1`, Verified, true},
 		{`other=("@method");created="x"`, Verified, true},
 		{`other=("@method" "@method");tag="web-bot-auth"`, Verified, true}, // the best result wins
 		{`other=("@status");tag="web-bot-auth"`, Verified, false},          // an error of the base only
