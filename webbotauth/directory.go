@@ -319,6 +319,14 @@ func (d *Directory) Fetch(ctx context.Context, agent string) error {
 // Wait waits for the fetches in progress to end.
 func (d *Directory) Wait() { d.wg.Wait() }
 
+// Close waits for the fetches in progress (each bounded by Timeout) and closes the idle
+// connections, for a front end's cleanup when its configuration is replaced. The cache stays
+// usable; a later fetch opens a new connection.
+func (d *Directory) Close() {
+	d.wg.Wait()
+	d.client.CloseIdleConnections()
+}
+
 var errDirectory = errors.New("webbotauth: key directory")
 
 // get fetches and parses one directory, returning its keys and how long to use them.

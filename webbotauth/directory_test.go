@@ -125,6 +125,10 @@ func TestDirectoryVerify(t *testing.T) {
 	if n := ds.hits.Load(); n != 1 {
 		t.Errorf("%d fetches", n)
 	}
+	dir.Close()
+	if res := v.Verify(r, Target{}); res.Status != Verified {
+		t.Fatalf("after Close: %+v", res)
+	}
 }
 
 // TestDirectoryCoalesces: many requests of an agent not yet cached make one fetch.
