@@ -1,0 +1,5 @@
+//go:build race
+
+package webbotauth
+
+func init() { raceEnabled = true }
