@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -183,6 +184,12 @@ func (a *Crawlers) validate() error {
 		if l.Refresh < 0 || l.MaxAge < 0 || l.Timeout < 0 || l.MaxSize < 0 {
 			return fmt.Errorf("crawlers.lists: durations and sizes are positive")
 		}
+		if l.Refresh != 0 && time.Duration(l.Refresh) < identity.MinRefresh {
+			return fmt.Errorf("crawlers.lists.refresh %s: at least %s (the operators' servers, or the files, would be read in a loop)", time.Duration(l.Refresh), identity.MinRefresh)
+		}
+		if l.Off && (l.Offline || len(l.Local) > 0) {
+			return fmt.Errorf("crawlers.lists: off, and yet offline or local files given: say one")
+		}
 		if l.Offline && len(l.Local) == 0 {
 			return fmt.Errorf("crawlers.lists.offline: no list is given as a local file (local), so nothing would verify")
 		}
@@ -190,9 +197,12 @@ func (a *Crawlers) validate() error {
 		for _, s := range identity.Sources() {
 			sources[s.URL] = true
 		}
-		for u := range l.Local {
+		for u, f := range l.Local {
 			if !sources[u] {
 				return fmt.Errorf("crawlers.lists.local[%q]: the bot catalogue names no list at this URL", u)
+			}
+			if _, err := os.Stat(f); err != nil {
+				return fmt.Errorf("crawlers.lists.local[%q]: %v", u, err)
 			}
 		}
 	}
@@ -206,7 +216,9 @@ func (a *Crawlers) validate() error {
 // and logs the state of each list.
 func (a *Crawlers) Start() error {
 	appStarts.Add(1)
-	a.svc.Start(context.Background())
+	if !a.svc.Start(context.Background()) {
+		return nil // a reload with the same config: the running verification goes on
+	}
 	// One line for the whole, one per list at debug level (a reload would repeat them all),
 	// and a warning for each list that failed.
 	lists := a.svc.Lists()
@@ -257,7 +269,7 @@ func (a *Crawlers) identify(r *http.Request) *crawlerInfo {
 	// The address is looked at only when the header names a bot (a browser's request costs
 	// the header's scan and no more).
 	ci := noneInfo()
-	if bot, ok := crawlers.IdentifyBot(r.Header.Get("User-Agent")); ok {
+	if bot, ok := crawlers.IdentifyBotHeader(r.Header["User-Agent"]); ok {
 		ci = internIdentity(a.svc.Verify(bot, clientAddr(r)))
 	}
 	return storeIdentity(r, ci)

@@ -34,7 +34,11 @@ func init() {
 //			dns_max_in_flight <n>         # lookups in progress at once (default 32)
 //		}
 //	}
-func parseCrawlersOption(d *caddyfile.Dispenser, _ any) (any, error) {
+func parseCrawlersOption(d *caddyfile.Dispenser, existing any) (any, error) {
+	if existing != nil {
+		// A second block would silently replace the first (say, its lists offline).
+		return nil, d.Err("crawlers: given twice; put every sub-directive in one block")
+	}
 	app := &Crawlers{}
 	lists := func() *CrawlerLists {
 		if app.Lists == nil {

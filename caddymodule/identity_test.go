@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -104,8 +106,25 @@ func TestCrawlerIdentityThroughCaddy(t *testing.T) {
 			t.Errorf("matcher: %s from %s: %d %q, want %d with %q", c.ua, c.client, resp.StatusCode, body, c.status2, c.body2)
 		}
 	}
+	// A second User-Agent field claiming Googlebot is read, as enforcement reads every value.
+	// (Written by hand: Go's client sends one User-Agent line.)
+	conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", sitePort))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "GET /page HTTP/1.1\r\nHost: localhost\r\nUser-Agent: Mozilla/5.0 Firefox/133.0\r\nUser-Agent: %s\r\nX-Forwarded-For: 203.0.113.9\r\nConnection: close\r\n\r\n", googlebotUA)
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != 410 {
+		t.Errorf("Googlebot in a second User-Agent field from outside the list: %d, want 410", res.StatusCode)
+	}
+	res.Body.Close()
+	var resp *http.Response
 	// robots.txt is served to an impostor.
-	resp, _ := do(t, "GET", siteURL("/robots.txt"), "User-Agent: "+googlebotUA, "X-Forwarded-For: 203.0.113.9")
+	resp, _ = do(t, "GET", siteURL("/robots.txt"), "User-Agent: "+googlebotUA, "X-Forwarded-For: 203.0.113.9")
 	wantStatus(t, resp, 200)
 }
 
@@ -167,6 +186,8 @@ func TestCrawlerMatcherForms(t *testing.T) {
 	respond @cel "cel {http.crawler.status}" 200
 	@none crawler none
 	respond @none "nobody" 200
+	@twitter crawler Twitterbot
+	respond @twitter "twitter {http.crawler.id}" 200
 	respond "other {http.crawler.id}" 200
 }
 `)
@@ -175,6 +196,9 @@ func TestCrawlerMatcherForms(t *testing.T) {
 		{googlebotUA, "66.249.64.5", "cel verified"},
 		{googlebotUA, "203.0.113.9", "cel impostor"},
 		{"curl/8.5.0", "203.0.113.9", "other curl"},
+		// A name two bots of the catalogue send stands for both.
+		{"Twitterbot/1.0", "203.0.113.9", "twitter twitter-crawler"},
+		{"facebookexternalhit/1.1 Facebot Twitterbot/1.0", "203.0.113.9", "twitter imessage-preview"},
 		{"Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0", "203.0.113.9", "nobody"},
 	} {
 		_, body := do(t, "GET", siteURL("/"), "User-Agent: "+c.ua, "X-Forwarded-For: "+c.client)
@@ -204,6 +228,11 @@ func TestCrawlerConfigErrors(t *testing.T) {
 		{strings.Replace(globals(), "}\n", "\tcrawlers {\n\t\trefresh soon\n\t}\n}\n", 1) + expand(":@PORT@ {\n\trespond 1\n}\n"), `refresh "soon"`},
 		{strings.Replace(globals(), "}\n", "\tcrawlers {\n\t\tlist_file https://example.com/list.json /tmp/x\n\t}\n}\n", 1) + expand(":@PORT@ {\n\trespond 1\n}\n"), "names no list at this URL"},
 		{strings.Replace(globals(), "}\n", "\tcrawlers {\n\t\tlists offline\n\t}\n}\n", 1) + expand(":@PORT@ {\n\trespond 1\n}\n"), "no list is given as a local file"},
+		{strings.Replace(globals(), "}\n", "\tcrawlers {\n\t\trefresh 1s\n\t}\n}\n", 1) + expand(":@PORT@ {\n\trespond 1\n}\n"), "crawlers.lists.refresh 1s: at least 10m0s"},
+		{strings.Replace(globals(), "}\n", "\tcrawlers {\n\t\tlists off\n\t}\n\tcrawlers {\n\t\treverse_dns off\n\t}\n}\n", 1) + expand(":@PORT@ {\n\trespond 1\n}\n"), "crawlers: given twice"},
+		{strings.Replace(globals(), "}\n", "\tcrawlers {\n\t\tlists off\n\t\tlist_file https://developers.google.com/static/search/apis/ipranges/googlebot.json /tmp/x\n\t}\n}\n", 1) + expand(":@PORT@ {\n\trespond 1\n}\n"), "off, and yet offline or local files given"},
+		{strings.Replace(globals(), "}\n", "\tcrawlers {\n\t\tlist_file https://developers.google.com/static/search/apis/ipranges/googlebot.json /nonexistent/googlebot.json\n\t}\n}\n", 1) + expand(":@PORT@ {\n\trespond 1\n}\n"), "no such file or directory"},
+		{site("\trobots_txt {\n\t\tgroup * {\n\t\t\tdisallow /admin/\n\t\t}\n\t\tenforce\n\t}"), "no group names a crawler"},
 	} {
 		status, msg := loadRaw(t, c.cfg, "text/caddyfile")
 		if status == http.StatusOK || !strings.Contains(msg, c.want) {
@@ -211,9 +240,15 @@ func TestCrawlerConfigErrors(t *testing.T) {
 		}
 	}
 	// The JSON form is checked at provision too.
-	status, msg := loadRaw(t, fmt.Sprintf(`{"admin": {"listen": "localhost:%d"}, "apps": {"http": {"servers": {"s": {"listen": [":%d"], "routes": [{"match": [{"crawler": {"bots": ["Googlebott"]}}], "handle": [{"handler": "static_response"}]}]}}}}}`, adminPort, sitePort), "application/json")
-	if status == http.StatusOK || !strings.Contains(msg, `bots[0] "Googlebott": not a bot of the catalogue; did you mean "Googlebot"?`) {
-		t.Errorf("JSON matcher: %d %q", status, msg)
+	for bot, want := range map[string]string{
+		"Googlebott": `bots[0] "Googlebott": not a bot of the catalogue; did you mean "Googlebot"?`,
+		"impostor":   `bots[0] "impostor": not a bot of the catalogue but a status: put it in statuses`,
+		"ai-search":  `bots[0] "ai-search": not a bot of the catalogue but a category: put it in categories`,
+	} {
+		status, msg := loadRaw(t, fmt.Sprintf(`{"admin": {"listen": "localhost:%d"}, "apps": {"http": {"servers": {"s": {"listen": [":%d"], "routes": [{"match": [{"crawler": {"bots": [%q]}}], "handle": [{"handler": "static_response"}]}]}}}}}`, adminPort, sitePort, bot), "application/json")
+		if status == http.StatusOK || !strings.Contains(msg, want) {
+			t.Errorf("JSON matcher with bot %q: %d %q, want %q", bot, status, msg, want)
+		}
 	}
 }
 

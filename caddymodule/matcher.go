@@ -32,7 +32,8 @@ func init() {
 // request.
 type MatchCrawler struct {
 	// Bots are bots of the catalogue, by ID ("google-crawler") or by a name they send
-	// ("Googlebot"), compared without regard to case.
+	// ("Googlebot"), compared without regard to case; a name several bots send stands for
+	// each of them.
 	Bots []string `json:"bots,omitempty"`
 	// Categories are categories of the bot catalogue ("search-engine", "ai", "monitor", ...)
 	// or of the AI catalogue ("ai-training", "ai-search", "ai-assistants", "ai-all").
@@ -135,8 +136,8 @@ func classifyCrawlerArg(arg string) (kind, value string, err error) {
 	if c, ok := findFold(allCategories(), arg); ok {
 		return "category", c, nil
 	}
-	if id, ok := botID(arg); ok {
-		return "bot", id, nil
+	if len(botIDs(arg)) > 0 {
+		return "bot", arg, nil
 	}
 	return "", "", fmt.Errorf("crawler %q: not a status (%s), a category (%s) or a bot of the catalogue%s",
 		arg, strings.Join(statusNames(), ", "), strings.Join(allCategories(), ", "), suggest(arg))
@@ -164,17 +165,17 @@ func findFold(list []string, s string) (string, bool) {
 	return "", false
 }
 
-// botID finds a bot by ID or by one of its names.
-func botID(s string) (string, bool) {
+// botIDs are the bots with the ID s or a name s, without regard to case: a name may belong to
+// several bots of the catalogue (Twitterbot is Twitter's crawler and a part of Apple's link
+// previews), and the matcher matches each.
+func botIDs(s string) []string {
+	var out []string
 	for _, b := range crawlers.Bots() {
-		if strings.EqualFold(b.ID, s) {
-			return b.ID, true
-		}
-		if _, ok := findFold(b.Names, s); ok {
-			return b.ID, true
+		if _, named := findFold(b.Names, s); named || strings.EqualFold(b.ID, s) {
+			out = append(out, b.ID)
 		}
 	}
-	return "", false
+	return out
 }
 
 // suggest names the closest bot name or category, if one is close.
@@ -196,11 +197,16 @@ func suggest(s string) string {
 func (m *MatchCrawler) Provision(ctx caddy.Context) error {
 	m.bots, m.cats, m.statuses = map[string]bool{}, map[string]bool{}, map[identity.Status]bool{}
 	for i, b := range m.Bots {
-		id, ok := botID(b)
-		if !ok {
+		ids := botIDs(b)
+		if len(ids) == 0 {
+			if kind, _, err := classifyCrawlerArg(b); err == nil {
+				return fmt.Errorf("bots[%d] %q: not a bot of the catalogue but a %s: put it in %s", i, b, kind, map[string]string{"status": "statuses", "category": "categories"}[kind])
+			}
 			return fmt.Errorf("bots[%d] %q: not a bot of the catalogue%s", i, b, suggest(b))
 		}
-		m.bots[id] = true
+		for _, id := range ids {
+			m.bots[id] = true
+		}
 	}
 	for i, c := range m.Categories {
 		cat, ok := findFold(allCategories(), c)

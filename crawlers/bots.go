@@ -165,6 +165,23 @@ func mustMatcher(names []string) *UAMatcher {
 // A browser's header names none. The header is a claim: the bot's Verification says how to
 // check it.
 func IdentifyBot(userAgent string) (id string, ok bool) {
+	return identifyBot(userAgent)
+}
+
+// IdentifyBotHeader is IdentifyBot over the values of a request's User-Agent field (its
+// http.Header entry): the bot the first value naming one names. A request may carry the field
+// twice; reading only the first value would let "User-Agent: Firefox" hide a second one that
+// claims a crawler, which enforcement (reading every value) would see.
+func IdentifyBotHeader(values []string) (id string, ok bool) {
+	for _, v := range values {
+		if id, ok := identifyBot(v); ok {
+			return id, true
+		}
+	}
+	return "", false
+}
+
+func identifyBot(userAgent string) (id string, ok bool) {
 	x := botMatcher()
 	name, ok := x.m.Match(userAgent)
 	if !ok {

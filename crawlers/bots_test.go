@@ -255,3 +255,24 @@ func BenchmarkIdentifyBotGooglebot(b *testing.B) {
 		crawlers.IdentifyBot(ua)
 	}
 }
+
+// TestIdentifyBotHeader: every value of the field is read; the first naming a bot decides.
+func TestIdentifyBotHeader(t *testing.T) {
+	const firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"
+	const googlebot = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+	for _, c := range []struct {
+		values []string
+		want   string
+	}{
+		{nil, ""},
+		{[]string{firefox}, ""},
+		{[]string{firefox, googlebot}, "google-crawler"},
+		{[]string{googlebot, "GPTBot/1.2"}, "google-crawler"},
+		{[]string{"", "GPTBot/1.2"}, "openai-crawler"},
+	} {
+		got, ok := crawlers.IdentifyBotHeader(c.values)
+		if got != c.want || ok != (c.want != "") {
+			t.Errorf("IdentifyBotHeader(%q) = %q, %v, want %q", c.values, got, ok, c.want)
+		}
+	}
+}

@@ -135,16 +135,21 @@ func (v *Verifier) Verify(bot string, client netip.Addr) Identity {
 	if c.inline != nil && c.inline.Contains(client) {
 		return Identity{Bot: id, Status: Verified, By: "ip"}
 	}
-	// Impostor needs an answer: a trusted list that does not hold the address, a host
-	// name check that failed, or the catalogue's own addresses.
-	answered := c.inline != nil
+	// Impostor needs an answer: the host names checked (the operator says its machines have
+	// such names), or every published list of the bot trusted and without the address (one
+	// missing list could hold it: an operator's IPv6 list, a list whose fetch failed), or the
+	// catalogue's own addresses.
+	no, missing := c.inline != nil, false
 	if v.lists != nil {
 		for _, u := range c.sources {
-			if p, ok := v.lists.Prefixes(u); ok {
-				if p.Contains(client) {
-					return Identity{Bot: id, Status: Verified, By: "ip-list"}
-				}
-				answered = true
+			p, ok := v.lists.Prefixes(u)
+			switch {
+			case !ok:
+				missing = true
+			case p.Contains(client):
+				return Identity{Bot: id, Status: Verified, By: "ip-list"}
+			default:
+				no = true
 			}
 		}
 	}
@@ -155,10 +160,10 @@ func (v *Verifier) Verify(bot string, client netip.Addr) Identity {
 		case DNSPending:
 			return Identity{Bot: id, Status: Pending}
 		case DNSFailed:
-			answered = true
+			return Identity{Bot: id, Status: Impostor}
 		}
 	}
-	if answered {
+	if no && !missing {
 		return Identity{Bot: id, Status: Impostor}
 	}
 	return Identity{Bot: id, Status: Pending}

@@ -50,7 +50,7 @@ type ListsOptions struct {
 	// nor change the server's copies.
 	ReadOnly bool
 	// Refresh is how often a list is fetched again, jittered by up to a tenth either way;
-	// 0 means 24h. A failed fetch is retried after a tenth of it.
+	// 0 means 24h (see MinRefresh). A failed fetch is retried after a tenth of it.
 	Refresh time.Duration
 	// Timeout bounds one fetch; 0 means 30s.
 	Timeout time.Duration
@@ -64,6 +64,11 @@ type ListsOptions struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
+
+// MinRefresh is the shortest Refresh a config should accept (the Caddy module refuses less):
+// a shorter one has the server fetch the operators' lists, or read the files, almost in a
+// loop. Lists itself takes any Refresh, so that tests can refresh quickly.
+const MinRefresh = 10 * time.Minute
 
 func (o *ListsOptions) defaults() {
 	if o.Refresh <= 0 {

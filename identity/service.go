@@ -47,17 +47,19 @@ func NewService(opts ServiceOptions) *Service {
 }
 
 // Start reads the lists kept on disk (or the local files) and starts their background
-// refresh, once; later calls do nothing. It does not wait on the network.
-func (s *Service) Start(ctx context.Context) {
+// refresh, once, and reports whether this call started it; later calls do nothing. It does
+// not wait on the network.
+func (s *Service) Start(ctx context.Context) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.started || s.stopped {
-		return
+		return false
 	}
 	s.started = true
 	if s.lists != nil {
 		s.lists.Start(ctx)
 	}
+	return true
 }
 
 // Stop ends the background refresh and waits for it. It is safe to call more than once, and

@@ -3,6 +3,7 @@ package identity_test
 import (
 	"context"
 	"net/netip"
+	"strings"
 	"testing"
 
 	"github.com/sitepolicy/caddy-robots/crawlers"
@@ -55,8 +56,9 @@ func TestServiceLifecycle(t *testing.T) {
 	never.Stop()
 
 	s := newService()
-	s.Start(context.Background())
-	s.Start(context.Background())
+	if !s.Start(context.Background()) || s.Start(context.Background()) {
+		t.Error("Start should report true once, then false")
+	}
 	if got := s.Identify(googlebotUA, inside); got.Status != identity.Verified || got.By != "ip-list" {
 		t.Errorf("inside the list: %+v", got)
 	}
@@ -84,5 +86,41 @@ func TestServiceLifecycle(t *testing.T) {
 	}
 	if st, dr, hits := s.DNSStats(); st+dr+hits != 0 {
 		t.Errorf("DNS off, but counters moved: %d %d %d", st, dr, hits)
+	}
+}
+
+// TestImpostorNeedsEveryList: a bot whose operator publishes several lists (Pingdom: IPv4 and
+// IPv6) is an impostor only when every list is in and none holds the address; with one list
+// missing (not fetched yet, a failed fetch, an offline host given one file) it is pending,
+// even for an address outside the list that is in.
+func TestImpostorNeedsEveryList(t *testing.T) {
+	p, _ := crawlers.BotByID("pingdom-crawler")
+	var v4, v6 string
+	for _, s := range p.Verification.IPRanges {
+		if strings.HasSuffix(s.URL, "ipv4") {
+			v4 = s.URL
+		} else {
+			v6 = s.URL
+		}
+	}
+	const ua = "Pingdom.com_bot_version_1.4_(http://www.pingdom.com/)"
+	in6, in4, out := netip.MustParseAddr("2a02:6ea0:c305::4041"), netip.MustParseAddr("5.172.196.188"), netip.MustParseAddr("203.0.113.9")
+	one := identity.NewService(identity.ServiceOptions{NoDNS: true, Lists: identity.ListsOptions{Offline: true, Log: quiet,
+		Local: map[string]string{v4: "testdata/pingdom-probes-ipv4.txt"}}})
+	one.Start(context.Background())
+	defer one.Stop()
+	for a, want := range map[netip.Addr]identity.Status{in6: identity.Pending, out: identity.Pending, in4: identity.Verified} {
+		if got := one.Identify(ua, a); got.Status != want {
+			t.Errorf("IPv4 list only, %s: %v, want %v", a, got.Status, want)
+		}
+	}
+	both := identity.NewService(identity.ServiceOptions{NoDNS: true, Lists: identity.ListsOptions{Offline: true, Log: quiet,
+		Local: map[string]string{v4: "testdata/pingdom-probes-ipv4.txt", v6: "testdata/pingdom-probes-ipv6.txt"}}})
+	both.Start(context.Background())
+	defer both.Stop()
+	for a, want := range map[netip.Addr]identity.Status{in6: identity.Verified, out: identity.Impostor, in4: identity.Verified} {
+		if got := both.Identify(ua, a); got.Status != want {
+			t.Errorf("both lists, %s: %v, want %v", a, got.Status, want)
+		}
 	}
 }

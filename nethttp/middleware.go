@@ -9,6 +9,7 @@ import (
 	"net/netip"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/serve"
@@ -154,7 +155,8 @@ func (h *middlewareHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	core := h.m.core
 	if v := h.m.verifier; v != nil {
 		// A request that names no crawler (a browser's) goes on as it came, without allocating.
-		if id := v.Identify(r.Header.Get("User-Agent"), h.m.clientAddr(r)); id.Bot != "" {
+		if bot, ok := crawlers.IdentifyBotHeader(r.Header["User-Agent"]); ok {
+			id := v.Verify(bot, h.m.clientAddr(r))
 			r = r.WithContext(context.WithValue(r.Context(), identityKey{}, id))
 		}
 	}

@@ -94,7 +94,7 @@ func newEnforcer(rt *robotsTxt, up *upstream, cfg policy.Enforce, identify func(
 	}
 	st := rt.state.Load()
 	es := newEnforceState(st.matching)
-	if es.ua == nil {
+	if es.ua == nil && cfg.Impostors == nil {
 		return nil, configerr.New("enforce", "", "no group names a crawler or a preset, so enforcement would never apply: it answers only crawlers that a group names, never for the * group")
 	}
 	st.enforce.Store(es)

@@ -114,3 +114,29 @@ func TestEnforceImpostorsStatusError(t *testing.T) {
 		}
 	}
 }
+
+// TestEnforceImpostorsAlone: a file that names no crawler may still answer impostors (the
+// file's own enforcement then never applies); without impostors it stays an error.
+func TestEnforceImpostorsAlone(t *testing.T) {
+	rt := &policy.RobotsTxt{
+		Groups:  []robotsgen.Group{{UserAgents: []string{"*"}, Rules: []robotsgen.Rule{{Type: robotsgen.Disallow, Path: "/admin/"}}}},
+		Enforce: &policy.Enforce{Impostors: &policy.Impostors{}},
+	}
+	core, err := serve.New(policy.Config{RobotsTxt: rt}, serve.Options{Identify: identifyByHeader})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := httptest.NewRequest("GET", "/admin/x", nil)
+	r.Header.Set("User-Agent", "GPTBot/1.2")
+	if _, blocked := core.Enforce(r); blocked {
+		t.Error("a crawler the file does not name was refused")
+	}
+	r.Header.Set("X-Test-Identity", "impostor")
+	if b, blocked := core.Enforce(r); !blocked || b.Impostor == nil || b.Status != 403 {
+		t.Errorf("impostor not refused: %+v %v", b, blocked)
+	}
+	rt.Enforce.Impostors = nil
+	if _, err := serve.New(policy.Config{RobotsTxt: rt}, serve.Options{}); err == nil {
+		t.Error("enforce without impostors and without a named group accepted")
+	}
+}
