@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/net/publicsuffix"
@@ -120,6 +121,7 @@ type ListStatus struct {
 // goroutine.
 type Lists struct {
 	opts    ListsOptions
+	coarse  bool // opts.Now is the default: Prefixes reads coarseNow
 	client  *http.Client
 	sources []Source
 
@@ -149,6 +151,7 @@ type cached struct {
 
 // NewLists returns Lists for sources; nothing is fetched or read before Start.
 func NewLists(sources []Source, opts ListsOptions) *Lists {
+	coarse := opts.Now == nil
 	opts.defaults()
 	c := &http.Client{Timeout: opts.Timeout}
 	if opts.Client != nil {
@@ -156,7 +159,7 @@ func NewLists(sources []Source, opts ListsOptions) *Lists {
 		c = &cc
 	}
 	c.CheckRedirect = sameSiteRedirect
-	l := &Lists{opts: opts, client: c, lists: map[string]*list{}, stop: make(chan struct{}), done: make(chan struct{})}
+	l := &Lists{opts: opts, coarse: coarse, client: c, lists: map[string]*list{}, stop: make(chan struct{}), done: make(chan struct{})}
 	seen := map[string]bool{}
 	for _, s := range sources {
 		if _, local := opts.Local[s.URL]; opts.Offline && !local {
@@ -288,10 +291,38 @@ func (l *Lists) Prefixes(url string) (*Prefixes, bool) {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	li := l.lists[url]
-	if li == nil || li.p == nil || l.opts.Now().Sub(li.doc.Fetched) > l.opts.MaxAge {
+	if li == nil || li.p == nil || l.now().Sub(li.doc.Fetched) > l.opts.MaxAge {
 		return nil, false
 	}
 	return li.p, true
+}
+
+// now is the clock a request's lookup reads: ListsOptions.Now when set, else coarseNow (a list
+// is trusted for days; reading the clock would cost as much as the rest of a lookup on some
+// machines).
+func (l *Lists) now() time.Time {
+	if l.coarse {
+		return coarseNow()
+	}
+	return l.opts.Now()
+}
+
+// coarse is time.Now to within a second, kept by one goroutine started on first use.
+var coarse struct {
+	once sync.Once
+	now  atomic.Int64
+}
+
+func coarseNow() time.Time {
+	coarse.once.Do(func() {
+		coarse.now.Store(time.Now().UnixNano())
+		go func() {
+			for t := range time.Tick(time.Second) {
+				coarse.now.Store(t.UnixNano())
+			}
+		}()
+	})
+	return time.Unix(0, coarse.now.Load())
 }
 
 // Status returns the state of every list, in the order of the sources.
