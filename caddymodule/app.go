@@ -21,6 +21,7 @@ import (
 
 	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/identity"
+	"github.com/sitepolicy/caddy-robots/webbotauth"
 )
 
 func init() {
@@ -48,10 +49,36 @@ type Crawlers struct {
 	Lists *CrawlerLists `json:"lists,omitempty"`
 	// ReverseDNS configures forward-confirmed reverse DNS.
 	ReverseDNS *CrawlerDNS `json:"reverse_dns,omitempty"`
+	// Signatures configures Web Bot Auth: the signature agents trusted, and the bots of the
+	// catalogue their signed requests are.
+	Signatures *CrawlerSignatures `json:"signatures,omitempty"`
 
 	svc    *identity.Service
+	sigs   *webbotauth.Verifier // nil without signatures
 	key    string
 	logger *zap.Logger
+}
+
+// CrawlerSignatures configures Web Bot Auth (package webbotauth): requests signed with HTTP
+// Message Signatures by an agent that publishes its keys.
+type CrawlerSignatures struct {
+	// Agents are the signature agents trusted.
+	Agents []SignatureAgent `json:"agents,omitempty"`
+	// FetchUntrusted fetches the key directory of agents that are not trusted too, so that
+	// their valid signatures are "signed" rather than unknown; off by default, since every
+	// such fetch is one a client asked for.
+	FetchUntrusted bool `json:"fetch_untrusted,omitempty"`
+}
+
+// SignatureAgent is a trusted signature agent.
+type SignatureAgent struct {
+	// URL is the https URL the agent names in Signature-Agent.
+	URL string `json:"url"`
+	// Bot is the bot of the catalogue (ID or name) its verified requests are.
+	Bot string `json:"bot"`
+	// KeyFile, if set, is a JWK or JWK Set file of its keys, for an agent that publishes no
+	// directory; without it the keys come from its key directory.
+	KeyFile string `json:"key_file,omitempty"`
 }
 
 // CrawlerLists configure the operators' published address lists.
@@ -107,12 +134,23 @@ func (Crawlers) CaddyModule() caddy.ModuleInfo {
 // with the same config keeps it (its lists, its DNS cache) instead of starting over.
 var services = caddy.NewUsagePool()
 
-type serviceEntry struct{ *identity.Service }
+type serviceEntry struct {
+	*identity.Service
+	sigs *webbotauth.Verifier
+	dir  *webbotauth.Directory
+}
 
 func (e serviceEntry) Destruct() error {
 	e.Stop()
+	if e.dir != nil {
+		e.dir.Close()
+	}
 	return nil
 }
+
+// testDirectoryOptions, when set by a test, configures the key directory fetcher (its trust
+// roots, the loopback addresses allowed).
+var testDirectoryOptions *webbotauth.DirectoryOptions
 
 // appStarts counts Start calls, so that tests can tell a validated config (never started)
 // from a running one.
@@ -135,13 +173,68 @@ func (a *Crawlers) Provision(ctx caddy.Context) error {
 	a.key = string(key)
 	opts := a.serviceOptions(ctx.Slogger())
 	v, _, err := services.LoadOrNew(a.key, func() (caddy.Destructor, error) {
-		return serviceEntry{identity.NewService(opts)}, nil
+		e := serviceEntry{Service: identity.NewService(opts)}
+		if a.Signatures != nil {
+			var err error
+			if e.sigs, e.dir, err = a.signatureVerifier(); err != nil {
+				return nil, err
+			}
+		}
+		return e, nil
 	})
 	if err != nil {
 		return err
 	}
-	a.svc = v.(serviceEntry).Service
+	a.svc, a.sigs = v.(serviceEntry).Service, v.(serviceEntry).sigs
 	return nil
+}
+
+// signatureVerifier builds the Web Bot Auth verifier of the config, with a key directory
+// fetcher for the agents whose keys are not in files.
+func (a *Crawlers) signatureVerifier() (*webbotauth.Verifier, *webbotauth.Directory, error) {
+	dopts := webbotauth.DirectoryOptions{}
+	if testDirectoryOptions != nil {
+		dopts = *testDirectoryOptions
+	}
+	dir := webbotauth.NewDirectory(dopts)
+	opts := webbotauth.Options{Directory: dir, FetchUntrusted: a.Signatures.FetchUntrusted, AllowTestKeys: dopts.AllowTestKeys}
+	for i, ag := range a.Signatures.Agents {
+		at := fmt.Sprintf("crawlers.signatures.agents[%d]", i)
+		u, err := webbotauth.NormalizeAgent(ag.URL)
+		if err != nil {
+			dir.Close()
+			return nil, nil, fmt.Errorf("%s.url %q: %v", at, ag.URL, err)
+		}
+		ids := botIDs(ag.Bot)
+		if len(ids) != 1 {
+			dir.Close()
+			return nil, nil, fmt.Errorf("%s.bot %q: not one bot of the catalogue (by ID or name)%s", at, ag.Bot, suggest(ag.Bot))
+		}
+		agent := webbotauth.Agent{URL: u, Bot: ids[0]}
+		if ag.KeyFile != "" {
+			data, err := os.ReadFile(ag.KeyFile)
+			if err == nil {
+				agent.Keys, err = webbotauth.ParseJWKS(data)
+				if err != nil {
+					var k webbotauth.Key
+					if k, err = webbotauth.ParseJWK(data); err == nil {
+						agent.Keys = []webbotauth.Key{k}
+					}
+				}
+			}
+			if err != nil {
+				dir.Close()
+				return nil, nil, fmt.Errorf("%s.key_file %q: %v", at, ag.KeyFile, err)
+			}
+		}
+		opts.Agents = append(opts.Agents, agent)
+	}
+	v, err := webbotauth.NewVerifier(opts)
+	if err != nil {
+		dir.Close()
+		return nil, nil, fmt.Errorf("crawlers.signatures: %v", err)
+	}
+	return v, dir, nil
 }
 
 // serviceOptions are the options of the verification this config runs, logging to log: the
@@ -272,6 +365,11 @@ func (a *Crawlers) identify(r *http.Request) *crawlerInfo {
 	if bot, ok := crawlers.IdentifyBotHeader(r.Header["User-Agent"]); ok {
 		ci = internIdentity(a.svc.Verify(bot, clientAddr(r)))
 	}
+	if a.sigs != nil && len(r.Header["Signature-Input"]) > 0 {
+		if id, decided := identity.WithSignature(ci.id, a.sigs.Verify(r, webbotauth.Target{})); decided {
+			ci = internIdentity(id)
+		}
+	}
 	return storeIdentity(r, ci)
 }
 
@@ -313,10 +411,10 @@ type crawlerInfo struct {
 // each status and way of verification, made on first use: a request's lookup is a map read
 // and an atomic load, with no lock and no allocation, and at most a few thousand values are
 // ever made.
-var internedSlots = sync.OnceValue(func() map[string]*[identity.Impostor + 1][len(verifiedBy)]atomic.Pointer[crawlerInfo] {
-	m := map[string]*[identity.Impostor + 1][len(verifiedBy)]atomic.Pointer[crawlerInfo]{"": {}}
+var internedSlots = sync.OnceValue(func() map[string]*[identity.MaxStatus + 1][len(verifiedBy)]atomic.Pointer[crawlerInfo] {
+	m := map[string]*[identity.MaxStatus + 1][len(verifiedBy)]atomic.Pointer[crawlerInfo]{"": {}}
 	for _, b := range crawlers.Bots() {
-		m[b.ID] = &[identity.Impostor + 1][len(verifiedBy)]atomic.Pointer[crawlerInfo]{}
+		m[b.ID] = &[identity.MaxStatus + 1][len(verifiedBy)]atomic.Pointer[crawlerInfo]{}
 	}
 	return m
 })
@@ -325,12 +423,12 @@ var internedSlots = sync.OnceValue(func() map[string]*[identity.Impostor + 1][le
 var noneInfo = sync.OnceValue(func() *crawlerInfo { return internIdentity(identity.Identity{}) })
 
 // verifiedBy are the values of identity.Identity.By.
-var verifiedBy = [...]string{"", "ip", "ip-list", "reverse-dns"}
+var verifiedBy = [...]string{"", "ip", "ip-list", "reverse-dns", "signature"}
 
 func internIdentity(id identity.Identity) *crawlerInfo {
 	k := slices.Index(verifiedBy[:], id.By)
 	slots := internedSlots()[id.Bot]
-	if slots == nil || k < 0 || id.Status > identity.Impostor {
+	if slots == nil || k < 0 || id.Status > identity.MaxStatus {
 		return newCrawlerInfo(id) // not a value made here: kept for this request only
 	}
 	p := &slots[id.Status][k]

@@ -32,6 +32,8 @@ func init() {
 //			dns_timeout <duration>        # bound on one lookup (default 5s)
 //			dns_wait <duration>           # a first request waits this long for its lookup (default: not at all)
 //			dns_max_in_flight <n>         # lookups in progress at once (default 32)
+//			signature_agent <url> <bot> [<key-file>]  # trust a Web Bot Auth agent (repeatable)
+//			signatures_fetch_untrusted    # fetch other agents' key directories too
 //		}
 //	}
 func parseCrawlersOption(d *caddyfile.Dispenser, existing any) (any, error) {
@@ -126,6 +128,26 @@ func parseCrawlersOption(d *caddyfile.Dispenser, existing any) (any, error) {
 				e = d.Errf("crawlers: dns_max_in_flight %q: a positive number", v)
 			}
 			dns().MaxInFlight, err = n, e
+		case "signature_agent":
+			if len(args) < 2 || len(args) > 3 {
+				return nil, d.Errf("crawlers: signature_agent takes the agent's https URL, the bot of the catalogue it is, and optionally a JWK (Set) file of its keys")
+			}
+			if app.Signatures == nil {
+				app.Signatures = &CrawlerSignatures{}
+			}
+			ag := SignatureAgent{URL: args[0], Bot: args[1]}
+			if len(args) == 3 {
+				ag.KeyFile = args[2]
+			}
+			app.Signatures.Agents = append(app.Signatures.Agents, ag)
+		case "signatures_fetch_untrusted":
+			if len(args) != 0 {
+				return nil, d.Errf("crawlers: signatures_fetch_untrusted takes no argument")
+			}
+			if app.Signatures == nil {
+				app.Signatures = &CrawlerSignatures{}
+			}
+			app.Signatures.FetchUntrusted = true
 		default:
 			msg := fmt.Sprintf("crawlers: unknown sub-directive %q (want %s)", sub, strings.Join(crawlersSubdirectives, ", "))
 			if c := configerr.Closest(sub, crawlersSubdirectives); c != "" {

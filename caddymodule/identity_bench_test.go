@@ -14,13 +14,17 @@ import (
 
 // benchApp is a provisioned and started crawlers app verifying Google's crawler from the
 // local copy of its list.
-func benchApp(b testing.TB) *Crawlers {
+func benchApp(b testing.TB) *Crawlers { return benchAppWith(b, nil) }
+
+// benchAppWith is benchApp with Web Bot Auth configured as sigs says (nil: off).
+func benchAppWith(b testing.TB, sigs *CrawlerSignatures) *Crawlers {
 	g, _ := crawlers.BotByID("google-crawler")
 	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
 	b.Cleanup(cancel)
 	a := &Crawlers{
 		Lists:      &CrawlerLists{Offline: true, Dir: b.TempDir(), Local: map[string]string{g.Verification.IPRanges[0].URL: "../identity/testdata/googlebot.json"}},
 		ReverseDNS: &CrawlerDNS{Off: true},
+		Signatures: sigs,
 	}
 	if err := a.Provision(ctx); err != nil {
 		b.Fatal(err)
@@ -47,7 +51,10 @@ var benchServer = &caddyhttp.Server{}
 // variables with the client IP), with the identity found and its placeholders made
 // available when identify is set. The difference between the two is the identity's cost.
 func benchIdentify(b *testing.B, kind string, identify bool) {
-	a := benchApp(b)
+	benchIdentifyWith(b, benchApp(b), kind, identify)
+}
+
+func benchIdentifyWith(b *testing.B, a *Crawlers, kind string, identify bool) {
 	c := benchUAs[kind]
 	r := httptest.NewRequest("GET", "/page", nil)
 	r.Header.Set("User-Agent", c.ua)
@@ -73,3 +80,10 @@ func BenchmarkIdentifyBrowser(b *testing.B)      { benchIdentify(b, "Browser", t
 func BenchmarkPrepareOnlyGooglebot(b *testing.B) { benchIdentify(b, "Googlebot", false) }
 func BenchmarkIdentifyGooglebot(b *testing.B)    { benchIdentify(b, "Googlebot", true) }
 func BenchmarkIdentifyImpostor(b *testing.B)     { benchIdentify(b, "Impostor", true) }
+
+// BenchmarkIdentifyBrowserSignaturesOn is BenchmarkIdentifyBrowser with a trusted signature
+// agent configured: what an unsigned request pays for the feature being on.
+func BenchmarkIdentifyBrowserSignaturesOn(b *testing.B) {
+	a := benchAppWith(b, &CrawlerSignatures{Agents: []SignatureAgent{{URL: "https://agent.example", Bot: "GPTBot"}}})
+	benchIdentifyWith(b, a, "Browser", true)
+}

@@ -39,7 +39,8 @@ type MatchCrawler struct {
 	// or of the AI catalogue ("ai-training", "ai-search", "ai-assistants", "ai-all").
 	Categories []string `json:"categories,omitempty"`
 	// Statuses are what is known of the claim: "verified", "impostor", "unverifiable",
-	// "pending", or "none" (the User-Agent names no bot of the catalogue).
+	// "pending", "signed" (a valid Web Bot Auth signature from an agent the config does not
+	// know), or "none" (the User-Agent names no bot of the catalogue).
 	Statuses []string `json:"statuses,omitempty"`
 
 	app      *Crawlers
@@ -145,7 +146,7 @@ func classifyCrawlerArg(arg string) (kind, value string, err error) {
 
 func statusNames() []string {
 	var out []string
-	for st := identity.None; st <= identity.Impostor; st++ {
+	for st := identity.None; st <= identity.MaxStatus; st++ {
 		out = append(out, st.String())
 	}
 	return out

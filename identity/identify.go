@@ -22,12 +22,19 @@ const (
 	// Verified: the request comes from an address the operator publishes, or whose host
 	// name is the operator's.
 	Verified
-	// Impostor: it names a bot whose operator publishes a way to verify it, and fails it.
+	// Impostor: it names a bot whose operator publishes a way to verify it, and fails it;
+	// or it carries a Web Bot Auth signature that fails against its agent's key.
 	Impostor
+	// Signed: it carries a valid Web Bot Auth signature from an agent the config does not
+	// map to a bot of the catalogue: someone signs, who is not known.
+	Signed
 )
 
+// MaxStatus is the last Status.
+const MaxStatus = Signed
+
 func (s Status) String() string {
-	return [...]string{"none", "unverifiable", "pending", "verified", "impostor"}[s]
+	return [...]string{"none", "unverifiable", "pending", "verified", "impostor", "signed"}[s]
 }
 
 // Identity is who a request says it is and what is known of the claim.
@@ -37,7 +44,8 @@ type Identity struct {
 	// Status is what is known of the claim.
 	Status Status
 	// By says how a Verified status was reached: "ip" (an address the catalogue lists),
-	// "ip-list" (the operator's published list) or "reverse-dns".
+	// "ip-list" (the operator's published list), "reverse-dns" or "signature" (Web Bot Auth,
+	// also for the Impostor and Signed a signature decided).
 	By string
 }
 
@@ -187,7 +195,7 @@ func (v *Verifier) ReverseDNS() bool { return v.dns != nil }
 
 // ParseStatus reads a Status from its name (as String writes it).
 func ParseStatus(s string) (Status, bool) {
-	for st := None; st <= Impostor; st++ {
+	for st := None; st <= MaxStatus; st++ {
 		if strings.EqualFold(st.String(), s) {
 			return st, true
 		}

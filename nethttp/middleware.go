@@ -13,6 +13,7 @@ import (
 	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/serve"
+	"github.com/sitepolicy/caddy-robots/webbotauth"
 )
 
 // Options are the optional parts of the middleware that are not config.
@@ -29,6 +30,10 @@ type Options struct {
 	// middleware neither starts nor stops it: start an identity.Service when the application
 	// starts, pass its Verifier here, and stop it when the application stops.
 	Verifier *identity.Verifier
+	// Signatures, if set, judges requests' Web Bot Auth signatures (package webbotauth): a
+	// valid signature of a trusted agent verifies its bot, one that fails makes the request
+	// an impostor even where Verifier verified its address (identity.WithSignature).
+	Signatures *webbotauth.Verifier
 	// ClientAddr is the client's address as the application trusts it (behind a reverse
 	// proxy, the address the proxy reports, never a forwarding header a client can write);
 	// nil means the connection's address (Request.RemoteAddr).
@@ -85,6 +90,7 @@ type Middleware struct {
 	core       *serve.Core
 	logger     *slog.Logger
 	verifier   *identity.Verifier
+	signatures *webbotauth.Verifier
 	clientAddr func(*http.Request) netip.Addr
 	tags       bool // the config has routes: responses go through core.Tag
 	enforce    bool // the config enforces robots.txt: requests go through core.Enforce
@@ -95,8 +101,8 @@ type Middleware struct {
 // may not work as meant is logged at warn level.
 func New(cfg Config, opts Options) (*Middleware, error) {
 	core, err := serve.New(cfg, opts.coreOptions())
-	if rt := cfg.RobotsTxt; rt != nil && rt.Enforce != nil && rt.Enforce.Impostors != nil && opts.Verifier == nil {
-		err = errors.Join(err, configerr.New("robots_txt.enforce.impostors", "", "answering impostors needs crawler verification: set Options.Verifier (an identity.Service's Verifier)"))
+	if rt := cfg.RobotsTxt; rt != nil && rt.Enforce != nil && rt.Enforce.Impostors != nil && opts.Verifier == nil && opts.Signatures == nil {
+		err = errors.Join(err, configerr.New("robots_txt.enforce.impostors", "", "answering impostors needs crawler verification: set Options.Verifier (an identity.Service's Verifier) or Options.Signatures"))
 		if core != nil {
 			core.Close()
 		}
@@ -105,7 +111,7 @@ func New(cfg Config, opts Options) (*Middleware, error) {
 		return nil, err
 	}
 	m := &Middleware{core: core, logger: opts.logger(), tags: len(cfg.RobotsTag) > 0,
-		enforce: cfg.RobotsTxt != nil && cfg.RobotsTxt.Enforce != nil, verifier: opts.Verifier, clientAddr: opts.ClientAddr}
+		enforce: cfg.RobotsTxt != nil && cfg.RobotsTxt.Enforce != nil, verifier: opts.Verifier, signatures: opts.Signatures, clientAddr: opts.ClientAddr}
 	if m.clientAddr == nil {
 		m.clientAddr = remoteAddr
 	}
@@ -153,10 +159,22 @@ func (h *middlewareHandler) fetch(w http.ResponseWriter, sub *http.Request) erro
 
 func (h *middlewareHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	core := h.m.core
-	if v := h.m.verifier; v != nil {
-		// A request that names no crawler (a browser's) goes on as it came, without allocating.
-		if bot, ok := crawlers.IdentifyBotHeader(r.Header["User-Agent"]); ok {
-			id := v.Verify(bot, h.m.clientAddr(r))
+	if h.m.verifier != nil || h.m.signatures != nil {
+		// A request that names no crawler and carries no signature (a browser's) goes on as
+		// it came, without allocating.
+		var id identity.Identity
+		known := false
+		if v := h.m.verifier; v != nil {
+			if bot, ok := crawlers.IdentifyBotHeader(r.Header["User-Agent"]); ok {
+				id, known = v.Verify(bot, h.m.clientAddr(r)), true
+			}
+		}
+		if s := h.m.signatures; s != nil && len(r.Header["Signature-Input"]) > 0 {
+			if sid, decided := identity.WithSignature(id, s.Verify(r, webbotauth.Target{})); decided {
+				id, known = sid, true
+			}
+		}
+		if known {
 			r = r.WithContext(context.WithValue(r.Context(), identityKey{}, id))
 		}
 	}

@@ -1,0 +1,104 @@
+package caddymodule
+
+import (
+	"crypto/ed25519"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sitepolicy/caddy-robots/webbotauth"
+)
+
+// signedRequest is a GET of path on the test site signed by the agent with priv, as a Web
+// Bot Auth agent signs (draft-ietf-webbotauth-httpsig-protocol-01); tamper changes the
+// request after signing.
+func signedRequest(t *testing.T, priv ed25519.PrivateKey, keyID, path, ua, client string, tamper func(*http.Request)) *http.Request {
+	t.Helper()
+	r, err := http.NewRequest("GET", siteURL(path), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Header.Set("User-Agent", ua)
+	r.Header.Set("X-Forwarded-For", client)
+	now := time.Now().Unix()
+	r.Header.Set("Signature-Agent", `sig1="https://agent.example"`)
+	r.Header.Set("Signature-Input", fmt.Sprintf(`sig1=("@method" "@authority" "@path" "signature-agent";key="sig1");created=%d;expires=%d;keyid=%q;tag="web-bot-auth"`, now-1, now+300, keyID))
+	r.Header.Set("Signature", "sig1=:AA==:")
+	sigs, err := webbotauth.ParseSignatures(r.Header)
+	if err != nil || len(sigs) != 1 {
+		t.Fatalf("parsing the test's own signature: %v", err)
+	}
+	base, err := sigs[0].Base(r, webbotauth.Target{Scheme: "http", Authority: r.URL.Host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Header.Set("Signature", "sig1=:"+base64.StdEncoding.EncodeToString(ed25519.Sign(priv, base))+":")
+	if tamper != nil {
+		tamper(r)
+	}
+	return r
+}
+
+// TestWebBotAuthThroughCaddy: a request signed by a trusted agent (keys from a file) is
+// verified as the agent's bot, whatever its User-Agent and address; a forged signature makes
+// it an impostor (refused by enforce's impostors) even when its address verifies the
+// User-Agent's claim; an unsigned request is identified as before.
+func TestWebBotAuthThroughCaddy(t *testing.T) {
+	priv := ed25519.NewKeyFromSeed([]byte("caddy-robots web bot auth test!!"))
+	jwk := fmt.Sprintf(`{"kty":"OKP","crv":"Ed25519","x":%q}`, base64.RawURLEncoding.EncodeToString(priv.Public().(ed25519.PublicKey)))
+	key, err := webbotauth.ParseJWK([]byte(jwk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyFile := filepath.Join(t.TempDir(), "agent.jwk")
+	if err := os.WriteFile(keyFile, []byte(jwk), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := strings.Replace(crawlersGlobals(t, t.TempDir()), "reverse_dns off", "reverse_dns off\n\t\tsignature_agent https://agent.example GPTBot "+keyFile, 1)
+	caddyTesterWithGlobals(t, g, identitySites)
+	const browser = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"
+	for _, c := range []struct {
+		name   string
+		r      *http.Request
+		status int
+		body   string
+	}{
+		{"signed, browser header", signedRequest(t, priv, key.ID, "/page", browser, "203.0.113.9", nil), 200, "openai-crawler|GPTBot|verified|signature|"},
+		{"signed, claims Googlebot from outside its list", signedRequest(t, priv, key.ID, "/page", googlebotUA, "203.0.113.9", nil), 200, "openai-crawler|GPTBot|verified|signature|"},
+		{"forged: path changed", signedRequest(t, priv, key.ID, "/page", browser, "203.0.113.9", func(r *http.Request) { r.URL.Path = "/other" }), 410, "does not come from"},
+		{"forged, from inside Google's list", signedRequest(t, priv, key.ID, "/page", googlebotUA, "66.249.64.5", func(r *http.Request) { r.URL.Path = "/other" }), 410, ""},
+		{"unknown key: no proof", signedRequest(t, ed25519.NewKeyFromSeed(make([]byte, 32)), "unknown-key-id", "/page", googlebotUA, "66.249.64.5", nil), 200, "google-crawler|Googlebot|verified|ip-list|"},
+	} {
+		res, err := client.Do(c.r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != c.status || !strings.Contains(string(body), c.body) {
+			t.Errorf("%s: %d %q, want %d with %q", c.name, res.StatusCode, body, c.status, c.body)
+		}
+	}
+}
+
+// TestWebBotAuthConfigErrors: a trusted agent's URL, bot and key file are checked at load.
+func TestWebBotAuthConfigErrors(t *testing.T) {
+	for _, c := range []struct{ opt, want string }{
+		{"signature_agent http://agent.example GPTBot", "crawlers.signatures.agents[0].url"},
+		{"signature_agent https://agent.example NoSuchBotAtAll", "crawlers.signatures.agents[0].bot"},
+		{"signature_agent https://agent.example GPTBot /nonexistent/key.jwk", "crawlers.signatures.agents[0].key_file"},
+		{"signature_agent https://agent.example", "signature_agent takes the agent's https URL"},
+	} {
+		cfg := strings.Replace(globals(), "}\n", "\tcrawlers {\n\t\tlists off\n\t\treverse_dns off\n\t\t"+c.opt+"\n\t}\n}\n", 1) + expand(":@PORT@ {\n\t@s crawler signed\n\trespond @s 1\n}\n")
+		status, msg := loadRaw(t, cfg, "text/caddyfile")
+		if status == http.StatusOK || !strings.Contains(msg, c.want) {
+			t.Errorf("%s: loaded with %d %q, want an error containing %q", c.opt, status, msg, c.want)
+		}
+	}
+}

@@ -1,0 +1,26 @@
+package identity
+
+import "github.com/sitepolicy/caddy-robots/webbotauth"
+
+// WithSignature is the identity of a request whose User-Agent (and address) gave ua and whose
+// Web Bot Auth signature was judged res (webbotauth.Verifier.Verify), and whether the
+// signature decided it: a valid signature of a trusted agent verifies the agent's bot; one
+// that fails against the agent's key makes the request an impostor, even one its address
+// verified (the failure wins); a valid one from an agent the config does not know is Signed.
+// Expired, malformed and replayed signatures, unknown keys and unreachable directories prove
+// nothing either way: ua stands.
+func WithSignature(ua Identity, res webbotauth.Result) (Identity, bool) {
+	switch res.Status {
+	case webbotauth.Verified:
+		return Identity{Bot: res.Bot, Status: Verified, By: "signature"}, true
+	case webbotauth.Impostor:
+		bot := res.Bot
+		if bot == "" {
+			bot = ua.Bot
+		}
+		return Identity{Bot: bot, Status: Impostor, By: "signature"}, true
+	case webbotauth.Signed:
+		return Identity{Bot: ua.Bot, Status: Signed, By: "signature"}, true
+	}
+	return ua, false
+}
