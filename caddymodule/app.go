@@ -68,6 +68,9 @@ type CrawlerSignatures struct {
 	// their valid signatures are "signed" rather than unknown; off by default, since every
 	// such fetch is one a client asked for.
 	FetchUntrusted bool `json:"fetch_untrusted,omitempty"`
+	// ReplayProtection refuses a signature whose nonce was seen before within its validity
+	// (it is then "replayed", no proof); the memory of nonces is bounded.
+	ReplayProtection bool `json:"replay_protection,omitempty"`
 }
 
 // SignatureAgent is a trusted signature agent.
@@ -198,6 +201,9 @@ func (a *Crawlers) signatureVerifier() (*webbotauth.Verifier, *webbotauth.Direct
 	}
 	dir := webbotauth.NewDirectory(dopts)
 	opts := webbotauth.Options{Directory: dir, FetchUntrusted: a.Signatures.FetchUntrusted, AllowTestKeys: dopts.AllowTestKeys}
+	if a.Signatures.ReplayProtection {
+		opts.Nonces = webbotauth.NewNonces(0)
+	}
 	for i, ag := range a.Signatures.Agents {
 		at := fmt.Sprintf("crawlers.signatures.agents[%d]", i)
 		u, err := webbotauth.NormalizeAgent(ag.URL)

@@ -34,6 +34,7 @@ func init() {
 //			dns_max_in_flight <n>         # lookups in progress at once (default 32)
 //			signature_agent <url> <bot> [<key-file>]  # trust a Web Bot Auth agent (repeatable)
 //			signatures_fetch_untrusted    # fetch other agents' key directories too
+//			signatures_replay_protection  # refuse a nonce seen before
 //		}
 //	}
 func parseCrawlersOption(d *caddyfile.Dispenser, existing any) (any, error) {
@@ -140,6 +141,14 @@ func parseCrawlersOption(d *caddyfile.Dispenser, existing any) (any, error) {
 				ag.KeyFile = args[2]
 			}
 			app.Signatures.Agents = append(app.Signatures.Agents, ag)
+		case "signatures_replay_protection":
+			if len(args) != 0 {
+				return nil, d.Errf("crawlers: signatures_replay_protection takes no argument")
+			}
+			if app.Signatures == nil {
+				app.Signatures = &CrawlerSignatures{}
+			}
+			app.Signatures.ReplayProtection = true
 		case "signatures_fetch_untrusted":
 			if len(args) != 0 {
 				return nil, d.Errf("crawlers: signatures_fetch_untrusted takes no argument")

@@ -2,13 +2,18 @@ package caddymodule
 
 import (
 	"crypto/ed25519"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/base64"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -101,4 +106,106 @@ func TestWebBotAuthConfigErrors(t *testing.T) {
 			t.Errorf("%s: loaded with %d %q, want an error containing %q", c.opt, status, msg, c.want)
 		}
 	}
+}
+
+// TestWebBotAuthDirectoryThroughCaddy: a trusted agent without a key file: its keys come from
+// its key directory, served here over local HTTPS in the draft's format. The first signed
+// request starts the fetch and proves nothing (pending: the User-Agent's identity stands);
+// once fetched, it verifies; a reload with the same config keeps the fetched keys (the next
+// request verifies at once, no second fetch); with replay protection, the same signature
+// sent twice is refused the second time.
+func TestWebBotAuthDirectoryThroughCaddy(t *testing.T) {
+	priv := ed25519.NewKeyFromSeed([]byte("caddy-robots key directory test!"))
+	jwk := fmt.Sprintf(`{"kty":"OKP","crv":"Ed25519","x":%q}`, base64.RawURLEncoding.EncodeToString(priv.Public().(ed25519.PublicKey)))
+	key, err := webbotauth.ParseJWK([]byte(jwk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fetches atomic.Int32
+	dir := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != webbotauth.WellKnownPath {
+			http.NotFound(w, r)
+			return
+		}
+		fetches.Add(1)
+		w.Header().Set("Content-Type", webbotauth.DirectoryMediaType)
+		w.Header().Set("Cache-Control", "max-age=3600")
+		_, _ = io.WriteString(w, `{"keys":[`+jwk+`]}`)
+	}))
+	defer dir.Close()
+	pool := x509.NewCertPool()
+	pool.AddCert(dir.Certificate())
+	testDirectoryOptions = &webbotauth.DirectoryOptions{TLSConfig: &tls.Config{RootCAs: pool}, AllowAddr: func(netip.Addr) bool { return true }}
+	defer func() { testDirectoryOptions = nil }()
+	agent := dir.URL // https://127.0.0.1:port
+	g := strings.Replace(crawlersGlobals(t, t.TempDir()), "reverse_dns off", "reverse_dns off\n\t\tsignature_agent "+agent+" GPTBot\n\t\tsignatures_replay_protection", 1)
+	tester := caddyTesterWithGlobals(t, g, identitySites)
+
+	sign := func(nonce string) *http.Request {
+		r := signedRequestFor(t, priv, key.ID, agent, nonce, "/page", "Mozilla/5.0 Firefox/133.0", "203.0.113.9")
+		return r
+	}
+	get := func(r *http.Request) string {
+		res, err := client.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return fmt.Sprintf("%d %s", res.StatusCode, body)
+	}
+	if got := get(sign("n1")); got != "200 ||none||" {
+		t.Errorf("first signed request (directory not fetched yet): %q, want the User-Agent's identity", got)
+	}
+	verified := false
+	for i := range 100 {
+		if got := get(sign(fmt.Sprintf("w%d", i))); strings.Contains(got, "openai-crawler|GPTBot|verified|signature") {
+			verified = true
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !verified {
+		t.Fatal("the signed request never verified from the fetched directory")
+	}
+	tester.InitServer(globalsWith(g)+expand(identitySites+"\n:@PORT2@/reloaded {\n\trespond x\n}\n"), "caddyfile")
+	if got := get(sign("after-reload")); !strings.Contains(got, "verified|signature") {
+		t.Errorf("after a reload with the same config: %q, want verified at once", got)
+	}
+	if n := fetches.Load(); n != 1 {
+		t.Errorf("%d fetches of the directory, want 1", n)
+	}
+	replayed := sign("same-nonce")
+	again := replayed.Clone(replayed.Context())
+	if got := get(replayed); !strings.Contains(got, "verified|signature") {
+		t.Errorf("a fresh nonce: %q", got)
+	}
+	if got := get(again); strings.Contains(got, "verified|signature") {
+		t.Errorf("the same signature and nonce again was verified: %q", got)
+	}
+}
+
+// signedRequestFor is signedRequest for any agent URL, with a nonce.
+func signedRequestFor(t *testing.T, priv ed25519.PrivateKey, keyID, agent, nonce, path, ua, client string) *http.Request {
+	t.Helper()
+	r, err := http.NewRequest("GET", siteURL(path), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Header.Set("User-Agent", ua)
+	r.Header.Set("X-Forwarded-For", client)
+	now := time.Now().Unix()
+	r.Header.Set("Signature-Agent", fmt.Sprintf(`sig1=%q`, agent))
+	r.Header.Set("Signature-Input", fmt.Sprintf(`sig1=("@method" "@authority" "@path" "signature-agent";key="sig1");created=%d;expires=%d;keyid=%q;nonce=%q;tag="web-bot-auth"`, now-1, now+300, keyID, nonce))
+	r.Header.Set("Signature", "sig1=:AA==:")
+	sigs, err := webbotauth.ParseSignatures(r.Header)
+	if err != nil || len(sigs) != 1 {
+		t.Fatalf("parsing the test's own signature: %v", err)
+	}
+	base, err := sigs[0].Base(r, webbotauth.Target{Scheme: "http", Authority: r.URL.Host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Header.Set("Signature", "sig1=:"+base64.StdEncoding.EncodeToString(ed25519.Sign(priv, base))+":")
+	return r
 }
