@@ -200,8 +200,14 @@ func parseEnforce(d *caddyfile.Dispenser, at *positions, e *policy.Enforce) erro
 			if err := parseStatusArg(d, at, sub, "enforce.impostors.status", "410", &e.Impostors.Status); err != nil {
 				return err
 			}
+		case "accept_signature":
+			if d.NextArg() {
+				return errf(d, "robots_txt: accept_signature takes no argument")
+			}
+			e.AcceptSignature = true
+			at.mark("enforce.accept_signature")
 		default:
-			return errf(d, "robots_txt: enforce's block takes %s [<status>] (got %q)", strings.Join(enforceSubdirectives, ", "), sub)
+			return errf(d, "robots_txt: enforce's block takes %s (got %q)", strings.Join(enforceSubdirectives, ", "), sub)
 		}
 	}
 	return nil

@@ -108,6 +108,9 @@ func (h *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddy
 			}
 			h.logger.Info(msg, zap.String("token", b.Token), zap.String("rule", rule),
 				zap.Int("status", b.Status), zap.String("method", r.Method), zap.String("uri", r.RequestURI))
+			if b.AcceptSignature != "" {
+				w.Header().Set("Accept-Signature", b.AcceptSignature)
+			}
 			if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok && srv.Errors != nil && len(srv.Errors.Routes) > 0 {
 				return caddyhttp.Error(b.Status, errors.New(msg))
 			}

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dunglas/httpsfv"
 	"github.com/sitepolicy/caddy-robots/webbotauth"
 )
 
@@ -208,4 +209,27 @@ func signedRequestFor(t *testing.T, priv ed25519.PrivateKey, keyID, agent, nonce
 	}
 	r.Header.Set("Signature", "sig1=:"+base64.StdEncoding.EncodeToString(ed25519.Sign(priv, base))+":")
 	return r
+}
+
+// TestAcceptSignatureThroughCaddy: with accept_signature, a refused impostor is told, in an
+// Accept-Signature field httpsfv reads, what signature to send.
+func TestAcceptSignatureThroughCaddy(t *testing.T) {
+	site := strings.Replace(identitySites, "\t\t\timpostors 410\n", "\t\t\timpostors 410\n\t\t\taccept_signature\n", 1)
+	caddyTesterWithGlobals(t, crawlersGlobals(t, t.TempDir()), site)
+	resp, _ := do(t, "GET", siteURL("/page"), "User-Agent: "+googlebotUA, "X-Forwarded-For: 203.0.113.9")
+	if resp.StatusCode != 410 {
+		t.Fatalf("impostor: %d", resp.StatusCode)
+	}
+	v := resp.Header.Get("Accept-Signature")
+	d, err := httpsfv.UnmarshalDictionary([]string{v})
+	if err != nil || v != webbotauth.AcceptSignature("sig1") {
+		t.Fatalf("Accept-Signature %q: %v", v, err)
+	}
+	if _, ok := d.Get("sig1"); !ok {
+		t.Errorf("Accept-Signature %q has no sig1", v)
+	}
+	resp, _ = do(t, "GET", siteURL("/page"), "User-Agent: Mozilla/5.0 Firefox/133.0", "X-Forwarded-For: 203.0.113.9")
+	if resp.StatusCode != 200 || resp.Header.Get("Accept-Signature") != "" {
+		t.Errorf("a served request: %d, Accept-Signature %q", resp.StatusCode, resp.Header.Get("Accept-Signature"))
+	}
 }

@@ -207,6 +207,9 @@ func (h *middlewareHandler) refused(w http.ResponseWriter, r *http.Request) bool
 		rule = "impostor"
 	}
 	h.m.logger.InfoContext(r.Context(), msg, "token", b.Token, "rule", rule, "status", b.Status, "method", r.Method, "uri", r.RequestURI)
+	if b.AcceptSignature != "" {
+		w.Header().Set("Accept-Signature", b.AcceptSignature)
+	}
 	serve.WriteError(w, b.Status, msg)
 	return true
 }

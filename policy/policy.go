@@ -92,6 +92,10 @@ type Enforce struct {
 	// that verification (package identity). It needs the front end's crawler verification:
 	// the Caddy "crawlers" app, or nethttp's Options.Verifier.
 	Impostors *Impostors `json:"impostors,omitempty"`
+	// AcceptSignature sends, with every refusal, an Accept-Signature field asking for a Web
+	// Bot Auth signature (webbotauth.AcceptSignature), so that a signing agent knows what to
+	// send to be verified.
+	AcceptSignature bool `json:"accept_signature,omitempty"`
 }
 
 // Impostors is how enforcement answers a request that claims a crawler it does not come

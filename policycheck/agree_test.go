@@ -125,6 +125,9 @@ func genAgreeConfig(r *rand.Rand, dir string, c int) (*nethttp.RobotsTxtConfig, 
 		// the file's enforcement must be what it is without this.
 		cfg.Enforce.Impostors = &policy.Impostors{Status: 410}
 	}
+	if r.IntN(3) == 0 {
+		cfg.Enforce.AcceptSignature = true // a header on refusals: the decisions do not change
+	}
 	other := ""
 	if r.IntN(4) != 0 {
 		var b strings.Builder

@@ -10,6 +10,7 @@ import (
 	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
+	"github.com/sitepolicy/caddy-robots/webbotauth"
 )
 
 // enforcer answers requests from crawlers that the served robots.txt disallows: the file a
@@ -35,6 +36,8 @@ type enforcer struct {
 	// (identify says so); 0 when impostors are not answered.
 	impostors int
 	identify  func(*http.Request) identity.Identity
+	// acceptSignature is the Accept-Signature value refusals carry; "" for none.
+	acceptSignature string
 }
 
 // enforceState is what enforcement decides with for one version of the served file.
@@ -70,6 +73,9 @@ type Block struct {
 	Token  string
 	Rule   robotsgen.Rule
 	Status int
+	// AcceptSignature, if not "", is the Accept-Signature field the refusal carries
+	// (Enforce.AcceptSignature): the front end sets it before answering.
+	AcceptSignature string
 	// Impostor is set when the request was refused because its User-Agent names a crawler
 	// whose verification it fails (Enforce.Impostors); Token is then the crawler's first
 	// name in the bot catalogue and Rule is zero.
@@ -100,6 +106,9 @@ func newEnforcer(rt *robotsTxt, up *upstream, cfg policy.Enforce, identify func(
 	st.enforce.Store(es)
 	rt.enforcing.Store(true)
 	e := &enforcer{status: status, rt: rt, up: up}
+	if cfg.AcceptSignature {
+		e.acceptSignature = webbotauth.AcceptSignature("sig1")
+	}
 	if identify != nil {
 		e.impostors, e.identify = impostors, identify
 	}
@@ -126,7 +135,7 @@ func (e *enforcer) Status() int { return e.status }
 func (e *enforcer) Check(r *http.Request) (Block, bool) {
 	if e.impostors != 0 && !e.rt.Matches(r) {
 		if id := e.identify(r); id.Status == identity.Impostor {
-			return Block{Token: botName(id.Bot), Status: e.impostors, Impostor: &id}, true
+			return Block{Token: botName(id.Bot), Status: e.impostors, Impostor: &id, AcceptSignature: e.acceptSignature}, true
 		}
 	}
 	es := e.stateFor(r)
@@ -139,7 +148,7 @@ func (e *enforcer) Check(r *http.Request) (Block, bool) {
 			continue
 		}
 		b, blocked := es.block(tok, r)
-		b.Status = e.status
+		b.Status, b.AcceptSignature = e.status, e.acceptSignature
 		return b, blocked
 	}
 	return Block{}, false

@@ -12,6 +12,7 @@ import (
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 	"github.com/sitepolicy/caddy-robots/serve"
+	"github.com/sitepolicy/caddy-robots/webbotauth"
 )
 
 // impostorConfig keeps GPTBot out of /private/ and enforces it, answering impostors with
@@ -138,5 +139,38 @@ func TestEnforceImpostorsAlone(t *testing.T) {
 	rt.Enforce.Impostors = nil
 	if _, err := serve.New(policy.Config{RobotsTxt: rt}, serve.Options{}); err == nil {
 		t.Error("enforce without impostors and without a named group accepted")
+	}
+}
+
+// TestEnforceAcceptSignature: with accept_signature, every refusal (impostor or the file's)
+// carries the Accept-Signature field asking for a Web Bot Auth signature; without it, none.
+func TestEnforceAcceptSignature(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		cfg := impostorConfig(0, true)
+		cfg.RobotsTxt.Enforce.AcceptSignature = on
+		core, err := serve.New(cfg, serve.Options{Identify: identifyByHeader})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range []*http.Request{
+			func() *http.Request {
+				r := httptest.NewRequest("GET", "/", nil)
+				r.Header.Set("X-Test-Identity", "impostor")
+				return r
+			}(),
+			func() *http.Request {
+				r := httptest.NewRequest("GET", "/private/x", nil)
+				r.Header.Set("User-Agent", "GPTBot/1.2")
+				return r
+			}(),
+		} {
+			b, blocked := core.Enforce(r)
+			if !blocked {
+				t.Fatal("not refused")
+			}
+			if got := b.AcceptSignature; (got == webbotauth.AcceptSignature("sig1")) != on || on != (got != "") {
+				t.Errorf("accept_signature %v: the refusal carries %q", on, got)
+			}
+		}
 	}
 }
