@@ -26,25 +26,7 @@ import (
 // request after signing.
 func signedRequest(t *testing.T, priv ed25519.PrivateKey, keyID, path, ua, client string, tamper func(*http.Request)) *http.Request {
 	t.Helper()
-	r, err := http.NewRequest("GET", siteURL(path), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Header.Set("User-Agent", ua)
-	r.Header.Set("X-Forwarded-For", client)
-	now := time.Now().Unix()
-	r.Header.Set("Signature-Agent", `sig1="https://agent.example"`)
-	r.Header.Set("Signature-Input", fmt.Sprintf(`sig1=("@method" "@authority" "@path" "signature-agent";key="sig1");created=%d;expires=%d;keyid=%q;tag="web-bot-auth"`, now-1, now+300, keyID))
-	r.Header.Set("Signature", "sig1=:AA==:")
-	sigs, err := webbotauth.ParseSignatures(r.Header)
-	if err != nil || len(sigs) != 1 {
-		t.Fatalf("parsing the test's own signature: %v", err)
-	}
-	base, err := sigs[0].Base(r, webbotauth.Target{Scheme: "http", Authority: r.URL.Host})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Header.Set("Signature", "sig1=:"+base64.StdEncoding.EncodeToString(ed25519.Sign(priv, base))+":")
+	r := signedRequestFor(t, priv, keyID, "https://agent.example", "", path, ua, client)
 	if tamper != nil {
 		tamper(r)
 	}
@@ -186,7 +168,8 @@ func TestWebBotAuthDirectoryThroughCaddy(t *testing.T) {
 	}
 }
 
-// signedRequestFor is signedRequest for any agent URL, with a nonce.
+// signedRequestFor is a GET of path on the test site signed by agent with priv (and nonce,
+// unless it is "").
 func signedRequestFor(t *testing.T, priv ed25519.PrivateKey, keyID, agent, nonce, path, ua, client string) *http.Request {
 	t.Helper()
 	r, err := http.NewRequest("GET", siteURL(path), nil)
@@ -197,7 +180,11 @@ func signedRequestFor(t *testing.T, priv ed25519.PrivateKey, keyID, agent, nonce
 	r.Header.Set("X-Forwarded-For", client)
 	now := time.Now().Unix()
 	r.Header.Set("Signature-Agent", fmt.Sprintf(`sig1=%q`, agent))
-	r.Header.Set("Signature-Input", fmt.Sprintf(`sig1=("@method" "@authority" "@path" "signature-agent";key="sig1");created=%d;expires=%d;keyid=%q;nonce=%q;tag="web-bot-auth"`, now-1, now+300, keyID, nonce))
+	params := fmt.Sprintf(`;created=%d;expires=%d;keyid=%q`, now-1, now+300, keyID)
+	if nonce != "" {
+		params += fmt.Sprintf(`;nonce=%q`, nonce)
+	}
+	r.Header.Set("Signature-Input", `sig1=("@method" "@authority" "@path" "signature-agent";key="sig1")`+params+`;tag="web-bot-auth"`)
 	r.Header.Set("Signature", "sig1=:AA==:")
 	sigs, err := webbotauth.ParseSignatures(r.Header)
 	if err != nil || len(sigs) != 1 {
