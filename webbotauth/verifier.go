@@ -79,6 +79,10 @@ type Agent struct {
 	Keys []Key
 }
 
+// NotFetched is the Reason of an Offline verifier's UnknownKey for a trusted agent whose keys
+// come from its key directory.
+const NotFetched = "the agent's keys come from its key directory, which is not fetched here"
+
 // Options configures a Verifier.
 type Options struct {
 	// Agents are the trusted agents.
@@ -277,7 +281,7 @@ func (v *Verifier) verify(r *http.Request, t Target, s *Signature) Result {
 				return res
 			}
 		case trusted && v.offline:
-			res.Status, res.Reason = UnknownKey, "the agent's keys come from its key directory, which is not fetched here"
+			res.Status, res.Reason = UnknownKey, NotFetched
 			return res
 		default:
 			res.Status, res.Reason = UnknownKey, "the agent is not trusted and its directory is not fetched"
