@@ -239,20 +239,13 @@ func (a *Crawlers) signatureVerifier(fetch bool, dirKeys map[string][]webbotauth
 	return v, dir, nil
 }
 
-// readKeys reads a JWK Set, or a single JWK, of Ed25519 keys.
+// readKeys reads a key file: a JWK Set or one JWK (webbotauth.ParseKeys).
 func readKeys(file string) ([]webbotauth.Key, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
-	keys, err := webbotauth.ParseJWKS(data)
-	if err != nil {
-		var k webbotauth.Key
-		if k, err = webbotauth.ParseJWK(data); err == nil {
-			keys = []webbotauth.Key{k}
-		}
-	}
-	return keys, err
+	return webbotauth.ParseKeys(data)
 }
 
 // serviceOptions are the options of the verification this config runs, logging to log: the
