@@ -5,7 +5,8 @@
 //     chosen and why, the rule that decided and its line in the file), and the Robots-Tag
 //     field, X-Robots-Tag lines and <meta> elements the config adds to the response; with the
 //     server's crawler verification (Site.Crawlers) and the client's address, who the request
-//     is and whether enforce refuses it as an impostor.
+//     is and whether enforce refuses it as an impostor; with its Web Bot Auth verifier
+//     (Site.Signatures) and the request's header lines, what its signature proves and why.
 //   - Lint: which parts of the policy defeat themselves? (noindex on a page robots.txt keeps
 //     the crawler away from, rules that can never decide, misspelt crawler names, ...)
 //
