@@ -161,3 +161,43 @@ func TestCheckSignatureRequestErrors(t *testing.T) {
 		t.Errorf("%+v %q", rep.Verification, rep.Notes)
 	}
 }
+
+// TestCheckSignatureSigned: a valid signature naming no agent, of a key the configuration
+// holds, is signed (attributed to the key alone): the identity's status, and the line says so.
+func TestCheckSignatureSigned(t *testing.T) {
+	pub, priv, _ := ed25519.GenerateKey(nil)
+	keyID, _ := webbotauth.JWK{Kty: "OKP", Crv: "Ed25519", X: base64.RawURLEncoding.EncodeToString(pub)}.Thumbprint()
+	sigs, err := webbotauth.NewVerifier(webbotauth.Options{Offline: true, Agents: []webbotauth.Agent{
+		{URL: "https://agent.example", Bot: "openai-crawler", Keys: []webbotauth.Key{{ID: keyID, Public: pub}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := site(t, impostorConfig)
+	s.Signatures = sigs // no crawler verification: the signature alone
+	r, _ := http.NewRequest("GET", "https://shop.example/page", nil)
+	now := time.Now().Unix()
+	r.Header.Set("Signature-Input", fmt.Sprintf(`sig1=("@authority");created=%d;expires=%d;keyid=%q;tag="web-bot-auth"`, now, now+60, keyID))
+	r.Header.Set("Signature", "sig1=:AA==:")
+	parsed, _ := webbotauth.ParseSignatures(r.Header)
+	base, _ := parsed[0].Base(r, webbotauth.Target{})
+	sig := "Signature: sig1=:" + base64.StdEncoding.EncodeToString(ed25519.Sign(priv, base)) + ":"
+	rep, err := Check(s, Request{URL: "https://shop.example/page", Agent: browserUA, Headers: []string{"Signature-Input: " + r.Header.Get("Signature-Input"), sig}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := rep.Verification
+	if v == nil || v.Signature == nil || v.Signature.Status != "signed" || v.Identity.Status != "signed" || v.Identity.By != "signature" || !v.Signature.Decided {
+		t.Fatalf("%+v", v)
+	}
+	var text bytes.Buffer
+	_ = rep.WriteText(&text)
+	for _, want := range []string{"Identity: signed (a valid Web Bot Auth signature, with key " + keyID, "  identity: now signed by signature (without it: none)\n"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	if strings.Contains(text.String(), "Crawler verification:") {
+		t.Errorf("lists shown without crawler verification:\n%s", text.String())
+	}
+}
