@@ -8,6 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -199,5 +202,53 @@ func TestCheckSignatureSigned(t *testing.T) {
 	}
 	if strings.Contains(text.String(), "Crawler verification:") {
 		t.Errorf("lists shown without crawler verification:\n%s", text.String())
+	}
+}
+
+// TestCheckSignatureGolden compares the JSON of a forged signature's check with
+// testdata/check-signature-forged.json, the documented example of verification.signature (a
+// fixed clock and key: a signature for /other presented for /page, from an address of
+// Google's list); go test -run TestCheckSignatureGolden -update rewrites it.
+func TestCheckSignatureGolden(t *testing.T) {
+	priv := ed25519.NewKeyFromSeed([]byte("policycheck signature golden key"))
+	pub := priv.Public().(ed25519.PublicKey)
+	keyID, _ := webbotauth.JWK{Kty: "OKP", Crv: "Ed25519", X: base64.RawURLEncoding.EncodeToString(pub)}.Thumbprint()
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	sigs, err := webbotauth.NewVerifier(webbotauth.Options{Offline: true, Now: func() time.Time { return now }, Agents: []webbotauth.Agent{
+		{URL: "https://agent.example", Bot: "openai-crawler", Keys: []webbotauth.Key{{ID: keyID, Public: pub}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := site(t, impostorConfig)
+	s.Crawlers = googleService(t, func() time.Time { return now })
+	s.Signatures = sigs
+	headers := signedHeaders(t, priv, keyID, "https://agent.example", "https://example.com/other", now, nil)
+	rep, err := Check(s, Request{URL: "https://example.com/page", Agent: googlebotUA, ClientIP: "66.249.64.5", Headers: headers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := rep.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join("testdata", "check-signature-forged.json")
+	if *update {
+		if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b.Bytes(), want) {
+		t.Errorf("%s: got\n%s\nwant\n%s", file, b.Bytes(), want)
+	}
+	var back Report
+	dec := json.NewDecoder(bytes.NewReader(want))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&back); err != nil || !reflect.DeepEqual(&back, rep) {
+		t.Errorf("round trip: %v\n%+v\n%+v", err, back.Verification, rep.Verification)
 	}
 }
