@@ -179,7 +179,7 @@ func (a *Crawlers) Provision(ctx caddy.Context) error {
 		e := serviceEntry{Service: identity.NewService(opts)}
 		if a.Signatures != nil {
 			var err error
-			if e.sigs, e.dir, err = a.signatureVerifier(); err != nil {
+			if e.sigs, e.dir, err = a.signatureVerifier(true, nil); err != nil {
 				return nil, err
 			}
 		}
@@ -192,15 +192,17 @@ func (a *Crawlers) Provision(ctx caddy.Context) error {
 	return nil
 }
 
-// signatureVerifier builds the Web Bot Auth verifier of the config, with a key directory
-// fetcher for the agents whose keys are not in files.
-func (a *Crawlers) signatureVerifier() (*webbotauth.Verifier, *webbotauth.Directory, error) {
+// signatureVerifier builds the Web Bot Auth verifier of the config, for the server and for
+// `caddy robots check` alike. The server's (fetch) has a key directory fetcher for the agents
+// whose keys are not in files; check's fetches nothing (webbotauth.Options.Offline): those
+// agents' signatures are unknown-key, unless dirKeys (by normalized agent URL) holds the keys
+// their directory serves (check's --signature-keys).
+func (a *Crawlers) signatureVerifier(fetch bool, dirKeys map[string][]webbotauth.Key) (*webbotauth.Verifier, *webbotauth.Directory, error) {
 	dopts := webbotauth.DirectoryOptions{}
 	if testDirectoryOptions != nil {
 		dopts = *testDirectoryOptions
 	}
-	dir := webbotauth.NewDirectory(dopts)
-	opts := webbotauth.Options{Directory: dir, FetchUntrusted: a.Signatures.FetchUntrusted, AllowTestKeys: dopts.AllowTestKeys}
+	opts := webbotauth.Options{FetchUntrusted: a.Signatures.FetchUntrusted, AllowTestKeys: dopts.AllowTestKeys, Offline: !fetch}
 	if a.Signatures.ReplayProtection {
 		opts.Nonces = webbotauth.NewNonces(0)
 	}
@@ -208,39 +210,42 @@ func (a *Crawlers) signatureVerifier() (*webbotauth.Verifier, *webbotauth.Direct
 		at := fmt.Sprintf("crawlers.signatures.agents[%d]", i)
 		u, err := webbotauth.NormalizeAgent(ag.URL)
 		if err != nil {
-			dir.Close()
 			return nil, nil, fmt.Errorf("%s.url %q: %v", at, ag.URL, err)
 		}
 		ids := botIDs(ag.Bot)
 		if len(ids) != 1 {
-			dir.Close()
 			return nil, nil, fmt.Errorf("%s.bot %q: not one bot of the catalogue (by ID or name)%s", at, ag.Bot, suggest(ag.Bot))
 		}
-		agent := webbotauth.Agent{URL: u, Bot: ids[0]}
+		agent := webbotauth.Agent{URL: u, Bot: ids[0], Keys: dirKeys[u]}
 		if ag.KeyFile != "" {
-			data, err := os.ReadFile(ag.KeyFile)
-			if err == nil {
-				agent.Keys, err = webbotauth.ParseJWKS(data)
-				if err != nil {
-					var k webbotauth.Key
-					if k, err = webbotauth.ParseJWK(data); err == nil {
-						agent.Keys = []webbotauth.Key{k}
-					}
-				}
-			}
-			if err != nil {
-				dir.Close()
+			if agent.Keys, err = readKeys(ag.KeyFile); err != nil {
 				return nil, nil, fmt.Errorf("%s.key_file %q: %v", at, ag.KeyFile, err)
 			}
 		}
 		opts.Agents = append(opts.Agents, agent)
 	}
+	var dir *webbotauth.Directory
+	if fetch {
+		dir = webbotauth.NewDirectory(dopts)
+		opts.Directory = dir
+	}
 	v, err := webbotauth.NewVerifier(opts)
 	if err != nil {
-		dir.Close()
+		if dir != nil {
+			dir.Close()
+		}
 		return nil, nil, fmt.Errorf("crawlers.signatures: %v", err)
 	}
 	return v, dir, nil
+}
+
+// readKeys reads a key file: a JWK Set or one JWK (webbotauth.ParseKeys).
+func readKeys(file string) ([]webbotauth.Key, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return webbotauth.ParseKeys(data)
 }
 
 // serviceOptions are the options of the verification this config runs, logging to log: the
@@ -268,14 +273,24 @@ func (a *Crawlers) serviceOptions(log *slog.Logger) identity.ServiceOptions {
 // startCheckService gives the app, for `caddy robots check`, a verification of its own with
 // the server's options that reads only what is kept (the lists on disk, the local files):
 // a check is a one-off command and fetches nothing. It is started, and the app answers the
-// check's crawler matchers with it, as the server's app answers a request. Stop it when the
-// check is done.
-func (a *Crawlers) startCheckService(log *slog.Logger) *identity.Service {
+// check's crawler matchers with it, as the server's app answers a request. With signatures,
+// the app's verifier becomes the check's, which fetches no key directory (dirKeys are the
+// keys of agents' directories given instead, signatureVerifier). Stop it when the check is
+// done.
+func (a *Crawlers) startCheckService(log *slog.Logger, dirKeys map[string][]webbotauth.Key) (*identity.Service, error) {
+	if a.Signatures != nil {
+		// The check's own verifier, which fetches no key directory, answers the app's
+		// matchers too.
+		var err error
+		if a.sigs, _, err = a.signatureVerifier(false, dirKeys); err != nil {
+			return nil, err
+		}
+	}
 	opts := a.serviceOptions(log)
 	opts.Lists.ReadOnly = true
 	a.svc = identity.NewService(opts)
 	a.svc.Start(context.Background())
-	return a.svc
+	return a.svc, nil
 }
 
 func (a *Crawlers) validate() error {
@@ -371,12 +386,18 @@ func (a *Crawlers) identify(r *http.Request) *crawlerInfo {
 	if bot, ok := crawlers.IdentifyBotHeader(r.Header["User-Agent"]); ok {
 		ci = internIdentity(a.svc.Verify(bot, clientAddr(r)))
 	}
+	return storeIdentity(r, a.withSignature(r, ci))
+}
+
+// withSignature is ci, or the identity r's Web Bot Auth signature makes of it where it
+// decides (identity.WithSignature).
+func (a *Crawlers) withSignature(r *http.Request, ci *crawlerInfo) *crawlerInfo {
 	if a.sigs != nil && len(r.Header["Signature-Input"]) > 0 {
 		if id, decided := identity.WithSignature(ci.id, a.sigs.Verify(r, webbotauth.Target{})); decided {
-			ci = internIdentity(id)
+			return internIdentity(id)
 		}
 	}
-	return storeIdentity(r, ci)
+	return ci
 }
 
 // storeIdentity makes ci r's crawler identity, for the crawler matchers and placeholders.

@@ -35,7 +35,13 @@ elements the response gets, the robots.txt usage preferences and whether
 enforcement answers the request. With --client-ip <addr>, when the config
 verifies crawlers, it also says who the request is (the crawler's identity,
 verified from the lists the server keeps on disk and its local list files;
-check fetches nothing) and the state of every list. Exit status 0 when
+check fetches nothing) and the state of every list. With --header lines, the
+request's Web Bot Auth signature (Signature-Input, Signature, Signature-Agent and
+the fields it covers, pasted as the agent sent them) is judged as the server
+judges it, and check explains the verdict: the parameters, why it fails, the
+signature base verified, and the identity it makes. Keys come from the config's
+key files; an agent's key directory is not fetched (give its JWK Set with
+--signature-keys). Exit status 0 when
 robots.txt allows the URL, 1 when it disallows it, 2 on a config or usage error.
 
   caddy robots lint --config Caddyfile
@@ -66,10 +72,10 @@ func (f *commandFlags) add(c *cobra.Command) {
 
 func checkCommand() *cobra.Command {
 	var f commandFlags
-	var rawURL, agent, purpose, robotsFile, clientIP string
-	var backend []string
+	var rawURL, agent, purpose, robotsFile, clientIP, sigKeys string
+	var backend, header []string
 	c := &cobra.Command{
-		Use:   "check --config <path> [--adapter <name>] --url <url> [--agent <agent>] [--client-ip <addr>] [--purpose <token>] [--backend-header 'Robots-Tag: ...']... [--robots-file <file>] [--format text|json]",
+		Use:   "check --config <path> [--adapter <name>] --url <url> [--agent <agent>] [--client-ip <addr>] [--header 'Signature-Input: ...']... [--signature-keys <jwks-file>] [--purpose <token>] [--backend-header 'Robots-Tag: ...']... [--robots-file <file>] [--format text|json]",
 		Short: "Explains what a crawler sees at a URL",
 		Args:  cobra.ArbitraryArgs,
 	}
@@ -81,6 +87,8 @@ func checkCommand() *cobra.Command {
 	c.Flags().StringArrayVar(&backend, "backend-header", nil, "A header line the backend sends itself, e.g. 'Robots-Tag: noindex' (repeatable)")
 	c.Flags().StringVar(&robotsFile, "robots-file", "", "Decide with this robots.txt file instead of the config's")
 	c.Flags().StringVar(&clientIP, "client-ip", "", "The client's IP address as the server sees it (after trusted_proxies), to verify the crawler the agent names")
+	c.Flags().StringArrayVar(&header, "header", nil, "A header line the client sends, e.g. its Web Bot Auth signature's 'Signature-Input: sig1=(...);...' (repeatable)")
+	c.Flags().StringVar(&sigKeys, "signature-keys", "", "The JWK Set the key directory of the signature's agent serves, which check does not fetch")
 	c.RunE = exitWith(func(stdout, stderr io.Writer, args []string) (int, error) {
 		if err := usageChecks(f, args); err != nil {
 			return cli.ExitUsage, err
@@ -88,7 +96,7 @@ func checkCommand() *cobra.Command {
 		if rawURL == "" {
 			return cli.ExitUsage, errors.New("--url is required")
 		}
-		req := policycheck.Request{URL: rawURL, Agent: agent, Purpose: purpose, BackendHeaders: backend, ClientIP: clientIP}
+		req := policycheck.Request{URL: rawURL, Agent: agent, Purpose: purpose, BackendHeaders: backend, ClientIP: clientIP, Headers: header}
 		if robotsFile != "" {
 			b, err := os.ReadFile(robotsFile)
 			if err != nil {
@@ -107,6 +115,11 @@ func checkCommand() *cobra.Command {
 				return cli.ExitUsage, err
 			}
 			defer cfg.close()
+			if sigKeys != "" {
+				if cfg.dirKeys, err = cfg.signatureKeys(sigKeys, header); err != nil {
+					return cli.ExitUsage, err
+				}
+			}
 			if site, at, err = cfg.siteFor(req); err != nil {
 				return cli.ExitUsage, err
 			}

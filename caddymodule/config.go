@@ -5,13 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"net/http"
+	"net/textproto"
 	"sort"
+	"strings"
 
 	"github.com/caddyserver/caddy/v2"
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 
 	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/policycheck"
+	"github.com/sitepolicy/caddy-robots/webbotauth"
 )
 
 // loadedConfig is a config loaded as "caddy run" loads it, with the Caddyfile lines of its
@@ -38,6 +42,9 @@ type loadedConfig struct {
 	crawlers *Crawlers
 	// svc is the verification check asks (startCrawlers); nil before.
 	svc *identity.Service
+	// dirKeys are the keys check is given for agents whose keys come from their directory
+	// (--signature-keys), by normalized agent URL.
+	dirKeys map[string][]webbotauth.Key
 }
 
 // loadConfig adapts and validates the config file (with the adapter, if given) as "caddy
@@ -143,12 +150,20 @@ func needsCrawlers(data []byte) bool {
 }
 
 // startCrawlers starts the verification check asks, when the config verifies crawlers
-// (Crawlers.startCheckService), and returns it; nil when it verifies none.
-func (lc *loadedConfig) startCrawlers() *identity.Service {
-	if lc.crawlers != nil && lc.svc == nil {
-		lc.svc = lc.crawlers.startCheckService(lc.ctx.Slogger())
+// (Crawlers.startCheckService), and returns it with the check's signature verifier; nil when
+// it verifies none.
+func (lc *loadedConfig) startCrawlers() (*identity.Service, *webbotauth.Verifier, error) {
+	if lc.crawlers == nil {
+		return nil, nil, nil
 	}
-	return lc.svc
+	if lc.svc == nil {
+		svc, err := lc.crawlers.startCheckService(lc.ctx.Slogger(), lc.dirKeys)
+		if err != nil {
+			return nil, nil, err
+		}
+		lc.svc = svc
+	}
+	return lc.svc, lc.crawlers.sigs, nil
 }
 
 // close stops the check's verification and releases the crawlers app.
@@ -202,4 +217,51 @@ func (lc *loadedConfig) topRoutes() iter.Seq[topRoute] {
 			}
 		}
 	}
+}
+
+// signatureKeys reads file, the JWK Set of a key directory (--signature-keys), as the keys of
+// the agents the signatures of the header lines name: each must be an agent the config
+// trusts without a key file, whose keys the server fetches from its directory.
+func (lc *loadedConfig) signatureKeys(file string, lines []string) (map[string][]webbotauth.Key, error) {
+	keys, err := readKeys(file)
+	if err != nil {
+		return nil, fmt.Errorf("--signature-keys %q: %v", file, err)
+	}
+	h := headerOf(lines)
+	sigs, _ := webbotauth.ParseSignatures(h)
+	fromDir := map[string]bool{}
+	if c := lc.crawlers; c != nil && c.Signatures != nil {
+		for _, a := range c.Signatures.Agents {
+			if u, err := webbotauth.NormalizeAgent(a.URL); err == nil && a.KeyFile == "" {
+				fromDir[u] = true
+			}
+		}
+	}
+	out := map[string][]webbotauth.Key{}
+	for i := range sigs {
+		agent, err := sigs[i].SignatureAgent(h)
+		if err != nil || agent == "" || sigs[i].Tag != webbotauth.Tag {
+			continue
+		}
+		if !fromDir[agent] {
+			return nil, fmt.Errorf("--signature-keys: the signature's agent %s is not one the config trusts with its keys from its directory (signature_agent without a key file)", agent)
+		}
+		out[agent] = keys
+	}
+	if len(out) == 0 {
+		return nil, errors.New("--signature-keys: no --header line carries a web-bot-auth signature naming its agent (Signature-Input, Signature, Signature-Agent)")
+	}
+	return out, nil
+}
+
+// headerOf reads the client's "Name: value" lines (--header); a line that is not one is
+// skipped here, and policycheck.Check reports it.
+func headerOf(lines []string) http.Header {
+	h := http.Header{}
+	for _, line := range lines {
+		if name, value, ok := strings.Cut(line, ":"); ok {
+			h.Add(textproto.CanonicalMIMEHeaderKey(strings.TrimSpace(name)), strings.TrimSpace(value))
+		}
+	}
+	return h
 }

@@ -84,9 +84,13 @@ type walk struct {
 // "*") at client as a Caddy server would see it. Without a client (the zero Addr) the
 // address is httptest's, 192.0.2.1, a documentation address in no one's ranges, for the IP
 // matchers; crawlers, when not nil, then gives the request the identity of an unknown
-// address (pending for a verifiable crawler), as check reports it.
-func newRequest(rawURL, agent string, client netip.Addr, crawlers *Crawlers) *http.Request {
+// address (pending for a verifiable crawler), or its signature's, as check reports it.
+// header holds the client's other header lines (a signature's).
+func newRequest(rawURL, agent string, header http.Header, client netip.Addr, crawlers *Crawlers) *http.Request {
 	r := httptest.NewRequest(http.MethodGet, rawURL, nil)
+	for k, v := range header {
+		r.Header[k] = v
+	}
 	if agent != "" && agent != "*" {
 		r.Header.Set("User-Agent", agent)
 	}
@@ -96,7 +100,7 @@ func newRequest(rawURL, agent string, client netip.Addr, crawlers *Crawlers) *ht
 	repl := caddy.NewReplacer()
 	r = caddyhttp.PrepareRequest(r, repl, httptest.NewRecorder(), &caddyhttp.Server{})
 	if !client.IsValid() && crawlers != nil {
-		storeIdentity(r, internIdentity(crawlers.svc.Identify(r.Header.Get("User-Agent"), netip.Addr{})))
+		storeIdentity(r, crawlers.withSignature(r, internIdentity(crawlers.svc.Identify(r.Header.Get("User-Agent"), netip.Addr{}))))
 	}
 	return r
 }

@@ -65,7 +65,7 @@ func TestCheckAndLintWalk(t *testing.T) {
 		{"srv1", "http://localhost:9996/p/x", []string{s1 + "[0].handle[0].routes[1].handle[0]", s1 + "[1].handle[0]"}, "changes the request to /x"},
 		{"srv1", "http://localhost:9996/x", []string{s1 + "[1].handle[0]"}, ""},
 	} {
-		w, err := lc.follow(c.server, c.url, "", netip.Addr{})
+		w, err := lc.follow(c.server, c.url, "", nil, netip.Addr{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"net/netip"
 	"net/url"
 	"slices"
@@ -29,8 +30,8 @@ type where struct {
 
 // follow walks the routes of the server as the request for rawURL from the agent at client
 // (the zero Addr: unknown) runs through them.
-func (lc *loadedConfig) follow(server, rawURL, agent string, client netip.Addr) (*walk, error) {
-	w := &walk{ctx: lc.ctx, req: newRequest(rawURL, agent, client, lc.crawlers)}
+func (lc *loadedConfig) follow(server, rawURL, agent string, header http.Header, client netip.Addr) (*walk, error) {
+	w := &walk{ctx: lc.ctx, req: newRequest(rawURL, agent, header, client, lc.crawlers)}
 	routes := lc.raw.Apps.HTTP.Servers[server].Routes
 	_, _, err := w.routes(routes, "apps.http.servers."+server+".routes", nil, false)
 	return w, err
@@ -76,22 +77,26 @@ func (lc *loadedConfig) siteFor(req policycheck.Request) (*policycheck.Site, *wh
 
 	// A bad address is Check's error to report; the walk goes on without one.
 	client, _ := req.ClientAddr()
-	svc := lc.startCrawlers()
+	svc, sigs, err := lc.startCrawlers()
+	if err != nil {
+		return nil, nil, err
+	}
 	if svc != nil {
 		// The walk's crawler matchers ask as a request does (Identify); asked first as Check
 		// asks (waiting for reverse DNS), they answer what Check reports.
 		svc.IdentifyWait(req.Agent, client)
 	}
-	forURL, err := lc.follow(name, rawURL, req.Agent, client)
+	header := headerOf(req.Headers)
+	forURL, err := lc.follow(name, rawURL, req.Agent, header, client)
 	if err != nil {
 		return nil, nil, err
 	}
-	forRobots, err := lc.follow(name, u.Scheme+"://"+u.Host+"/robots.txt", req.Agent, client)
+	forRobots, err := lc.follow(name, u.Scheme+"://"+u.Host+"/robots.txt", req.Agent, header, client)
 	if err != nil {
 		return nil, nil, err
 	}
 	w := &where{server: name, notes: forURL.notes}
-	site := &policycheck.Site{Name: name, Hosts: []string{u.Hostname()}, Crawlers: svc}
+	site := &policycheck.Site{Name: name, Hosts: []string{u.Hostname()}, Crawlers: svc, Signatures: sigs}
 	// The robots.txt is the one the robots_txt handler that ends the /robots.txt walk serves.
 	robotsPath := ""
 	for _, f := range forRobots.found {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"net/textproto"
 	"net/url"
 	"strings"
 
@@ -39,6 +38,11 @@ type Request struct {
 	// e.g. "66.249.66.1"; "" for none. When the site verifies crawlers (Site.Crawlers), the
 	// crawler the Agent names is verified from it.
 	ClientIP string
+	// Headers are "Name: value" lines the client sends besides its User-Agent (which is
+	// Agent): a Web Bot Auth signature's Signature-Input, Signature and Signature-Agent, and
+	// the fields it covers. When the site verifies signatures (Site.Signatures), the
+	// signature is judged as the server judges it.
+	Headers []string
 }
 
 // Report is Check's answer. Its JSON form is the output of "check --format json"; the
@@ -182,7 +186,8 @@ type ResponseTags struct {
 
 // RequestError is a Request that Check cannot answer.
 type RequestError struct {
-	// Field is the field of Request at fault: "URL", "BackendHeaders" or "ClientIP".
+	// Field is the field of Request at fault: "URL", "BackendHeaders", "ClientIP" or
+	// "Headers".
 	Field string
 	// Value is the value at fault: the URL, the header line or the address.
 	Value string
@@ -192,8 +197,11 @@ type RequestError struct {
 
 func (e *RequestError) Error() string {
 	what := e.Field
-	if e.Field == "BackendHeaders" {
+	switch e.Field {
+	case "BackendHeaders":
 		what = "backend header line"
+	case "Headers":
+		what = "header line"
 	}
 	return fmt.Sprintf("%s %q: %s", what, e.Value, e.Problem)
 }
@@ -210,19 +218,51 @@ func Check(site *Site, req Request) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	header, err := clientHeader(req)
+	if err != nil {
+		return nil, err
+	}
 	rep := &Report{URL: req.URL, Agent: req.Agent, Purpose: req.Purpose}
+	// The request as the client sends it: its User-Agent and header lines.
+	probe := httptest.NewRequest(http.MethodGet, u.String(), nil)
+	for k, v := range header {
+		probe.Header[k] = v
+	}
+	probe.Header.Set("User-Agent", req.Agent)
 	// The identity is found once and enforcement reads it, as a server's does.
 	var identify func(*http.Request) identity.Identity
+	var id identity.Identity
 	if site.Crawlers != nil {
-		var id identity.Identity
 		rep.Verification, id = verify(site.Crawlers, req, addr)
-		identify = func(*http.Request) identity.Identity { return id }
 		bot, _ := crawlers.BotByID(id.Bot)
 		if rep.Verification.byDNS(id, bot) {
 			rep.Notes = append(rep.Notes, "reverse DNS was looked up for this check; a server answers the first requests from an address as pending (and enforce lets them through) until its own lookup is in, unless it waits for a first answer (DNSOptions.Wait, Caddy's dns_wait), then keeps the answer (a day when confirmed, an hour when not)")
 		}
 	} else if req.ClientIP != "" {
 		rep.Notes = append(rep.Notes, "the site verifies no crawlers, so the client address is not used")
+	}
+	if len(header["Signature-Input"]) > 0 {
+		if site.Signatures == nil {
+			rep.Notes = append(rep.Notes, "the site verifies no Web Bot Auth signatures, so the request's signature is not looked at")
+		} else {
+			if rep.Verification == nil {
+				rep.Verification = &Verification{ClientIP: req.ClientIP, Lists: []CrawlerList{}, signaturesOnly: true}
+				rep.Verification.describe(id, addr)
+			}
+			v := rep.Verification
+			var sig *Signature
+			unsigned := v.Identity
+			sig, id = judgeSignature(site.Signatures, probe, id)
+			if sig.Decided {
+				v.describe(id, addr)
+				v.Identity.Reason = sig.identityReason()
+				sig.UnsignedIdentity = &unsigned
+			}
+			v.Signature = sig
+		}
+	}
+	if rep.Verification != nil {
+		identify = func(*http.Request) identity.Identity { return id }
 	}
 	path := u.EscapedPath()
 	if path == "" {
@@ -277,8 +317,6 @@ func Check(site *Site, req Request) (*Report, error) {
 	// With enforce, the crawler is the one enforcement reads from the User-Agent, so that the
 	// decision shown and the enforcement shown are about the same crawler.
 	enforced := false
-	probe := httptest.NewRequest(http.MethodGet, u.String(), nil)
-	probe.Header.Set("User-Agent", req.Agent)
 	var enfTok string
 	var enfDecision robotsgen.Decision
 	if rt := site.RobotsTxt; rt != nil && rt.Config.Enforce != nil && req.RobotsFile == nil {
@@ -345,14 +383,9 @@ const htmlPage = "<!DOCTYPE html><html><head><title>check</title></head><body></
 // that apply.
 func responseTags(core *serve.Core, site *Site, u *url.URL, req Request) (*ResponseTags, error) {
 	out := &ResponseTags{Routes: []Location{}, XRobotsTag: []string{}, BackendHeaders: req.BackendHeaders}
-	backend := http.Header{}
-	for _, line := range req.BackendHeaders {
-		name, value, ok := strings.Cut(line, ":")
-		name = strings.TrimSpace(name)
-		if !ok || name == "" || strings.ContainsAny(name, " \t") {
-			return nil, &RequestError{Field: "BackendHeaders", Value: line, Problem: "give a header line, e.g. 'Robots-Tag: noindex'"}
-		}
-		backend.Add(textproto.CanonicalMIMEHeaderKey(name), strings.TrimSpace(value))
+	backend, err := requestHeader(req.BackendHeaders, "BackendHeaders", "Robots-Tag: noindex")
+	if err != nil {
+		return nil, err
 	}
 	r := httptest.NewRequest(http.MethodGet, u.String(), nil)
 	// The site's robots.txt responder is in front, as when serving: it answers /robots.txt

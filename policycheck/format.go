@@ -116,7 +116,11 @@ func (rep *Report) WriteText(w io.Writer) error {
 			p("Enforcement: passes (robots.txt is enforced, but not against this request)")
 		}
 	}
-	if v := rep.Verification; v != nil {
+	if v := rep.Verification; v != nil && v.Signature != nil {
+		p("")
+		v.Signature.write(p, rep)
+	}
+	if v := rep.Verification; v != nil && !v.signaturesOnly {
 		p("")
 		v.writeLists(p)
 	}

@@ -5,7 +5,8 @@
 //     chosen and why, the rule that decided and its line in the file), and the Robots-Tag
 //     field, X-Robots-Tag lines and <meta> elements the config adds to the response; with the
 //     server's crawler verification (Site.Crawlers) and the client's address, who the request
-//     is and whether enforce refuses it as an impostor.
+//     is and whether enforce refuses it as an impostor; with its Web Bot Auth verifier
+//     (Site.Signatures) and the request's header lines, what its signature proves and why.
 //   - Lint: which parts of the policy defeat themselves? (noindex on a page robots.txt keeps
 //     the crawler away from, rules that can never decide, misspelt crawler names, ...)
 //
@@ -29,6 +30,7 @@ import (
 	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
+	"github.com/sitepolicy/caddy-robots/webbotauth"
 )
 
 // Site is what one site serves: at most one robots.txt and the robots_tag routes, in the order
@@ -48,6 +50,12 @@ type Site struct {
 	// state of the lists, and enforcement answers impostors as the server does. Check fetches
 	// nothing itself: give a Service whose lists are ReadOnly so that it does not either.
 	Crawlers *identity.Service
+	// Signatures is the Web Bot Auth verification the site's server runs; nil when it
+	// verifies no signatures. With it, Check judges the signature of the request's header
+	// lines (Request.Headers) and reports what it makes of the identity. Check fetches
+	// nothing itself: give a verifier that fetches no key directory (webbotauth.Options
+	// Offline).
+	Signatures *webbotauth.Verifier
 }
 
 // RobotsTxt is a robots.txt config and where it came from.

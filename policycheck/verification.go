@@ -24,6 +24,12 @@ type Verification struct {
 	// Lists are the operators' published address lists the verification reads, as the check
 	// found them; [] when the lists are off.
 	Lists []CrawlerList `json:"lists"`
+	// Signature is the account of the request's Web Bot Auth signature, when its header
+	// lines carry one and the site verifies signatures (Site.Signatures).
+	Signature *Signature `json:"signature,omitempty"`
+
+	// signaturesOnly: the site verifies signatures and no crawlers (no lists to show).
+	signaturesOnly bool
 }
 
 // Identity is the crawler identity of the request: the bot of the catalogue its User-Agent
@@ -94,6 +100,12 @@ func verify(svc *identity.Service, req Request, addr netip.Addr) (*Verification,
 		v.Lists = append(v.Lists, CrawlerList{URL: st.Source.URL, Local: st.Local, File: st.File, Prefixes: st.Prefixes, Size: st.Size,
 			Fetched: st.Fetched.UTC().Truncate(time.Second), AgeSeconds: int64(st.Age / time.Second), Trusted: st.Trusted, LastError: st.LastError})
 	}
+	v.describe(id, addr)
+	return v, id
+}
+
+// describe makes id the verification's identity, with the bot's names and why.
+func (v *Verification) describe(id identity.Identity, addr netip.Addr) {
 	v.Identity = Identity{Bot: id.Bot, Status: id.Status.String(), By: id.By}
 	bot, _ := crawlers.BotByID(id.Bot)
 	if len(bot.Names) > 0 {
@@ -104,7 +116,6 @@ func verify(svc *identity.Service, req Request, addr netip.Addr) (*Verification,
 		v.Identity.Categories = cats
 	}
 	v.Identity.Reason = v.reason(id, bot, addr)
-	return v, id
 }
 
 // byDNS reports whether reverse DNS answered for the bot: the check looked the address up,
@@ -197,7 +208,7 @@ func (rep *Report) identityLine() string {
 		from = " from " + v.ClientIP
 	}
 	if id.Bot == "" {
-		return fmt.Sprintf("none%s (%s)", from, id.Reason)
+		return fmt.Sprintf("%s%s (%s)", id.Status, from, id.Reason)
 	}
 	who := []string{id.Bot}
 	if id.Operator != "" {

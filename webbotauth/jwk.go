@@ -172,3 +172,17 @@ func ParseJWKS(data []byte) ([]Key, error) {
 	}
 	return keys, nil
 }
+
+// ParseKeys reads a key file of a configuration: a JWK Set (ParseJWKS) or, failing that, a
+// single JWK (ParseJWK).
+func ParseKeys(data []byte) ([]Key, error) {
+	keys, err := ParseJWKS(data)
+	if err == nil {
+		return keys, nil
+	}
+	k, err := ParseJWK(data)
+	if err != nil {
+		return nil, err
+	}
+	return []Key{k}, nil
+}

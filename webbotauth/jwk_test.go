@@ -1,6 +1,8 @@
 package webbotauth
 
 import (
+	"crypto/ed25519"
+	"encoding/base64"
 	"errors"
 	"strings"
 	"testing"
@@ -81,5 +83,19 @@ func TestParseJWKS(t *testing.T) {
 		if _, err := ParseJWKS([]byte(s)); !errors.Is(err, ErrKey) {
 			t.Errorf("%.60s: %v, want ErrKey", s, err)
 		}
+	}
+}
+
+// TestParseKeys: a key file is a JWK Set or one JWK; anything else is an error.
+func TestParseKeys(t *testing.T) {
+	pub, _, _ := ed25519.GenerateKey(nil)
+	one := `{"kty":"OKP","crv":"Ed25519","x":"` + base64.RawURLEncoding.EncodeToString(pub) + `"}`
+	for _, data := range []string{one, `{"keys":[` + one + `]}`} {
+		if keys, err := ParseKeys([]byte(data)); err != nil || len(keys) != 1 || !keys[0].Public.Equal(pub) {
+			t.Errorf("%s: %v %v", data, keys, err)
+		}
+	}
+	if _, err := ParseKeys([]byte(`{"kty":"RSA"}`)); err == nil {
+		t.Error("an RSA key read as an Ed25519 key file")
 	}
 }

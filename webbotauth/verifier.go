@@ -79,6 +79,10 @@ type Agent struct {
 	Keys []Key
 }
 
+// NotFetched is the Reason of an Offline verifier's UnknownKey for a trusted agent whose keys
+// come from its key directory.
+const NotFetched = "the agent's keys come from its key directory, which is not fetched here"
+
 // Options configures a Verifier.
 type Options struct {
 	// Agents are the trusted agents.
@@ -102,6 +106,10 @@ type Options struct {
 	Nonces *Nonces
 	// RequireNonce makes a signature without a nonce Malformed when Nonces is set.
 	RequireNonce bool
+	// Offline verifies with the configured keys alone and fetches no directory (a one-off
+	// check): an agent configured without keys is still trusted, and its signatures are
+	// UnknownKey, saying its keys come from its directory. Directory must be nil.
+	Offline bool
 	// AllowTestKeys lets agents be configured with the published test keys (TestKeys),
 	// which NewVerifier otherwise refuses; for tests only.
 	AllowTestKeys bool
@@ -122,6 +130,7 @@ type Verifier struct {
 	skew, max  int64
 	nonces     *Nonces
 	needNonce  bool
+	offline    bool
 }
 
 // NewVerifier checks the options and returns a Verifier.
@@ -136,6 +145,10 @@ func NewVerifier(o Options) (*Verifier, error) {
 		max:        int64(o.MaxValidity / time.Second),
 		nonces:     o.Nonces,
 		needNonce:  o.RequireNonce,
+		offline:    o.Offline,
+	}
+	if o.Offline && o.Directory != nil {
+		return nil, fmt.Errorf("webbotauth: Offline with a Directory")
 	}
 	if v.now == nil {
 		v.now = time.Now
@@ -171,7 +184,7 @@ func NewVerifier(o Options) (*Verifier, error) {
 				e.keys[k.ID] = &k
 				v.inline[k.ID] = &k
 			}
-		} else if o.Directory == nil {
+		} else if o.Directory == nil && !o.Offline {
 			return nil, fmt.Errorf("webbotauth: agent %s: no keys and no Directory to fetch them", u)
 		}
 		v.agents[u] = e
@@ -267,6 +280,9 @@ func (v *Verifier) verify(r *http.Request, t Target, s *Signature) Result {
 				res.Status = st
 				return res
 			}
+		case trusted && v.offline:
+			res.Status, res.Reason = UnknownKey, NotFetched
+			return res
 		default:
 			res.Status, res.Reason = UnknownKey, "the agent is not trusted and its directory is not fetched"
 			return res

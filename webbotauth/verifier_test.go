@@ -240,3 +240,38 @@ func TestTargetURIAbsoluteForm(t *testing.T) {
 		t.Errorf("%q", base)
 	}
 }
+
+// TestVerifyOffline: an Offline verifier trusts an agent configured without keys, fetches
+// nothing, and says its signatures' keys come from its directory; a configured key still
+// verifies; Offline with a Directory is refused.
+func TestVerifyOffline(t *testing.T) {
+	pub, priv, _ := ed25519.GenerateKey(nil)
+	id := mustThumbprint(t, pub)
+	const now = 1_800_000_000
+	v, err := NewVerifier(Options{Offline: true, Now: at(now), Agents: []Agent{
+		{URL: "https://dir.example", Bot: "d"},
+		{URL: "https://keys.example", Bot: "k", Keys: []Key{{ID: id, Public: pub}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sign := func(agent string) *http.Request {
+		r, _ := http.NewRequest("GET", "https://shop.example/", nil)
+		r.Header.Set("Signature-Agent", `sig="`+agent+`"`)
+		r.Header.Set("Signature-Input", `sig=("@authority" "signature-agent";key="sig");created=`+itoa(now)+`;expires=`+itoa(now+60)+`;keyid="`+id+`";tag="web-bot-auth"`)
+		r.Header.Set("Signature", "sig=:AA==:")
+		sigs, _ := ParseSignatures(r.Header)
+		base, _ := sigs[0].Base(r, Target{})
+		r.Header.Set("Signature", "sig=:"+b64(ed25519.Sign(priv, base))+":")
+		return r
+	}
+	if res := v.Verify(sign("https://dir.example"), Target{}); res.Status != UnknownKey || res.Bot != "d" || !strings.Contains(res.Reason, "key directory") {
+		t.Errorf("directory agent: %+v", res)
+	}
+	if res := v.Verify(sign("https://keys.example"), Target{}); res.Status != Verified || res.Bot != "k" {
+		t.Errorf("configured key: %+v", res)
+	}
+	if _, err := NewVerifier(Options{Offline: true, Directory: NewDirectory(DirectoryOptions{})}); err == nil {
+		t.Error("Offline with a Directory accepted")
+	}
+}

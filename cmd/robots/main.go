@@ -4,7 +4,8 @@
 //	robots check --config site.json --url https://example.com/drafts/x [--agent "Googlebot"]
 //	             [--purpose TOKEN] [--backend-header 'Robots-Tag: noindex']... [--robots-file FILE]
 //	             [--client-ip ADDR [--crawler-lists DIR] [--crawler-list-file URL=FILE]...
-//	             [--no-reverse-dns]] [--format text|json]
+//	             [--no-reverse-dns]] [--header 'Signature-Input: ...']...
+//	             [--signature-agent URL=BOT=FILE]... [--format text|json]
 //	robots lint  --config site.json [--host example.com]... [--format text|json]
 //
 // check explains what a crawler sees at a URL: the robots.txt decision (group, deciding rule
@@ -15,7 +16,10 @@
 // check verifies the crawler as the middleware's Verifier does, from the client address
 // --client-ip, and says its identity, whether enforce's impostors refuses it and the state of
 // every list; it reads the lists and fetches none, and looks the address up by reverse DNS
-// unless --no-reverse-dns (ServiceOptions.NoDNS). lint reports policies that
+// unless --no-reverse-dns (ServiceOptions.NoDNS). With --signature-agent (the agents the
+// application's nethttp.Options.Signatures trusts, with their keys), check judges the Web Bot
+// Auth signature of the --header lines as that verifier does and explains it (it fetches no
+// key directory). lint reports policies that
 // defeat themselves and exits 1 when a finding is a warning or an error. Both exit 2 on a
 // usage or config error. Install with
 //
@@ -34,10 +38,12 @@ import (
 	"os"
 	"strings"
 
+	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/policycheck"
 	"github.com/sitepolicy/caddy-robots/policycheck/cli"
+	"github.com/sitepolicy/caddy-robots/webbotauth"
 )
 
 func main() {
@@ -53,13 +59,15 @@ const usage = `usage:
   robots check --config site.json --url URL [--agent AGENT] [--purpose TOKEN]
                [--backend-header 'Robots-Tag: ...']... [--robots-file FILE] [--host HOST]...
                [--client-ip ADDR] [--crawler-lists DIR] [--crawler-list-file URL=FILE]...
-               [--no-reverse-dns] [--format text|json]
+               [--no-reverse-dns] [--header 'Signature-Input: ...']...
+               [--signature-agent URL=BOT=FILE]... [--format text|json]
   robots lint  --config site.json [--host HOST]... [--format text|json]
 
 site.json is the net/http middleware's config (nethttp.NewFromJSON).
 check exits 0 when robots.txt allows the URL, 1 when it disallows it; with
 --crawler-lists or --crawler-list-file it verifies the crawler from --client-ip
-with the lists kept there (it fetches none);
+with the lists kept there (it fetches none); with --signature-agent it judges
+the Web Bot Auth signature of the --header lines (it fetches no key directory);
 lint exits 0 without findings at warning level or above, 1 otherwise;
 both exit 2 on a usage or config error.
 `
@@ -75,7 +83,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
 	config := fs.String("config", "", "the middleware's JSON config (required)")
 	format := fs.String("format", "text", "output format: text or json")
-	var hosts, backend, listFiles multi
+	var hosts, backend, listFiles, headers, sigAgents multi
 	fs.Var(&hosts, "host", "a host name the site answers to (repeatable); lets lint check sitemap hosts")
 	var url, agent, purpose, robotsFile, clientIP, listsDir *string
 	var noDNS *bool
@@ -89,6 +97,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		listsDir = fs.String("crawler-lists", "", "verify crawlers with the lists kept in this directory (identity.ListsOptions.Dir); nothing is fetched")
 		fs.Var(&listFiles, "crawler-list-file", "verify crawlers with the list the catalogue names at URL read from FILE, as URL=FILE (identity.ListsOptions.Local; repeatable; alone, offline)")
 		noDNS = fs.Bool("no-reverse-dns", false, "verify without reverse DNS (identity.ServiceOptions.NoDNS)")
+		fs.Var(&headers, "header", "a header line the client sends, e.g. its Web Bot Auth signature's 'Signature-Input: sig1=(...);...' (repeatable)")
+		fs.Var(&sigAgents, "signature-agent", "judge Web Bot Auth signatures as nethttp.Options.Signatures does, trusting the agent at URL as the catalogue's bot BOT (its ID) with the keys of FILE (a JWK Set or one JWK), as URL=BOT=FILE (repeatable; no key directory is fetched)")
 	}
 	if err := fs.Parse(args[1:]); err != nil {
 		return cli.ExitUsage
@@ -126,7 +136,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if *url == "" {
 			return fail(errors.New("--url is required"))
 		}
-		req := policycheck.Request{URL: *url, Agent: *agent, Purpose: *purpose, BackendHeaders: backend, ClientIP: *clientIP}
+		req := policycheck.Request{URL: *url, Agent: *agent, Purpose: *purpose, BackendHeaders: backend, ClientIP: *clientIP, Headers: headers}
 		if *robotsFile != "" {
 			b, err := os.ReadFile(*robotsFile)
 			if err != nil {
@@ -141,6 +151,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 			defer svc.Stop()
 			site.Crawlers = svc
+		}
+		if len(sigAgents) > 0 {
+			if site.Signatures, err = signatureVerifier(sigAgents); err != nil {
+				return fail(err)
+			}
 		}
 		var rep *policycheck.Report
 		rep, err = cli.Check(site, req)
@@ -208,4 +223,38 @@ func crawlerService(dir string, files []string, noDNS bool, stderr io.Writer) (*
 	})
 	svc.Start(context.Background())
 	return svc, nil
+}
+
+// signatureVerifier is the verifier of the --signature-agent flags (URL=BOT=FILE): those
+// agents trusted with the keys of their files, no key directory fetched.
+func signatureVerifier(flags []string) (*webbotauth.Verifier, error) {
+	opts := webbotauth.Options{Offline: true}
+	for _, f := range flags {
+		i := strings.LastIndex(f, "=")
+		j := strings.LastIndex(f[:max(i, 0)], "=")
+		if j <= 0 {
+			return nil, fmt.Errorf("--signature-agent %q: give URL=BOT=FILE, e.g. https://agent.example=openai-crawler=agent.jwk", f)
+		}
+		u, bot, file := f[:j], f[j+1:i], f[i+1:]
+		if _, ok := crawlers.BotByID(bot); !ok {
+			return nil, fmt.Errorf("--signature-agent %q: %q is not the ID of a bot of the catalogue", f, bot)
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("--signature-agent %q: %v", f, err)
+		}
+		keys, err := webbotauth.ParseKeys(data)
+		if err == nil && len(keys) == 0 {
+			err = errors.New("no Ed25519 key in the file")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--signature-agent %q: %v", f, err)
+		}
+		opts.Agents = append(opts.Agents, webbotauth.Agent{URL: u, Bot: bot, Keys: keys})
+	}
+	v, err := webbotauth.NewVerifier(opts)
+	if err != nil {
+		return nil, fmt.Errorf("--signature-agent: %v", err)
+	}
+	return v, nil
 }

@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -13,11 +16,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/docs"
 	"github.com/sitepolicy/caddy-robots/policycheck"
 	"github.com/sitepolicy/caddy-robots/policycheck/cli"
+	"github.com/sitepolicy/caddy-robots/webbotauth"
 )
 
 // binary builds the command once into a temporary directory.
@@ -310,5 +315,69 @@ func TestCommandIdentity(t *testing.T) {
 	if err := dec.Decode(&rep); err != nil || rep.Verification == nil || rep.Verification.Identity.Status != "impostor" || !rep.Enforcement.Impostor || rep.Enforcement.Status != 410 ||
 		len(rep.Verification.Lists) != 1 || !rep.Verification.Lists[0].Local || !rep.Verification.Lists[0].Trusted {
 		t.Fatalf("%v %+v", err, rep.Verification)
+	}
+}
+
+// TestCommandSignature: with --signature-agent, check judges the signature of the --header
+// lines as nethttp.Options.Signatures does: verified by a trusted agent's key, a forged one an
+// impostor that enforce refuses, explained; flags that are not URL=BOT=FILE are usage errors.
+func TestCommandSignature(t *testing.T) {
+	dir := t.TempDir()
+	config := write(t, dir, "site.json", `{"robots_txt": {"groups": [{"user_agents": ["GPTBot"], "rules": [{"type": "disallow", "path": "/"}]}],
+	  "enforce": {"impostors": {"status": 410}}}}`)
+	priv := ed25519.NewKeyFromSeed([]byte("cmd/robots check signature test!"))
+	jwk := fmt.Sprintf(`{"kty":"OKP","crv":"Ed25519","x":%q}`, base64.RawURLEncoding.EncodeToString(priv.Public().(ed25519.PublicKey)))
+	key, _ := webbotauth.ParseJWK([]byte(jwk))
+	keyFile := write(t, dir, "agent.jwk", jwk)
+	sign := func(path string) []string {
+		r, _ := http.NewRequest("GET", "https://example.com"+path, nil)
+		r.Header.Set("Signature-Agent", `sig1="https://agent.example"`)
+		now := time.Now().Unix()
+		r.Header.Set("Signature-Input", fmt.Sprintf(`sig1=("@authority" "@path" "signature-agent";key="sig1");created=%d;expires=%d;keyid=%q;tag="web-bot-auth"`, now-1, now+300, key.ID))
+		r.Header.Set("Signature", "sig1=:AA==:")
+		sigs, _ := webbotauth.ParseSignatures(r.Header)
+		base, _ := sigs[0].Base(r, webbotauth.Target{})
+		var args []string
+		for _, k := range []string{"Signature-Agent", "Signature-Input"} {
+			args = append(args, "--header", k+": "+r.Header.Get(k))
+		}
+		return append(args, "--header", "Signature: sig1=:"+base64.StdEncoding.EncodeToString(ed25519.Sign(priv, base))+":")
+	}
+	agentFlag := []string{"--signature-agent", "https://agent.example=openai-crawler=" + keyFile}
+	check := []string{"check", "--config", config, "--url", "https://example.com/page", "--agent", "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"}
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		status int
+		out    []string
+		errOut string
+	}{
+		{"verified", append(slices.Clip(agentFlag), sign("/page")...), 0, []string{
+			"Identity: GPTBot (openai-crawler; ai", ": verified by signature (a valid Web Bot Auth signature of https://agent.example/",
+			"keyid " + key.ID + ": verified\n", "  identity: now verified by signature (without it: none)\n", "    \"@path\": /page\n",
+		}, ""},
+		{"forged", append(slices.Clip(agentFlag), sign("/other")...), 0, []string{
+			": impostor (the signature does not verify against the agent's key " + key.ID + ")\n",
+			"Enforcement: BLOCKED with 410", "enforce's impostors refuse it with 410",
+		}, ""},
+		{"no verifier", sign("/page"), 0, []string{"Note: the site verifies no Web Bot Auth signatures, so the request's signature is not looked at\n"}, ""},
+		{"bad flag", []string{"--signature-agent", "https://agent.example=" + keyFile}, 2, nil, "give URL=BOT=FILE"},
+		{"bad bot", []string{"--signature-agent", "https://agent.example=GPTBot=" + keyFile}, 2, nil, `"GPTBot" is not the ID of a bot of the catalogue`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			status := run(append(slices.Clip(check), tc.args...), &stdout, &stderr)
+			if status != tc.status {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", status, tc.status, stdout.String(), stderr.String())
+			}
+			for _, s := range tc.out {
+				if !strings.Contains(stdout.String(), s) {
+					t.Errorf("stdout lacks %q:\n%s", s, stdout.String())
+				}
+			}
+			if tc.errOut != "" && !strings.Contains(stderr.String(), tc.errOut) {
+				t.Errorf("stderr lacks %q:\n%s", tc.errOut, stderr.String())
+			}
+		})
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/policycheck"
+	"github.com/sitepolicy/caddy-robots/webbotauth"
 )
 
 // Exit statuses of the check and lint commands.
@@ -37,11 +38,13 @@ func CheckFormat(format string) error {
 }
 
 // requestFlags are the flags of check that set the fields of a policycheck.Request.
-var requestFlags = map[string]string{"URL": "--url", "BackendHeaders": "--backend-header", "ClientIP": "--client-ip"}
+var requestFlags = map[string]string{"URL": "--url", "BackendHeaders": "--backend-header", "ClientIP": "--client-ip", "Headers": "--header"}
 
 // Check is policycheck.Check for a command: a problem with the request names the flag that
-// gave the value at fault (--url, --backend-header, --client-ip), and a crawler claim left
-// unverified for want of an address says which flag gives one.
+// gave the value at fault (--url, --backend-header, --client-ip, --header), a crawler claim
+// left unverified for want of an address says which flag gives one, and a signature whose
+// keys come from its agent's key directory says that check fetches none and which flag gives
+// them.
 func Check(site *policycheck.Site, req policycheck.Request) (*policycheck.Report, error) {
 	rep, err := policycheck.Check(site, req)
 	var re *policycheck.RequestError
@@ -55,6 +58,9 @@ func Check(site *policycheck.Site, req policycheck.Request) (*policycheck.Report
 	}
 	if v := rep.Verification; v != nil && req.ClientIP == "" && v.Identity.Status == identity.Pending.String() {
 		rep.Notes = append(rep.Notes, "give the client's address with --client-ip to verify the crawler's claim as the server does")
+	}
+	if v := rep.Verification; v != nil && v.Signature != nil && v.Signature.Reason == webbotauth.NotFetched {
+		rep.Notes = append(rep.Notes, "check fetches no key directory: the agent's keys come from its directory ("+webbotauth.DirectoryURL(v.Signature.Agent)+"), so its signature is unknown-key here, where a server fetches the keys and then verifies it; save the directory's JWK Set and give it with --signature-keys to verify the signature as the server would")
 	}
 	return rep, nil
 }
