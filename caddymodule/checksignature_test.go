@@ -21,24 +21,7 @@ import (
 // (valid 300 s), from ua at client; tamper changes it after signing.
 func signedAt(t *testing.T, priv ed25519.PrivateKey, keyID, agent, path, ua, client string, created int64, tamper func(*http.Request)) *http.Request {
 	t.Helper()
-	r, err := http.NewRequest("GET", siteURL(path), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Header.Set("User-Agent", ua)
-	r.Header.Set("X-Forwarded-For", client)
-	r.Header.Set("Signature-Agent", fmt.Sprintf(`sig1=%q`, agent))
-	r.Header.Set("Signature-Input", fmt.Sprintf(`sig1=("@method" "@authority" "@path" "signature-agent";key="sig1");created=%d;expires=%d;keyid=%q;tag="web-bot-auth"`, created, created+300, keyID))
-	r.Header.Set("Signature", "sig1=:AA==:")
-	sigs, err := webbotauth.ParseSignatures(r.Header)
-	if err != nil || len(sigs) != 1 {
-		t.Fatalf("parsing the test's own signature: %v", err)
-	}
-	base, err := sigs[0].Base(r, webbotauth.Target{Scheme: "http", Authority: r.URL.Host})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Header.Set("Signature", "sig1=:"+base64.StdEncoding.EncodeToString(ed25519.Sign(priv, base))+":")
+	r := signAt(t, priv, keyID, agent, "", path, ua, client, created)
 	if tamper != nil {
 		tamper(r)
 	}

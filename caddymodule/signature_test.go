@@ -172,15 +172,20 @@ func TestWebBotAuthDirectoryThroughCaddy(t *testing.T) {
 // unless it is "").
 func signedRequestFor(t *testing.T, priv ed25519.PrivateKey, keyID, agent, nonce, path, ua, client string) *http.Request {
 	t.Helper()
+	return signAt(t, priv, keyID, agent, nonce, path, ua, client, time.Now().Unix()-1)
+}
+
+// signAt is signedRequestFor with the signature created at created (valid 300 s).
+func signAt(t *testing.T, priv ed25519.PrivateKey, keyID, agent, nonce, path, ua, client string, created int64) *http.Request {
+	t.Helper()
 	r, err := http.NewRequest("GET", siteURL(path), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.Header.Set("User-Agent", ua)
 	r.Header.Set("X-Forwarded-For", client)
-	now := time.Now().Unix()
 	r.Header.Set("Signature-Agent", fmt.Sprintf(`sig1=%q`, agent))
-	params := fmt.Sprintf(`;created=%d;expires=%d;keyid=%q`, now-1, now+300, keyID)
+	params := fmt.Sprintf(`;created=%d;expires=%d;keyid=%q`, created, created+300, keyID)
 	if nonce != "" {
 		params += fmt.Sprintf(`;nonce=%q`, nonce)
 	}
