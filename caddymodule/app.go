@@ -54,7 +54,8 @@ type Crawlers struct {
 	Signatures *CrawlerSignatures `json:"signatures,omitempty"`
 
 	svc    *identity.Service
-	sigs   *webbotauth.Verifier // nil without signatures
+	sigs   *webbotauth.Verifier  // nil without signatures
+	dir    *webbotauth.Directory // the key directory fetcher; nil without signatures
 	key    string
 	logger *zap.Logger
 }
@@ -71,6 +72,12 @@ type CrawlerSignatures struct {
 	// ReplayProtection refuses a signature whose nonce was seen before within its validity
 	// (it is then "replayed", no proof); the memory of nonces is bounded.
 	ReplayProtection bool `json:"replay_protection,omitempty"`
+	// Skew is the clock difference tolerated on a signature's created and expires; default
+	// 60s.
+	Skew caddy.Duration `json:"skew,omitempty"`
+	// MaxValidity is the longest expires - created accepted; default 24h (the draft's
+	// recommended bound).
+	MaxValidity caddy.Duration `json:"max_validity,omitempty"`
 }
 
 // SignatureAgent is a trusted signature agent.
@@ -188,7 +195,7 @@ func (a *Crawlers) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return err
 	}
-	a.svc, a.sigs = v.(serviceEntry).Service, v.(serviceEntry).sigs
+	a.svc, a.sigs, a.dir = v.(serviceEntry).Service, v.(serviceEntry).sigs, v.(serviceEntry).dir
 	return nil
 }
 
@@ -202,7 +209,8 @@ func (a *Crawlers) signatureVerifier(fetch bool, dirKeys map[string][]webbotauth
 	if testDirectoryOptions != nil {
 		dopts = *testDirectoryOptions
 	}
-	opts := webbotauth.Options{FetchUntrusted: a.Signatures.FetchUntrusted, AllowTestKeys: dopts.AllowTestKeys, Offline: !fetch}
+	opts := webbotauth.Options{FetchUntrusted: a.Signatures.FetchUntrusted, AllowTestKeys: dopts.AllowTestKeys, Offline: !fetch,
+		Skew: time.Duration(a.Signatures.Skew), MaxValidity: time.Duration(a.Signatures.MaxValidity)}
 	if a.Signatures.ReplayProtection {
 		opts.Nonces = webbotauth.NewNonces(0)
 	}
@@ -320,6 +328,9 @@ func (a *Crawlers) validate() error {
 			}
 		}
 	}
+	if sg := a.Signatures; sg != nil && (sg.Skew < 0 || sg.MaxValidity < 0) {
+		return fmt.Errorf("crawlers.signatures: skew and max_validity are positive")
+	}
 	if d := a.ReverseDNS; d != nil && (d.Positive < 0 || d.Negative < 0 || d.Timeout < 0 || d.Wait < 0 || d.MaxEntries < 0 || d.MaxInFlight < 0) {
 		return fmt.Errorf("crawlers.reverse_dns: durations and bounds are positive")
 	}
@@ -332,6 +343,19 @@ func (a *Crawlers) Start() error {
 	appStarts.Add(1)
 	if !a.svc.Start(context.Background()) {
 		return nil // a reload with the same config: the running verification goes on
+	}
+	// The trusted agents whose keys come from their directories: fetched now, in the
+	// background, so that their first signed request is not pending.
+	if a.dir != nil {
+		for _, ag := range a.Signatures.Agents {
+			if ag.KeyFile == "" {
+				go func(u string) {
+					if err := a.dir.Fetch(context.Background(), u); err != nil {
+						a.logger.Warn("signature agent's key directory not fetched", zap.String("agent", u), zap.Error(err))
+					}
+				}(ag.URL)
+			}
+		}
 	}
 	// One line for the whole, one per list at debug level (a reload would repeat them all),
 	// and a warning for each list that failed.

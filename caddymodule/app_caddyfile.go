@@ -35,6 +35,8 @@ func init() {
 //			signature_agent <url> <bot> [<key-file>]  # trust a Web Bot Auth agent (repeatable)
 //			signatures_fetch_untrusted    # fetch other agents' key directories too
 //			signatures_replay_protection  # refuse a nonce seen before
+//			signatures_skew <duration>    # clock difference tolerated (default 60s)
+//			signatures_max_validity <duration>  # longest validity accepted (default 24h)
 //		}
 //	}
 func parseCrawlersOption(d *caddyfile.Dispenser, existing any) (any, error) {
@@ -149,6 +151,20 @@ func parseCrawlersOption(d *caddyfile.Dispenser, existing any) (any, error) {
 				app.Signatures = &CrawlerSignatures{}
 			}
 			app.Signatures.ReplayProtection = true
+		case "signatures_skew":
+			err = duration(func(t caddy.Duration) {
+				if app.Signatures == nil {
+					app.Signatures = &CrawlerSignatures{}
+				}
+				app.Signatures.Skew = t
+			})
+		case "signatures_max_validity":
+			err = duration(func(t caddy.Duration) {
+				if app.Signatures == nil {
+					app.Signatures = &CrawlerSignatures{}
+				}
+				app.Signatures.MaxValidity = t
+			})
 		case "signatures_fetch_untrusted":
 			if len(args) != 0 {
 				return nil, d.Errf("crawlers: signatures_fetch_untrusted takes no argument")

@@ -19,7 +19,7 @@ var (
 	groupSubdirectives     = []string{"user_agent", "preset", "except", "purpose", "allow", "disallow", "crawl_delay", "record", "content_usage", "content_signal"}
 	robotsTagSubdirectives = []string{"agent", "preset", "except", "meta", "x_robots_tag", "content_usage"}
 	enforceSubdirectives   = []string{"impostors", "accept_signature"}
-	crawlersSubdirectives  = []string{"lists", "list_file", "lists_dir", "refresh", "max_age", "fetch_timeout", "reverse_dns", "dns_timeout", "dns_wait", "dns_max_in_flight", "signature_agent", "signatures_fetch_untrusted", "signatures_replay_protection"}
+	crawlersSubdirectives  = []string{"lists", "list_file", "lists_dir", "refresh", "max_age", "fetch_timeout", "reverse_dns", "dns_timeout", "dns_wait", "dns_max_in_flight", "signature_agent", "signatures_fetch_untrusted", "signatures_replay_protection", "signatures_skew", "signatures_max_validity"}
 )
 
 // A block of the Caddyfile syntax, for unknownSubdirective.

@@ -82,6 +82,7 @@ func TestWebBotAuthConfigErrors(t *testing.T) {
 		{"signature_agent https://agent.example NoSuchBotAtAll", "crawlers.signatures.agents[0].bot"},
 		{"signature_agent https://agent.example GPTBot /nonexistent/key.jwk", "crawlers.signatures.agents[0].key_file"},
 		{"signature_agent https://agent.example", "signature_agent takes the agent's https URL"},
+		{"signatures_skew soon", `signatures_skew "soon"`},
 	} {
 		cfg := strings.Replace(globals(), "}\n", "\tcrawlers {\n\t\tlists off\n\t\treverse_dns off\n\t\t"+c.opt+"\n\t}\n}\n", 1) + expand(":@PORT@ {\n\t@s crawler signed\n\trespond @s 1\n}\n")
 		status, msg := loadRaw(t, cfg, "text/caddyfile")
@@ -92,11 +93,10 @@ func TestWebBotAuthConfigErrors(t *testing.T) {
 }
 
 // TestWebBotAuthDirectoryThroughCaddy: a trusted agent without a key file: its keys come from
-// its key directory, served here over local HTTPS in the draft's format. The first signed
-// request starts the fetch and proves nothing (pending: the User-Agent's identity stands);
-// once fetched, it verifies; a reload with the same config keeps the fetched keys (the next
-// request verifies at once, no second fetch); with replay protection, the same signature
-// sent twice is refused the second time.
+// its key directory, served here over local HTTPS in the draft's format, fetched when the
+// server starts (before any request); a signed request then verifies; a reload with the same
+// config keeps the fetched keys (the next request verifies at once, no second fetch); with
+// replay protection, the same signature sent twice is refused the second time.
 func TestWebBotAuthDirectoryThroughCaddy(t *testing.T) {
 	priv := ed25519.NewKeyFromSeed([]byte("caddy-robots key directory test!"))
 	jwk := fmt.Sprintf(`{"kty":"OKP","crv":"Ed25519","x":%q}`, base64.RawURLEncoding.EncodeToString(priv.Public().(ed25519.PublicKey)))
@@ -137,8 +137,12 @@ func TestWebBotAuthDirectoryThroughCaddy(t *testing.T) {
 		body, _ := io.ReadAll(res.Body)
 		return fmt.Sprintf("%d %s", res.StatusCode, body)
 	}
-	if got := get(sign("n1")); got != "200 ||none||" {
-		t.Errorf("first signed request (directory not fetched yet): %q, want the User-Agent's identity", got)
+	// The directory is fetched when the server starts, before any request.
+	for i := 0; fetches.Load() == 0; i++ {
+		if i == 200 {
+			t.Fatal("the trusted agent's key directory was not fetched at start")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	verified := false
 	for i := range 100 {
@@ -223,5 +227,37 @@ func TestAcceptSignatureThroughCaddy(t *testing.T) {
 	resp, _ = do(t, "GET", siteURL("/page"), "User-Agent: Mozilla/5.0 Firefox/133.0", "X-Forwarded-For: 203.0.113.9")
 	if resp.StatusCode != 200 || resp.Header.Get("Accept-Signature") != "" {
 		t.Errorf("a served request: %d, Accept-Signature %q", resp.StatusCode, resp.Header.Get("Accept-Signature"))
+	}
+}
+
+// TestWebBotAuthMaxValidity: signatures_max_validity bounds a signature's validity: one valid
+// for 300 s is expired under a 1-minute bound (no proof: the User-Agent's identity stands)
+// and verified under the default 24 h.
+func TestWebBotAuthMaxValidity(t *testing.T) {
+	priv := ed25519.NewKeyFromSeed([]byte("caddy-robots max validity test!!"))
+	jwk := fmt.Sprintf(`{"kty":"OKP","crv":"Ed25519","x":%q}`, base64.RawURLEncoding.EncodeToString(priv.Public().(ed25519.PublicKey)))
+	key, err := webbotauth.ParseJWK([]byte(jwk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyFile := filepath.Join(t.TempDir(), "agent.jwk")
+	if err := os.WriteFile(keyFile, []byte(jwk), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ opt, want string }{
+		{"signatures_max_validity 1m", "||none||"},
+		{"", "openai-crawler|GPTBot|verified|signature|"},
+	} {
+		g := strings.Replace(crawlersGlobals(t, t.TempDir()), "reverse_dns off", "reverse_dns off\n\t\tsignature_agent https://agent.example GPTBot "+keyFile+"\n\t\t"+c.opt, 1)
+		caddyTesterWithGlobals(t, g, identitySites)
+		res, err := client.Do(signedRequest(t, priv, key.ID, "/page", "Mozilla/5.0 Firefox/133.0", "203.0.113.9", nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if !strings.Contains(string(body), c.want) {
+			t.Errorf("%q: %q, want %q", c.opt, body, c.want)
+		}
 	}
 }
