@@ -401,16 +401,27 @@ const identityVar = "caddy_robots.crawler"
 // identify returns r's crawler identity, found once per request (the first caller stores it
 // in the request's variables, and makes the {http.crawler.*} placeholders answer from it).
 func (a *Crawlers) identify(r *http.Request) *crawlerInfo {
-	if ci, ok := caddyhttp.GetVar(r.Context(), identityVar).(*crawlerInfo); ok {
+	// The request's variables, looked up once (each lookup walks the request's context).
+	vars, _ := r.Context().Value(caddyhttp.VarsCtxKey).(map[string]any)
+	if ci, ok := vars[identityVar].(*crawlerInfo); ok {
 		return ci
 	}
 	// The address is looked at only when the header names a bot (a browser's request costs
 	// the header's scan and no more).
 	ci := noneInfo()
 	if bot, ok := crawlers.IdentifyBotHeader(r.Header["User-Agent"]); ok {
-		ci = internIdentity(a.svc.Verify(bot, clientAddr(r)))
+		ip, _ := vars[caddyhttp.ClientIPVarKey].(string)
+		ci = internIdentity(a.svc.Verify(bot, clientAddr(r, ip)))
 	}
-	return storeIdentity(r, a.withSignature(r, ci))
+	ci = a.withSignature(r, ci)
+	if vars == nil {
+		return storeIdentity(r, ci)
+	}
+	vars[identityVar] = ci
+	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
+		repl.Map(ci.placeholder)
+	}
+	return ci
 }
 
 // withSignature is ci, or the identity r's Web Bot Auth signature makes of it where it
@@ -433,14 +444,14 @@ func storeIdentity(r *http.Request, ci *crawlerInfo) *crawlerInfo {
 	return ci
 }
 
-// clientAddr is Caddy's client IP for r (trusted_proxies applied). A request whose TLS
-// handshake is not complete (early data) has none: its address is not proven yet.
-func clientAddr(r *http.Request) netip.Addr {
+// clientAddr is Caddy's client IP for r, ip (its variable: trusted_proxies applied). A
+// request whose TLS handshake is not complete (early data) has none: its address is not
+// proven yet.
+func clientAddr(r *http.Request, ip string) netip.Addr {
 	if r.TLS != nil && !r.TLS.HandshakeComplete {
 		return netip.Addr{}
 	}
-	s, _ := caddyhttp.GetVar(r.Context(), caddyhttp.ClientIPVarKey).(string)
-	a, err := netip.ParseAddr(s)
+	a, err := netip.ParseAddr(ip)
 	if err != nil {
 		return netip.Addr{}
 	}
