@@ -1,9 +1,11 @@
 package crawlers
 
 import (
+	"hash/maphash"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 //go:generate go run ./internal/gencrawlers -bots -in data/well-known-bots.json -data data/well-known-bots.json -out bots_gen.go
@@ -181,7 +183,44 @@ func IdentifyBotHeader(values []string) (id string, ok bool) {
 	return "", false
 }
 
+// recent remembers the answers for headers seen lately: crawlers and browsers send the same
+// User-Agent over and over, and a hash and a comparison cost a fraction of the scan. A fixed
+// number of slots in pairs, each overwritten by the next header that hashes to it (with a
+// per-process seed), so that headers a client makes up cannot grow it: at most
+// len(slots) answers, each holding a header of at most maxRecentUA bytes.
+var recent struct {
+	seed  maphash.Seed
+	slots [2048]atomic.Pointer[recentAnswer]
+}
+
+type recentAnswer struct {
+	ua, id string
+	ok     bool
+}
+
+// maxRecentUA is the longest header remembered; longer ones are scanned each time.
+const maxRecentUA = 512
+
+func init() { recent.seed = maphash.MakeSeed() }
+
 func identifyBot(userAgent string) (id string, ok bool) {
+	if len(userAgent) > maxRecentUA {
+		return scanBot(userAgent)
+	}
+	h := maphash.String(recent.seed, userAgent)
+	pair := int(h&uint64(len(recent.slots)-1)) &^ 1
+	for i := pair; i < pair+2; i++ {
+		if a := recent.slots[i].Load(); a != nil && a.ua == userAgent {
+			return a.id, a.ok
+		}
+	}
+	id, ok = scanBot(userAgent)
+	recent.slots[pair+int(h>>63)].Store(&recentAnswer{ua: userAgent, id: id, ok: ok})
+	return id, ok
+}
+
+// scanBot is identifyBot without the memory of recent headers.
+func scanBot(userAgent string) (id string, ok bool) {
 	x := botMatcher()
 	name, ok := x.m.Match(userAgent)
 	if !ok {
