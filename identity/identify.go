@@ -53,6 +53,7 @@ type Identity struct {
 type botCheck struct {
 	inline  *Prefixes // the catalogue's fixed addresses; nil if none
 	sources []string  // URLs of its published lists
+	lists   []*list   // their state in the Verifier's Lists, by source (nil: not in them)
 	masks   []string  // reverse-DNS host masks
 }
 
@@ -101,6 +102,9 @@ func NewVerifier(lists *Lists, dns *ReverseDNS) *Verifier {
 		c := &botCheck{masks: b.Verification.HostMasks}
 		for _, s := range b.Verification.IPRanges {
 			c.sources = append(c.sources, s.URL)
+			if lists != nil {
+				c.lists = append(c.lists, lists.lists[s.URL]) // found once, not per request
+			}
 		}
 		if len(b.Verification.IPs) > 0 {
 			if p, err := fromEntries(b.Verification.IPs); err == nil {
@@ -149,8 +153,8 @@ func (v *Verifier) Verify(bot string, client netip.Addr) Identity {
 	// catalogue's own addresses.
 	no, missing := c.inline != nil, false
 	if v.lists != nil {
-		for _, u := range c.sources {
-			p, ok := v.lists.Prefixes(u)
+		for _, li := range c.lists {
+			p, ok := v.lists.prefixesOf(li)
 			switch {
 			case !ok:
 				missing = true

@@ -288,13 +288,21 @@ func (l *Lists) Refresh(ctx context.Context) {
 // Prefixes returns the list of the source at url, if there is one that is trusted (fetched
 // or confirmed within MaxAge).
 func (l *Lists) Prefixes(url string) (*Prefixes, bool) {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	li := l.lists[url]
-	if li == nil || li.p == nil || l.now().Sub(li.doc.Fetched) > l.opts.MaxAge {
+	return l.prefixesOf(l.lists[url]) // the map is not written after NewLists
+}
+
+// prefixesOf is Prefixes for a list of l (nil: none).
+func (l *Lists) prefixesOf(li *list) (*Prefixes, bool) {
+	if li == nil {
 		return nil, false
 	}
-	return li.p, true
+	l.mu.RLock()
+	p, fetched := li.p, li.doc.Fetched
+	l.mu.RUnlock()
+	if p == nil || l.now().Sub(fetched) > l.opts.MaxAge {
+		return nil, false
+	}
+	return p, true
 }
 
 // now is the clock a request's lookup reads: ListsOptions.Now when set, else coarseNow (a list
