@@ -57,6 +57,12 @@ func parseCrawlersOption(d *caddyfile.Dispenser, existing any) (any, error) {
 		}
 		return app.ReverseDNS
 	}
+	sigs := func() *CrawlerSignatures {
+		if app.Signatures == nil {
+			app.Signatures = &CrawlerSignatures{}
+		}
+		return app.Signatures
+	}
 	d.Next() // the option's name
 	if d.NextArg() {
 		return nil, d.ArgErr()
@@ -135,44 +141,25 @@ func parseCrawlersOption(d *caddyfile.Dispenser, existing any) (any, error) {
 			if len(args) < 2 || len(args) > 3 {
 				return nil, d.Errf("crawlers: signature_agent takes the agent's https URL, the bot of the catalogue it is, and optionally a JWK (Set) file of its keys")
 			}
-			if app.Signatures == nil {
-				app.Signatures = &CrawlerSignatures{}
-			}
 			ag := SignatureAgent{URL: args[0], Bot: args[1]}
 			if len(args) == 3 {
 				ag.KeyFile = args[2]
 			}
-			app.Signatures.Agents = append(app.Signatures.Agents, ag)
+			sigs().Agents = append(sigs().Agents, ag)
 		case "signatures_replay_protection":
 			if len(args) != 0 {
 				return nil, d.Errf("crawlers: signatures_replay_protection takes no argument")
 			}
-			if app.Signatures == nil {
-				app.Signatures = &CrawlerSignatures{}
-			}
-			app.Signatures.ReplayProtection = true
+			sigs().ReplayProtection = true
 		case "signatures_skew":
-			err = duration(func(t caddy.Duration) {
-				if app.Signatures == nil {
-					app.Signatures = &CrawlerSignatures{}
-				}
-				app.Signatures.Skew = t
-			})
+			err = duration(func(t caddy.Duration) { sigs().Skew = t })
 		case "signatures_max_validity":
-			err = duration(func(t caddy.Duration) {
-				if app.Signatures == nil {
-					app.Signatures = &CrawlerSignatures{}
-				}
-				app.Signatures.MaxValidity = t
-			})
+			err = duration(func(t caddy.Duration) { sigs().MaxValidity = t })
 		case "signatures_fetch_untrusted":
 			if len(args) != 0 {
 				return nil, d.Errf("crawlers: signatures_fetch_untrusted takes no argument")
 			}
-			if app.Signatures == nil {
-				app.Signatures = &CrawlerSignatures{}
-			}
-			app.Signatures.FetchUntrusted = true
+			sigs().FetchUntrusted = true
 		default:
 			msg := fmt.Sprintf("crawlers: unknown sub-directive %q (want %s)", sub, strings.Join(crawlersSubdirectives, ", "))
 			if c := configerr.Closest(sub, crawlersSubdirectives); c != "" {

@@ -39,15 +39,7 @@ func signedRequest(t *testing.T, priv ed25519.PrivateKey, keyID, path, ua, clien
 // User-Agent's claim; an unsigned request is identified as before.
 func TestWebBotAuthThroughCaddy(t *testing.T) {
 	priv := ed25519.NewKeyFromSeed([]byte("caddy-robots web bot auth test!!"))
-	jwk := fmt.Sprintf(`{"kty":"OKP","crv":"Ed25519","x":%q}`, base64.RawURLEncoding.EncodeToString(priv.Public().(ed25519.PublicKey)))
-	key, err := webbotauth.ParseJWK([]byte(jwk))
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyFile := filepath.Join(t.TempDir(), "agent.jwk")
-	if err := os.WriteFile(keyFile, []byte(jwk), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	key, keyFile := agentKey(t, priv)
 	g := strings.Replace(crawlersGlobals(t, t.TempDir()), "reverse_dns off", "reverse_dns off\n\t\tsignature_agent https://agent.example GPTBot "+keyFile, 1)
 	caddyTesterWithGlobals(t, g, identitySites)
 	const browser = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"
@@ -235,15 +227,7 @@ func TestAcceptSignatureThroughCaddy(t *testing.T) {
 // and verified under the default 24 h.
 func TestWebBotAuthMaxValidity(t *testing.T) {
 	priv := ed25519.NewKeyFromSeed([]byte("caddy-robots max validity test!!"))
-	jwk := fmt.Sprintf(`{"kty":"OKP","crv":"Ed25519","x":%q}`, base64.RawURLEncoding.EncodeToString(priv.Public().(ed25519.PublicKey)))
-	key, err := webbotauth.ParseJWK([]byte(jwk))
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyFile := filepath.Join(t.TempDir(), "agent.jwk")
-	if err := os.WriteFile(keyFile, []byte(jwk), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	key, keyFile := agentKey(t, priv)
 	for _, c := range []struct{ opt, want string }{
 		{"signatures_max_validity 1m", "||none||"},
 		{"", "openai-crawler|GPTBot|verified|signature|"},
@@ -260,4 +244,20 @@ func TestWebBotAuthMaxValidity(t *testing.T) {
 			t.Errorf("%q: %q, want %q", c.opt, body, c.want)
 		}
 	}
+}
+
+// agentKey is priv's public key as a Web Bot Auth agent publishes it (a JWK, named by its
+// thumbprint), and a file holding it.
+func agentKey(t *testing.T, priv ed25519.PrivateKey) (webbotauth.Key, string) {
+	t.Helper()
+	jwk := fmt.Sprintf(`{"kty":"OKP","crv":"Ed25519","x":%q}`, base64.RawURLEncoding.EncodeToString(priv.Public().(ed25519.PublicKey)))
+	key, err := webbotauth.ParseJWK([]byte(jwk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyFile := filepath.Join(t.TempDir(), "agent.jwk")
+	if err := os.WriteFile(keyFile, []byte(jwk), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return key, keyFile
 }

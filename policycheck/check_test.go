@@ -141,24 +141,32 @@ func TestCheckGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var b bytes.Buffer
-		if err := rep.WriteJSON(&b); err != nil {
+		wantGolden(t, rep, "check-"+name+".json")
+	}
+}
+
+// wantGolden compares rep's JSON with testdata/file (-update rewrites it) and returns the
+// file's bytes.
+func wantGolden(t *testing.T, rep *Report, file string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := rep.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	file = filepath.Join("testdata", file)
+	if *update {
+		if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
-		}
-		file := filepath.Join("testdata", "check-"+name+".json")
-		if *update {
-			if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(b.Bytes(), want) {
-			t.Errorf("%s: got\n%s\nwant\n%s", file, b.Bytes(), want)
 		}
 	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b.Bytes(), want) {
+		t.Errorf("%s: got\n%s\nwant\n%s", file, b.Bytes(), want)
+	}
+	return want
 }
 
 // TestCheckSchema decodes the JSON of many reports into the documented schema with unknown

@@ -8,8 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -228,23 +226,7 @@ func TestCheckSignatureGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b bytes.Buffer
-	if err := rep.WriteJSON(&b); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join("testdata", "check-signature-forged.json")
-	if *update {
-		if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(b.Bytes(), want) {
-		t.Errorf("%s: got\n%s\nwant\n%s", file, b.Bytes(), want)
-	}
+	want := wantGolden(t, rep, "check-signature-forged.json")
 	var back Report
 	dec := json.NewDecoder(bytes.NewReader(want))
 	dec.DisallowUnknownFields()

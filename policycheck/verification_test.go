@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -305,23 +304,7 @@ func TestCheckIdentityGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b bytes.Buffer
-	if err := rep.WriteJSON(&b); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join("testdata", "check-identity-impostor.json")
-	if *update {
-		if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(b.Bytes(), want) {
-		t.Errorf("%s: got\n%s\nwant\n%s", file, b.Bytes(), want)
-	}
+	want := wantGolden(t, rep, "check-identity-impostor.json")
 	// The schema: unknown members refused, and the report read back whole.
 	var back Report
 	dec := json.NewDecoder(bytes.NewReader(want))
