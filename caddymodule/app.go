@@ -283,9 +283,9 @@ func (a *Crawlers) serviceOptions(log *slog.Logger) identity.ServiceOptions {
 // a check is a one-off command and fetches nothing. It is started, and the app answers the
 // check's crawler matchers with it, as the server's app answers a request. With signatures,
 // the app's verifier becomes the check's, which fetches no key directory (dirKeys are the
-// keys of agents' directories given instead, signatureVerifier). Stop it when the check is
-// done.
-func (a *Crawlers) startCheckService(log *slog.Logger, dirKeys map[string][]webbotauth.Key) (*identity.Service, error) {
+// keys of agents' directories given instead, signatureVerifier). noDNS turns reverse DNS
+// off (`caddy robots report`). Stop it when the check is done.
+func (a *Crawlers) startCheckService(log *slog.Logger, dirKeys map[string][]webbotauth.Key, noDNS bool) (*identity.Service, error) {
 	if a.Signatures != nil {
 		// The check's own verifier, which fetches no key directory, answers the app's
 		// matchers too.
@@ -296,6 +296,7 @@ func (a *Crawlers) startCheckService(log *slog.Logger, dirKeys map[string][]webb
 	}
 	opts := a.serviceOptions(log)
 	opts.Lists.ReadOnly = true
+	opts.NoDNS = opts.NoDNS || noDNS
 	a.svc = identity.NewService(opts)
 	a.svc.Start(context.Background())
 	return a.svc, nil

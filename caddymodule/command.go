@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"strings"
 
@@ -19,8 +20,8 @@ import (
 func init() {
 	caddycmd.RegisterCommand(caddycmd.Command{
 		Name:  "robots",
-		Usage: "check|lint --config <path> [--adapter <name>] ...",
-		Short: "Shows what a crawler sees at a URL, and finds robots policies that defeat themselves",
+		Usage: "check|lint|report --config <path> [--adapter <name>] ...",
+		Short: "Shows what a crawler sees at a URL, finds robots policies that defeat themselves, and reports on access logs",
 		Long: `
 Checks the robots_txt and robots_tag handlers of a config before it is deployed,
 offline. The config is loaded as 'caddy run' loads it (same adapter, same
@@ -51,10 +52,26 @@ the crawler away from, rules that never decide, misspelt crawler names, ...),
 each with its Caddyfile line, a severity and a one-line fix. Exit status 0
 without findings at warning level or above, 1 otherwise, 2 on a config error.
 
-Both take --format json for scripts.
+  caddy robots report --config Caddyfile --site https://example.com [access.log ...]
+
+reads access logs (Caddy's JSON access log, or the Common/Combined Log Format
+of nginx and Apache; gzip-compressed too; standard input without a file or
+with -) and replays every request against the config as it is now: per crawler
+its requests and bytes, whether and when it fetched robots.txt, its violations
+(the path, the disallowing rule and its line in the robots.txt served, count,
+first and last seen), impostor claims (when the config verifies crawlers: from
+the lists kept on disk and local list files, never reverse DNS), statuses, and
+a timeline. --site is the site whose robots.txt is replayed (the server is
+chosen by its port, as check's --url); lines of a Caddy log for other hosts
+are counted apart and not replayed. Lines that are no log entry are counted
+and the first shown. --format html writes one self-contained page (-o file).
+Exit status 0, 1 when there are violations or impostors, 2 on a config or
+usage error or a log that cannot be opened.
+
+All take --format json for scripts.
 `,
 		CobraFunc: func(cmd *cobra.Command) {
-			cmd.AddCommand(checkCommand(), lintCommand())
+			cmd.AddCommand(checkCommand(), lintCommand(), reportCommand())
 		},
 	})
 }
@@ -179,6 +196,49 @@ func lintCommand() *cobra.Command {
 		}
 		defer cfg.close()
 		return cli.RunLint(stdout, cfg.sites(), f.format)
+	})
+	return c
+}
+
+func reportCommand() *cobra.Command {
+	var f commandFlags
+	var siteURL, output string
+	c := &cobra.Command{
+		Use:   "report --config <path> [--adapter <name>] --site <url> [--format text|json|html] [-o <file>] [<log>... | -]",
+		Short: "Reports what crawlers did in access logs, against the robots policy",
+		Args:  cobra.ArbitraryArgs,
+	}
+	f.add(c)
+	c.Flags().Lookup("format").Usage = "Output format: text, json or html"
+	c.SetFlagErrorFunc(flagError)
+	c.Flags().StringVar(&siteURL, "site", "", "The site whose requests to replay, as its origin: https://example.com (required)")
+	c.Flags().StringVarP(&output, "output", "o", "", "Write the report to this file instead of standard output")
+	c.RunE = exitWith(func(stdout, stderr io.Writer, args []string) (int, error) {
+		if err := cli.CheckReportFormat(f.format); err != nil {
+			return cli.ExitUsage, err
+		}
+		if siteURL == "" {
+			return cli.ExitUsage, errors.New("--site is required: the origin of the site to replay, e.g. https://example.com")
+		}
+		u, err := url.Parse(siteURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			return cli.ExitUsage, fmt.Errorf("--site %q: give the site's origin, e.g. https://example.com", siteURL)
+		}
+		cfg, err := loadConfig(f.config, f.adapter)
+		if err != nil {
+			return cli.ExitUsage, err
+		}
+		defer cfg.close()
+		cfg.noDNS = true
+		site, _, err := cfg.siteFor(policycheck.Request{URL: u.Scheme + "://" + u.Host + "/"})
+		if err != nil {
+			return cli.ExitUsage, fmt.Errorf("--site %q: %w", siteURL, err)
+		}
+		name := f.config
+		if name == "" {
+			name = "Caddyfile"
+		}
+		return cli.RunReport(stdout, stderr, c.InOrStdin(), site, cli.ReportOptions{Name: name + ", server " + site.Name, Host: u.Hostname(), Origin: u.Scheme + "://" + u.Host, Logs: args, Format: f.format, Output: output})
 	})
 	return c
 }

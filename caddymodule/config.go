@@ -45,6 +45,9 @@ type loadedConfig struct {
 	// dirKeys are the keys check is given for agents whose keys come from their directory
 	// (--signature-keys), by normalized agent URL.
 	dirKeys map[string][]webbotauth.Key
+	// noDNS turns reverse DNS off in the verification (report: a log holds too many
+	// addresses to look up).
+	noDNS bool
 }
 
 // loadConfig adapts and validates the config file (with the adapter, if given) as "caddy
@@ -157,7 +160,7 @@ func (lc *loadedConfig) startCrawlers() (*identity.Service, *webbotauth.Verifier
 		return nil, nil, nil
 	}
 	if lc.svc == nil {
-		svc, err := lc.crawlers.startCheckService(lc.ctx.Slogger(), lc.dirKeys)
+		svc, err := lc.crawlers.startCheckService(lc.ctx.Slogger(), lc.dirKeys, lc.noDNS)
 		if err != nil {
 			return nil, nil, err
 		}

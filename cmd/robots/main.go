@@ -7,6 +7,8 @@
 //	             [--no-reverse-dns]] [--header 'Signature-Input: ...']...
 //	             [--signature-agent URL=BOT=FILE]... [--format text|json]
 //	robots lint  --config site.json [--host example.com]... [--format text|json]
+//	robots report --config site.json [--host example.com] [--crawler-lists DIR]
+//	             [--crawler-list-file URL=FILE]... [--format text|json|html] [-o FILE] [LOG...|-]
 //
 // check explains what a crawler sees at a URL: the robots.txt decision (group, deciding rule
 // and its line) and the Robots-Tag, X-Robots-Tag and <meta> elements of the response; it
@@ -20,8 +22,12 @@
 // application's nethttp.Options.Signatures trusts, with their keys), check judges the Web Bot
 // Auth signature of the --header lines as that verifier does and explains it (it fetches no
 // key directory). lint reports policies that
-// defeat themselves and exits 1 when a finding is a warning or an error. Both exit 2 on a
-// usage or config error. Install with
+// defeat themselves and exits 1 when a finding is a warning or an error. report reads access
+// logs (Caddy's JSON, Common or Combined Log Format; gzip too; standard input without a file)
+// and replays every request against the config (package logreport): per crawler its requests,
+// robots.txt fetches, violations with the rule's line, impostors (from the lists, with
+// --crawler-lists or --crawler-list-file; never reverse DNS) and a timeline; it exits 1 when
+// there are violations or impostors. All exit 2 on a usage or config error. Install with
 //
 //	go install github.com/sitepolicy/caddy-robots/cmd/robots@latest
 //
@@ -62,6 +68,9 @@ const usage = `usage:
                [--no-reverse-dns] [--header 'Signature-Input: ...']...
                [--signature-agent URL=BOT=FILE]... [--format text|json]
   robots lint  --config site.json [--host HOST]... [--format text|json]
+  robots report --config site.json [--host HOST] [--crawler-lists DIR]
+               [--crawler-list-file URL=FILE]... [--format text|json|html]
+               [-o FILE] [LOG...|-]
 
 site.json is the net/http middleware's config (nethttp.NewFromJSON).
 check exits 0 when robots.txt allows the URL, 1 when it disallows it; with
@@ -69,11 +78,19 @@ check exits 0 when robots.txt allows the URL, 1 when it disallows it; with
 with the lists kept there (it fetches none); with --signature-agent it judges
 the Web Bot Auth signature of the --header lines (it fetches no key directory);
 lint exits 0 without findings at warning level or above, 1 otherwise;
-both exit 2 on a usage or config error.
+report reads access logs (Caddy JSON, Common/Combined; gzip; stdin without
+LOG or with -) and replays them against the config; it exits 1 when it finds
+violations or impostors (verified from the lists only, never reverse DNS);
+all exit 2 on a usage or config error.
 `
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || (args[0] != "check" && args[0] != "lint") {
+	return runWith(args, os.Stdin, stdout, stderr)
+}
+
+// runWith is run reading standard input (report's logs) from stdin.
+func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || (args[0] != "check" && args[0] != "lint" && args[0] != "report") {
 		fmt.Fprint(stderr, usage)
 		return cli.ExitUsage
 	}
@@ -82,11 +99,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
 	config := fs.String("config", "", "the middleware's JSON config (required)")
-	format := fs.String("format", "text", "output format: text or json")
+	format := fs.String("format", "text", "output format: text or json (report: or html)")
 	var hosts, backend, listFiles, headers, sigAgents multi
 	fs.Var(&hosts, "host", "a host name the site answers to (repeatable); lets lint check sitemap hosts")
 	var url, agent, purpose, robotsFile, clientIP, listsDir *string
 	var noDNS *bool
+	var output *string
+	if cmd == "report" {
+		listsDir = fs.String("crawler-lists", "", "verify crawlers with the lists kept in this directory (identity.ListsOptions.Dir); nothing is fetched")
+		fs.Var(&listFiles, "crawler-list-file", "verify crawlers with the list the catalogue names at URL read from FILE, as URL=FILE (repeatable)")
+		output = fs.String("o", "", "write the report to this file instead of standard output")
+	}
 	if cmd == "check" {
 		url = fs.String("url", "", "the absolute URL to check (required)")
 		agent = fs.String("agent", "*", "the crawler: a product token or a whole User-Agent header")
@@ -110,10 +133,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return cli.ExitUsage
 	}
-	if fs.NArg() > 0 {
+	if fs.NArg() > 0 && cmd != "report" {
 		return fail(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
 	}
-	if err := cli.CheckFormat(*format); err != nil {
+	checkFormat := cli.CheckFormat
+	if cmd == "report" {
+		checkFormat = cli.CheckReportFormat
+	}
+	if err := checkFormat(*format); err != nil {
 		return fail(err)
 	}
 	if *config == "" && (cmd == "lint" || *robotsFile == "") {
@@ -130,9 +157,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	var status int
 	var err error
-	if cmd == "lint" {
+	switch cmd {
+	case "report":
+		if len(hosts) > 1 {
+			return fail(errors.New("report replays one host: give --host once"))
+		}
+		if *listsDir != "" || len(listFiles) > 0 {
+			// Verification from the lists only: a log has too many addresses to look up.
+			svc, err := crawlerService(*listsDir, listFiles, true, stderr)
+			if err != nil {
+				return fail(err)
+			}
+			defer svc.Stop()
+			site.Crawlers = svc
+		}
+		status, err = cli.RunReport(stdout, stderr, stdin, site, cli.ReportOptions{Name: *config, Host: strings.Join(hosts, ""), Logs: fs.Args(), Format: *format, Output: *output})
+	case "lint":
 		status, err = cli.RunLint(stdout, []*policycheck.Site{site}, *format)
-	} else {
+	default:
 		if *url == "" {
 			return fail(errors.New("--url is required"))
 		}

@@ -1,0 +1,142 @@
+package logreport
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// WriteJSON writes the report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+const timeLayout = "2006-01-02 15:04:05"
+
+func fmtTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+// Bytes writes a size in bytes with a binary unit: "512 B", "3.2 KiB", "1.0 GiB".
+func Bytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
+}
+
+// statuses writes status counts as "200:12 404:3", by status.
+func statuses(m map[string]int64) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s:%d", k, m[k]))
+	}
+	return strings.Join(parts, " ")
+}
+
+// robotsCell says whether and when a crawler fetched robots.txt.
+func robotsCell(f RobotsFetches) string {
+	if f.Fetches == 0 {
+		return "never"
+	}
+	return fmt.Sprintf("%d, last %s", f.Fetches, fmtTime(*f.Last))
+}
+
+// WriteText writes the report as text: the totals, a table of the crawlers, a table of their
+// violations, and the unreadable lines.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	var inputs []string
+	for _, in := range r.Inputs {
+		s := fmt.Sprintf("%s (%d lines", in.Name, in.Lines)
+		if in.Gzip {
+			s += ", gzip"
+		}
+		if in.Error != "" {
+			s += "; " + in.Error
+		}
+		inputs = append(inputs, s+")")
+	}
+	fmt.Fprintf(&b, "Logs:       %s\n", strings.Join(inputs, ", "))
+	site := r.Site.Name
+	if r.Site.Host != "" {
+		site += ", host " + r.Site.Host
+	}
+	fmt.Fprintf(&b, "Replayed:   against %s, as configured now\n", site)
+	if !r.Range.First.IsZero() {
+		fmt.Fprintf(&b, "Period:     %s to %s UTC\n", fmtTime(r.Range.First), fmtTime(r.Range.Last))
+	}
+	t := r.Totals
+	fmt.Fprintf(&b, "Requests:   %d (%s): crawlers %d (%s), others %d (%s)\n", t.Requests, Bytes(t.Bytes), t.CrawlerRequests, Bytes(t.CrawlerBytes), t.OtherRequests, Bytes(t.OtherBytes))
+	fmt.Fprintf(&b, "Violations: %d; impostors: %d", t.Violations, t.Impostors)
+	if t.OtherHosts > 0 {
+		fmt.Fprintf(&b, "; lines for other hosts (not counted): %d", t.OtherHosts)
+	}
+	fmt.Fprintf(&b, "\nUnreadable: %d lines\n", r.Unreadable.Count)
+	for _, u := range r.Unreadable.Examples {
+		fmt.Fprintf(&b, "  %s:%d: %s: %s\n", u.Input, u.Line, u.Reason, u.Text)
+	}
+	if len(r.Crawlers) > 0 {
+		b.WriteString("\n")
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "CRAWLER\tOPERATOR\tGROUP\tREQUESTS\tBYTES\tROBOTS.TXT\tVIOLATIONS\tIMPOSTORS\tSTATUSES")
+		for _, c := range r.Crawlers {
+			group := c.Token
+			if group == "" {
+				group = "*"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%d\t%d\t%s\n", c.Name, dash(c.Operator), group, c.Requests, Bytes(c.Bytes), robotsCell(c.RobotsTxt), c.Violations.Count, c.Impostors, statuses(c.Statuses))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if t.Violations > 0 {
+		b.WriteString("\nViolations (the rule's line in the robots.txt served now):\n")
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "CRAWLER\tPATH\tRULE\tLINE\tCOUNT\tFIRST\tLAST")
+		for _, c := range r.Crawlers {
+			for _, v := range c.Violations.Top {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", c.Name, printable([]byte(v.Path), maxKey+8), printable([]byte(v.Rule), maxKey), line(v.Line), v.Count, fmtTime(v.First), fmtTime(v.Last))
+			}
+			if c.Violations.Other > 0 {
+				fmt.Fprintf(tw, "%s\t(other)\t\t\t%d\t\t\n", c.Name, c.Violations.Other)
+			}
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func line(n int) string {
+	if n == 0 {
+		return "-"
+	}
+	return strconv.Itoa(n)
+}

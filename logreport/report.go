@@ -1,0 +1,529 @@
+// Package logreport reads access logs against a site's robots policy: which crawlers came,
+// how much they fetched, whether and when they read robots.txt, which requests violated it
+// (with the rule and its line in the served file), which claimed a crawler they were not, and
+// when. It is "robots report" (cmd/robots) and "caddy robots report".
+//
+// It reads Caddy's JSON access log and the Common and Combined Log Formats of nginx and
+// Apache, plain or gzip-compressed (told by their magic bytes), and replays every request
+// against the config as it is now (policycheck.Replay). Its memory is bounded however long
+// the log: the paths and violations of a crawler are counted exactly up to a limit and the
+// rest as "other", and the timeline's buckets widen as the range grows. Lines it cannot read
+// are counted and the first few shown; they never stop it.
+//
+// A report is written as text (WriteText), JSON (WriteJSON; Report's fields are the schema)
+// or one self-contained HTML page (WriteHTML) that embeds the same JSON.
+package logreport
+
+import (
+	"bytes"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sitepolicy/caddy-robots/crawlers"
+	"github.com/sitepolicy/caddy-robots/identity"
+	"github.com/sitepolicy/caddy-robots/policycheck"
+)
+
+// Limits bound what a report keeps, whatever the size of the log.
+const (
+	// MaxPaths is how many distinct paths a crawler's counts keep; later ones count as other.
+	MaxPaths = 1000
+	// MaxViolations is how many distinct (path, rule) violations a crawler keeps.
+	MaxViolations = 1000
+	// TopPaths and TopViolations are how many of them a report shows, by count.
+	TopPaths      = 10
+	TopViolations = 20
+	// MaxBuckets is the most buckets the timeline has: beyond it they double their width.
+	MaxBuckets = 96
+	// MaxExamples is how many unreadable lines a report shows.
+	MaxExamples = 5
+	// maxKey is the longest path kept (longer ones are cut, marked with "…").
+	maxKey = 512
+	// cacheSize is how many decisions the replay cache holds before it starts over.
+	cacheSize = 1 << 16
+)
+
+// Options configure a Builder.
+type Options struct {
+	// Host, when set, keeps only the requests for this host (its name, without the port) of
+	// logs that record the host (Caddy's); the others are counted as other hosts.
+	// Logs that do not record it (Common, Combined) are taken as the site's.
+	Host string
+}
+
+// Builder reads log lines into a Report. It is not safe for concurrent use.
+type Builder struct {
+	rp   *policycheck.Replay
+	opts Options
+	rep  Report
+	byID map[string]*crawlerAcc
+	// agents caches what a User-Agent names; decisions caches the replay of (agent, target)
+	// for the agents that a group names. Both start over when full.
+	agents    map[string]agentInfo
+	decisions map[string]policycheck.Replayed
+	key       []byte
+	timeline  timeline
+	input     *Input
+	entry     Entry
+}
+
+type agentInfo struct {
+	bot, token string
+}
+
+// crawlerAcc is what the Builder counts of one crawler.
+type crawlerAcc struct {
+	out        *Crawler
+	series     int
+	paths      counter
+	violations map[violationKey]*Violation
+	violOther  int64
+	statuses   map[int]int64
+}
+
+type violationKey struct {
+	path string
+	line int
+	rule string
+}
+
+// counter counts keys exactly up to MaxPaths distinct ones, the rest together.
+type counter struct {
+	n     map[string]int64
+	other int64
+}
+
+func (c *counter) add(k []byte) {
+	if c.n == nil {
+		c.n = map[string]int64{}
+	}
+	if _, ok := c.n[string(k)]; ok {
+		c.n[string(k)]++
+		return
+	}
+	if len(c.n) >= MaxPaths {
+		c.other++
+		return
+	}
+	c.n[clip(k)] = 1
+}
+
+// top returns the n largest counts (ties by key) and the sum of the rest.
+func (c *counter) top(n int) ([]PathCount, int64) {
+	all := make([]PathCount, 0, len(c.n))
+	for k, v := range c.n {
+		all = append(all, PathCount{Path: k, Count: v})
+	}
+	slices.SortFunc(all, func(a, b PathCount) int {
+		if a.Count != b.Count {
+			return int(b.Count - a.Count)
+		}
+		return strings.Compare(a.Path, b.Path)
+	})
+	other := c.other
+	if len(all) > n {
+		for _, p := range all[n:] {
+			other += p.Count
+		}
+		all = all[:n]
+	}
+	return all, other
+}
+
+func clip(b []byte) string {
+	if len(b) > maxKey {
+		return string(b[:maxKey]) + "…"
+	}
+	return string(b)
+}
+
+// NewBuilder returns a Builder replaying requests with rp.
+func NewBuilder(rp *policycheck.Replay, opts Options) *Builder {
+	b := &Builder{rp: rp, opts: opts, byID: map[string]*crawlerAcc{},
+		agents: map[string]agentInfo{}, decisions: map[string]policycheck.Replayed{}}
+	b.rep.Crawlers = []*Crawler{}
+	b.rep.Inputs = []*Input{}
+	b.rep.Unreadable.Examples = []Unreadable{}
+	b.rep.Site.RobotsTxt = string(rp.RobotsTxt())
+	b.rep.Site.Host = opts.Host
+	b.timeline.init(MaxBuckets)
+	return b
+}
+
+// Add counts one request.
+func (b *Builder) Add(e *Entry) {
+	t := &b.rep.Totals
+	if b.opts.Host != "" && e.Host != nil && !sameHost(e.Host, b.opts.Host) {
+		t.OtherHosts++
+		return
+	}
+	t.Requests++
+	t.Bytes += e.Size
+	ts := e.Time.Unix()
+	if t.Requests == 1 || e.Time.Before(b.rep.Range.First) {
+		b.rep.Range.First = e.Time.UTC()
+	}
+	if e.Time.After(b.rep.Range.Last) {
+		b.rep.Range.Last = e.Time.UTC()
+	}
+	ai := b.agent(e.Agent)
+	if ai.bot == "" && ai.token == "" {
+		t.OtherRequests++
+		t.OtherBytes += e.Size
+		b.timeline.add(ts, seriesOther)
+		return
+	}
+	id := ai.bot
+	if id == "" {
+		id = "token:" + strings.ToLower(ai.token)
+	}
+	c := b.crawler(id, ai)
+	out := c.out
+	out.Requests++
+	out.Bytes += e.Size
+	c.statuses[e.Status]++
+	b.timeline.add(ts, c.series)
+	if ai.bot != "" && e.Agent != nil && b.rp.Verifies() {
+		addr, _ := netip.ParseAddr(string(e.ClientIP))
+		switch b.rp.Identify(string(e.Agent), addr).Status {
+		case identity.Impostor:
+			out.Impostors++
+			t.Impostors++
+		case identity.Verified:
+			out.Verified++
+		}
+	}
+	if e.Target == nil {
+		return
+	}
+	r := b.decide(e.Agent, e.Target, ai)
+	if r.RobotsTxt {
+		rt := &out.RobotsTxt
+		rt.Fetches++
+		if rt.First == nil || e.Time.Before(*rt.First) {
+			tt := e.Time.UTC()
+			rt.First = &tt
+		}
+		if rt.Last == nil || e.Time.After(*rt.Last) {
+			tt := e.Time.UTC()
+			rt.Last = &tt
+		}
+	}
+	c.paths.add(pathOf(e.Target))
+	if v := r.Violation; v != nil {
+		out.Violations.Count++
+		t.Violations++
+		b.timeline.add(ts, seriesViolations)
+		k := violationKey{string(pathOf(e.Target)), v.Line, v.Text}
+		if k.rule == "" {
+			k.rule = ruleText(v)
+		}
+		row := c.violations[k]
+		if row == nil {
+			if len(c.violations) >= MaxViolations {
+				c.violOther++
+				return
+			}
+			k.path = clip([]byte(k.path))
+			row = &Violation{Path: k.path, Rule: k.rule, Line: v.Line, First: e.Time.UTC(), Last: e.Time.UTC()}
+			c.violations[k] = row
+		}
+		row.Count++
+		if e.Time.Before(row.First) {
+			row.First = e.Time.UTC()
+		}
+		if e.Time.After(row.Last) {
+			row.Last = e.Time.UTC()
+		}
+	}
+}
+
+// ruleText is a rule as its line would be written, for a preset's rule that has no line.
+func ruleText(v *policycheck.RuleInfo) string {
+	if v.Type == "allow" {
+		return "Allow: " + v.Path
+	}
+	return "Disallow: " + v.Path
+}
+
+// pathOf is the target without its query: paths are counted as a site's pages.
+func pathOf(target []byte) []byte {
+	if i := bytes.IndexByte(target, '?'); i >= 0 {
+		return target[:i]
+	}
+	return target
+}
+
+func sameHost(h []byte, want string) bool {
+	if i := bytes.LastIndexByte(h, ':'); i >= 0 && bytes.IndexByte(h[i:], ']') < 0 {
+		h = h[:i]
+	}
+	h = bytes.TrimSuffix(bytes.TrimPrefix(h, []byte("[")), []byte("]"))
+	return strings.EqualFold(string(h), strings.Trim(want, "[]"))
+}
+
+// agent is what a User-Agent names: the bot of the catalogue and the group of the file.
+func (b *Builder) agent(ua []byte) agentInfo {
+	if ua == nil {
+		return agentInfo{}
+	}
+	if ai, ok := b.agents[string(ua)]; ok {
+		return ai
+	}
+	r := b.rp.Request(string(ua), "/")
+	ai := agentInfo{bot: r.Bot, token: r.Token}
+	if len(b.agents) >= cacheSize {
+		clear(b.agents)
+	}
+	b.agents[string(ua)] = ai
+	return ai
+}
+
+// decide replays a request of a crawler a group may name.
+func (b *Builder) decide(ua, target []byte, ai agentInfo) policycheck.Replayed {
+	if p := pathOf(target); ai.token == "" && bytes.IndexByte(p, '%') < 0 {
+		// No group names the agent: no violation, only whether it asks for robots.txt.
+		return policycheck.Replayed{RobotsTxt: string(p) == "/robots.txt"}
+	}
+	b.key = append(append(append(b.key[:0], ua...), 0), target...)
+	if r, ok := b.decisions[string(b.key)]; ok {
+		return r
+	}
+	r := b.rp.Request(string(ua), string(target))
+	if len(b.decisions) >= cacheSize {
+		clear(b.decisions)
+	}
+	b.decisions[string(b.key)] = r
+	return r
+}
+
+func (b *Builder) crawler(id string, ai agentInfo) *crawlerAcc {
+	if c, ok := b.byID[id]; ok {
+		return c
+	}
+	out := &Crawler{ID: ai.bot, Token: ai.token, Statuses: map[string]int64{}}
+	if bot, ok := crawlers.BotByID(ai.bot); ok {
+		out.Name, out.Operator = bot.Names[0], bot.Operator
+		if cats := bot.AllCategories(); len(cats) > 0 {
+			out.Categories = cats
+		}
+	} else {
+		out.Name = ai.token
+	}
+	c := &crawlerAcc{out: out, series: b.timeline.newSeries(), violations: map[violationKey]*Violation{}, statuses: map[int]int64{}}
+	b.byID[id] = c
+	return c
+}
+
+// Report returns the report of the lines read so far.
+func (b *Builder) Report() *Report {
+	rep := b.rep
+	rep.Crawlers = make([]*Crawler, 0, len(b.byID))
+	for _, c := range b.byID {
+		out := *c.out
+		out.Statuses = map[string]int64{}
+		for s, n := range c.statuses {
+			out.Statuses[strconv.Itoa(s)] = n
+		}
+		out.Paths.Top, out.Paths.Other = c.paths.top(TopPaths)
+		rows := make([]Violation, 0, len(c.violations))
+		for _, v := range c.violations {
+			rows = append(rows, *v)
+		}
+		slices.SortFunc(rows, func(a, b Violation) int {
+			if a.Count != b.Count {
+				return int(b.Count - a.Count)
+			}
+			if a.Path != b.Path {
+				return strings.Compare(a.Path, b.Path)
+			}
+			return a.Line - b.Line
+		})
+		out.Violations.Other = c.violOther
+		if len(rows) > TopViolations {
+			for _, r := range rows[TopViolations:] {
+				out.Violations.Other += r.Count
+			}
+			rows = rows[:TopViolations]
+		}
+		out.Violations.Top = rows
+		out.Timeline = b.timeline.series(c.series)
+		rep.Totals.CrawlerRequests += out.Requests
+		rep.Totals.CrawlerBytes += out.Bytes
+		rep.Crawlers = append(rep.Crawlers, &out)
+	}
+	slices.SortFunc(rep.Crawlers, func(a, b *Crawler) int {
+		if a.Requests != b.Requests {
+			return int(b.Requests - a.Requests)
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	rep.Timeline = b.timeline.summary()
+	if rep.Totals.Requests == 0 {
+		rep.Range = Range{}
+	}
+	rep.Inputs = slices.Clone(b.rep.Inputs)
+	rep.Unreadable.Examples = slices.Clone(b.rep.Unreadable.Examples)
+	return &rep
+}
+
+// Report is a report on access logs; its JSON form is the output of "report --format json".
+type Report struct {
+	// Site is the config replayed.
+	Site Site `json:"site"`
+	// Inputs are the logs read, in order.
+	Inputs []*Input `json:"inputs"`
+	// Range is the time of the first and last request counted; absent without requests.
+	Range Range `json:"range"`
+	// Totals are the counts over all requests.
+	Totals Totals `json:"totals"`
+	// Unreadable are the lines that are no access log entry.
+	Unreadable UnreadableLines `json:"unreadable"`
+	// Crawlers are the crawlers seen, most requests first.
+	Crawlers []*Crawler `json:"crawlers"`
+	// Timeline is the requests over time, of crawlers, of other clients and of violations.
+	Timeline Timeline `json:"timeline"`
+}
+
+// Site is the config the requests were replayed against.
+type Site struct {
+	// Name names the config (its file, and the site in it).
+	Name string `json:"name"`
+	// Host is the host whose requests were kept (Options.Host); "" for all.
+	Host string `json:"host,omitempty"`
+	// RobotsTxt is the robots.txt the site serves now, whose lines the violations name; ""
+	// when it serves none.
+	RobotsTxt string `json:"robots_txt"`
+}
+
+// Input is one log read.
+type Input struct {
+	// Name is the file as given, "-" for standard input.
+	Name string `json:"name"`
+	// Gzip is true when the log was gzip-compressed.
+	Gzip bool `json:"gzip"`
+	// Lines are the lines read from it.
+	Lines int64 `json:"lines"`
+	// Formats counts its lines by format: "caddy", "combined", "common".
+	Formats map[string]int64 `json:"formats"`
+	// Error is why reading stopped before the end (a truncated gzip stream); what was read
+	// before it is counted.
+	Error string `json:"error,omitempty"`
+}
+
+// Range is a time range.
+type Range struct {
+	First time.Time `json:"first,omitzero"`
+	Last  time.Time `json:"last,omitzero"`
+}
+
+// Totals count the requests of all the logs.
+type Totals struct {
+	// Requests are the requests counted (the lines read, less the unreadable and the other
+	// hosts'); Bytes the bytes of their responses.
+	Requests int64 `json:"requests"`
+	Bytes    int64 `json:"bytes"`
+	// CrawlerRequests and CrawlerBytes are those of the crawlers.
+	CrawlerRequests int64 `json:"crawler_requests"`
+	CrawlerBytes    int64 `json:"crawler_bytes"`
+	// OtherRequests and OtherBytes are those of clients whose User-Agent names no crawler
+	// (browsers, unknown tools).
+	OtherRequests int64 `json:"other_requests"`
+	OtherBytes    int64 `json:"other_bytes"`
+	// Violations are the requests that violate the served robots.txt.
+	Violations int64 `json:"violations"`
+	// Impostors are the requests whose crawler claim the site's verification disproves.
+	Impostors int64 `json:"impostors"`
+	// OtherHosts are the lines for hosts other than Options.Host, not counted.
+	OtherHosts int64 `json:"other_hosts"`
+}
+
+// UnreadableLines are the lines that are no access log entry.
+type UnreadableLines struct {
+	Count int64 `json:"count"`
+	// Examples are the first MaxExamples of them.
+	Examples []Unreadable `json:"examples"`
+}
+
+// Unreadable is a line that is no access log entry.
+type Unreadable struct {
+	Input  string `json:"input"`
+	Line   int64  `json:"line"`
+	Reason string `json:"reason"`
+	// Text is the start of the line, printable.
+	Text string `json:"text"`
+}
+
+// Crawler is what one crawler did.
+type Crawler struct {
+	// ID is the bot's ID in the bot catalogue; "" for a crawler only a group of the file
+	// names.
+	ID string `json:"id"`
+	// Name is the bot's first name in the catalogue, else Token.
+	Name       string   `json:"name"`
+	Operator   string   `json:"operator,omitempty"`
+	Categories []string `json:"categories,omitempty"`
+	// Token is the name of the group of the served robots.txt that names the crawler, as
+	// enforcement reads its User-Agent; "" when no group names it (only "*" applies to it,
+	// and it has no violations).
+	Token string `json:"token"`
+	// Requests and Bytes are its requests and the bytes of their responses.
+	Requests int64 `json:"requests"`
+	Bytes    int64 `json:"bytes"`
+	// RobotsTxt says whether and when it fetched robots.txt.
+	RobotsTxt RobotsFetches `json:"robots_txt"`
+	// Statuses count its responses by status.
+	Statuses map[string]int64 `json:"statuses"`
+	// Impostors are its requests that the site's verification proves are not from it;
+	// Verified those it proves are.
+	Impostors int64 `json:"impostors"`
+	Verified  int64 `json:"verified"`
+	// Violations are its requests that the served robots.txt disallows.
+	Violations Violations `json:"violations"`
+	// Paths are the paths it fetched most.
+	Paths Paths `json:"paths"`
+	// Timeline is its requests per bucket of the report's timeline.
+	Timeline []int64 `json:"timeline"`
+}
+
+// RobotsFetches are a crawler's requests for robots.txt.
+type RobotsFetches struct {
+	Fetches int64      `json:"fetches"`
+	First   *time.Time `json:"first"`
+	Last    *time.Time `json:"last"`
+}
+
+// Violations are a crawler's violations: Top by count, the rest in Other.
+type Violations struct {
+	Count int64       `json:"count"`
+	Top   []Violation `json:"top"`
+	Other int64       `json:"other"`
+}
+
+// Violation is the requests of a crawler for one path that one rule disallows.
+type Violation struct {
+	Path string `json:"path"`
+	// Rule is the rule's line as written in the served file ("Disallow: /private/").
+	Rule string `json:"rule"`
+	// Line is its line in the served file; 0 for a preset's rule, which the file does not
+	// write.
+	Line  int       `json:"line"`
+	Count int64     `json:"count"`
+	First time.Time `json:"first"`
+	Last  time.Time `json:"last"`
+}
+
+// Paths are a crawler's most fetched paths (without query) and the count of the rest.
+type Paths struct {
+	Top   []PathCount `json:"top"`
+	Other int64       `json:"other"`
+}
+
+// PathCount is a path and its requests.
+type PathCount struct {
+	Path  string `json:"path"`
+	Count int64  `json:"count"`
+}

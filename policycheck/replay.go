@@ -1,0 +1,162 @@
+package policycheck
+
+import (
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+
+	"github.com/sitepolicy/caddy-robots/crawlers"
+	"github.com/sitepolicy/caddy-robots/identity"
+	"github.com/sitepolicy/caddy-robots/policy"
+	"github.com/sitepolicy/caddy-robots/robotsgen"
+	"github.com/sitepolicy/caddy-robots/serve"
+)
+
+// Replay decides requests read from an access log against a site as it is configured now:
+// which crawler of the bot catalogue each names, whether it is a request for the site's
+// robots.txt, whether it violates the served robots.txt (and the line that disallows it), and,
+// when the site verifies crawlers, whether the claim holds from the client address. It is
+// what "robots report" asks of every line of a log.
+//
+// A violation means what enforcement means: the User-Agent names a crawler that a group of
+// the served file names (not "*"), and that group disallows the path. Replay reads it with
+// the serving core's enforcement (serve.Core.Crawler), whether or not the config enforces its
+// file, so that a report and an enforcing server always agree.
+type Replay struct {
+	site   *Site
+	core   *serve.Core // the site's robots.txt with enforcement on; nil when it serves none
+	robots *robotsText // the file served, for the lines of its rules
+	lines  map[ruleKey]*RuleInfo
+}
+
+type ruleKey struct {
+	token string
+	rule  robotsgen.Rule
+}
+
+// NewReplay prepares the replay of requests to site at origin ("https://example.com"), the
+// scheme and host its robots.txt is rendered for. The site's crawler verification
+// (Site.Crawlers), if any, answers the identities: give one that fetches and looks up
+// nothing (lists ReadOnly or Offline, reverse DNS off) to replay offline.
+func NewReplay(site *Site, origin string) (*Replay, error) {
+	rp := &Replay{site: site, lines: map[ruleKey]*RuleInfo{}}
+	if site.RobotsTxt == nil {
+		return rp, nil
+	}
+	if err := validRobotsTxt(site.RobotsTxt); err != nil {
+		return nil, err
+	}
+	served := offline(site.RobotsTxt)
+	core, err := newCore(served, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	body, err := servedBody(core, served, origin)
+	core.Close()
+	if err != nil {
+		return nil, err
+	}
+	rp.robots = readRobots(body)
+	// Enforcement reads the crawler and decides: on here whatever the config says, since a
+	// violation is what it would refuse. A file no group of which names a crawler has no
+	// violations (serve.New refuses enforcement there).
+	enforcing := *served
+	enforcing.Config.Enforce = &policy.Enforce{}
+	if rp.core, err = newCore(&enforcing, nil, nil); err != nil {
+		rp.core = nil
+	}
+	return rp, nil
+}
+
+// Close releases the replay's serving core.
+func (rp *Replay) Close() {
+	if rp.core != nil {
+		rp.core.Close()
+	}
+}
+
+// RobotsTxt returns the robots.txt the site serves, as replayed; nil when it serves none.
+func (rp *Replay) RobotsTxt() []byte {
+	if rp.robots == nil {
+		return nil
+	}
+	return rp.robots.body
+}
+
+// Replayed is what Replay makes of one request.
+type Replayed struct {
+	// Bot is the catalogue ID of the bot the User-Agent names (crawlers.IdentifyBot); "" for
+	// none.
+	Bot string
+	// Token is the name of a group of the served robots.txt that the User-Agent names, as
+	// enforcement reads it; "" when it names none.
+	Token string
+	// RobotsTxt is true when the request is for the site's robots.txt.
+	RobotsTxt bool
+	// Violation is the rule of the served file that disallows the request's path for Token;
+	// nil when the request is no violation. Its Line and Text are 0 and "" for a crawler
+	// whose name is never written to the file (a preset's), which enforcement decides with
+	// its preset's group.
+	Violation *RuleInfo
+}
+
+// Request replays a request from agent (its User-Agent header) for target (the path and
+// query as sent).
+func (rp *Replay) Request(agent, target string) Replayed {
+	var out Replayed
+	out.Bot, _ = crawlers.IdentifyBot(agent)
+	path := target
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		path = path[:i]
+	}
+	if p, err := url.PathUnescape(path); err == nil {
+		path = p
+	}
+	out.RobotsTxt = path == policy.RobotsTxtPath
+	if rp.core == nil {
+		return out
+	}
+	u, err := url.ParseRequestURI(target)
+	if err != nil {
+		u = &url.URL{Path: path}
+	}
+	r := &http.Request{Method: http.MethodGet, URL: u, RequestURI: target, Header: http.Header{"User-Agent": {agent}}, Host: u.Host}
+	tok, d, ok := rp.core.Crawler(r)
+	if !ok {
+		return out
+	}
+	out.Token = tok
+	if out.RobotsTxt || d.Allowed || d.Rule == nil {
+		return out
+	}
+	out.Violation = rp.ruleInfo(tok, *d.Rule, target)
+	return out
+}
+
+// ruleInfo is the rule of the served file that decided for tok, with its line, found once
+// per crawler and rule.
+func (rp *Replay) ruleInfo(tok string, rule robotsgen.Rule, target string) *RuleInfo {
+	k := ruleKey{strings.ToLower(tok), rule}
+	if ri, ok := rp.lines[k]; ok {
+		return ri
+	}
+	ri := &RuleInfo{Type: string(rule.Type), Path: rule.Path}
+	if d := rp.robots.decide(tok, "", target); d.Rule != nil && d.Rule.Type == ri.Type && d.Rule.Path == ri.Path {
+		ri = d.Rule
+	}
+	rp.lines[k] = ri
+	return ri
+}
+
+// Identify returns what the site's crawler verification says of a request from agent at
+// client; identity.None without verification, and Pending without an address.
+func (rp *Replay) Identify(agent string, client netip.Addr) identity.Identity {
+	if rp.site.Crawlers == nil {
+		return identity.Identity{}
+	}
+	return rp.site.Crawlers.Identify(agent, client)
+}
+
+// Verifies reports whether the site verifies crawlers (Identify tells impostors).
+func (rp *Replay) Verifies() bool { return rp.site.Crawlers != nil }
