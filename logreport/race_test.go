@@ -1,0 +1,5 @@
+//go:build race
+
+package logreport_test
+
+const raceEnabled = true
