@@ -243,4 +243,3 @@ func TestBounded(t *testing.T) {
 		t.Errorf("buckets of %v for %v: too narrow to hold it, or wider than needed", w, span)
 	}
 }
-
