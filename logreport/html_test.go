@@ -1,0 +1,324 @@
+package logreport_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/net/html"
+
+	"github.com/sitepolicy/caddy-robots/logreport"
+)
+
+// htmlReport is a report on generated traffic with a hostile path (markup in it) and every
+// kind of row, as HTML and as JSON.
+func htmlReport(t *testing.T) (page []byte, rep *logreport.Report) {
+	t.Helper()
+	site := loadSite(t, true)
+	reqs := generate(11, 2000, time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC), 48*time.Hour, false)
+	reqs = append(reqs, request{t: reqs[0].t, c: clients[1], ip: clients[1].ip, method: "GET", target: `/x</script><script>alert(1)</script><b>"&amp;`, status: 200, size: 1})
+	log, _ := render(reqs, "combined")
+	rep = build(t, site, "", map[string][]byte{"access.log": log}, "access.log")
+	var b bytes.Buffer
+	if err := rep.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes(), rep
+}
+
+// checkPage checks a page (as written, or as a browser's DOM) against the report: the JSON
+// it embeds is the report's, and the numbers of its summary and tables are the JSON's.
+func checkPage(t *testing.T, page []byte, rep *logreport.Report) {
+	t.Helper()
+	doc, err := html.Parse(bytes.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var scripts, svgs []*html.Node
+	byID := map[string]*html.Node{}
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			switch n.Data {
+			case "script":
+				scripts = append(scripts, n)
+			case "svg":
+				svgs = append(svgs, n)
+			}
+			if id := attr(n, "id"); id != "" {
+				byID[id] = n
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	if len(scripts) != 1 || attr(scripts[0], "type") != "application/json" {
+		t.Fatalf("the page has %d script elements, want only the report's JSON: markup got in", len(scripts))
+	}
+	var embedded logreport.Report
+	if err := json.Unmarshal([]byte(text(scripts[0])), &embedded); err != nil {
+		t.Fatalf("embedded JSON: %v", err)
+	}
+	if !reflect.DeepEqual(normalize(t, &embedded), normalize(t, rep)) {
+		t.Error("the JSON embedded in the page is not the report's")
+	}
+	// The summary.
+	want := map[string]int64{"requests": rep.Totals.Requests, "crawler_requests": rep.Totals.CrawlerRequests, "other_requests": rep.Totals.OtherRequests,
+		"violations": rep.Totals.Violations, "impostors": rep.Totals.Impostors, "other_hosts": rep.Totals.OtherHosts, "unreadable": rep.Unreadable.Count, "bytes": rep.Totals.Bytes}
+	for _, dd := range cells(byID["summary"]) {
+		k := attr(dd, "data-k")
+		if got := number(t, dd); got != want[k] {
+			t.Errorf("summary %s: page says %d, JSON %d", k, got, want[k])
+		}
+		delete(want, k)
+	}
+	if len(want) > 0 {
+		t.Errorf("summary lacks %v", want)
+	}
+	// The crawlers' table: a row per crawler, in order.
+	rows := rowsOf(byID["crawlers"])
+	if len(rows) != len(rep.Crawlers) {
+		t.Fatalf("crawlers table has %d rows, JSON %d crawlers", len(rows), len(rep.Crawlers))
+	}
+	for i, row := range rows {
+		c := rep.Crawlers[i]
+		want := map[string]int64{"requests": c.Requests, "bytes": c.Bytes, "robots_txt": c.RobotsTxt.Fetches, "violations": c.Violations.Count, "impostors": c.Impostors}
+		for _, td := range cells(row) {
+			k := attr(td, "data-k")
+			switch k {
+			case "name":
+				if text(td) != c.Name {
+					t.Errorf("row %d: name %q, JSON %q", i, text(td), c.Name)
+				}
+			case "statuses":
+				var parts []string
+				for s, n := range c.Statuses {
+					parts = append(parts, s+":"+strconv.FormatInt(n, 10))
+				}
+				if got := strings.Fields(text(td)); len(got) != len(parts) {
+					t.Errorf("%s: statuses %q, JSON %v", c.Name, text(td), c.Statuses)
+				}
+			case "":
+			default:
+				if got := number(t, td); got != want[k] {
+					t.Errorf("%s: %s is %d on the page, %d in the JSON", c.Name, k, got, want[k])
+				}
+			}
+		}
+	}
+	// The violations' table: the rows of every crawler, in order, then its other.
+	var wantRows [][3]string
+	for _, c := range rep.Crawlers {
+		for _, v := range c.Violations.Top {
+			wantRows = append(wantRows, [3]string{v.Path, strconv.Itoa(v.Line), strconv.FormatInt(v.Count, 10)})
+		}
+		if c.Violations.Other > 0 {
+			wantRows = append(wantRows, [3]string{"", "", strconv.FormatInt(c.Violations.Other, 10)})
+		}
+	}
+	vrows := rowsOf(byID["violations"])
+	if len(vrows) != len(wantRows) || len(wantRows) == 0 {
+		t.Fatalf("violations table has %d rows, JSON %d", len(vrows), len(wantRows))
+	}
+	for i, row := range vrows {
+		got := [3]string{}
+		for _, td := range cells(row) {
+			switch attr(td, "data-k") {
+			case "path":
+				got[0] = text(td)
+			case "line":
+				got[1] = text(td)
+			case "count":
+				got[2] = text(td)
+			}
+		}
+		if got != wantRows[i] {
+			t.Errorf("violation row %d: %q, JSON %q", i, got, wantRows[i])
+		}
+	}
+	// The charts: a bar per bucket and crawler.
+	if len(svgs) != 2 {
+		t.Fatalf("%d SVG charts, want 2", len(svgs))
+	}
+	if n := countRects(byID["timeline"]); n < 2*len(rep.Timeline.Crawlers) {
+		t.Errorf("timeline chart has %d bars for %d buckets", n, len(rep.Timeline.Crawlers))
+	}
+	if n := countRects(byID["crawler-bars"]); n < len(rep.Crawlers) {
+		t.Errorf("crawler chart has %d bars for %d crawlers", n, len(rep.Crawlers))
+	}
+}
+
+// normalize is a report as its JSON decodes, so that two reports compare field by field.
+func normalize(t *testing.T, r *logreport.Report) any {
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	_ = json.Unmarshal(b, &v)
+	return v
+}
+
+func attr(n *html.Node, k string) string {
+	if n == nil {
+		return ""
+	}
+	for _, a := range n.Attr {
+		if a.Key == k {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+func text(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return strings.TrimSpace(b.String())
+}
+
+// cells returns the elements with a data-k attribute under n.
+func cells(n *html.Node) []*html.Node {
+	var out []*html.Node
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && attr(n, "data-k") != "" {
+			out = append(out, n)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	if n != nil {
+		walk(n)
+	}
+	return out
+}
+
+func rowsOf(table *html.Node) []*html.Node {
+	var out []*html.Node
+	var walk func(*html.Node, bool)
+	walk = func(n *html.Node, body bool) {
+		if n.Type == html.ElementNode && n.Data == "tr" && body {
+			out = append(out, n)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, body || (n.Type == html.ElementNode && n.Data == "tbody"))
+		}
+	}
+	if table != nil {
+		walk(table, false)
+	}
+	return out
+}
+
+func countRects(n *html.Node) int {
+	if n == nil {
+		return 0
+	}
+	k := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && c.Data == "rect" {
+			k++
+		}
+	}
+	return k
+}
+
+// number reads a cell's number: its data-v when it has one (a size written with a unit),
+// else its text.
+func number(t *testing.T, n *html.Node) int64 {
+	s := attr(n, "data-v")
+	if s == "" {
+		s = text(n)
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		t.Errorf("%s %q: not a number", attr(n, "data-k"), s)
+	}
+	return v
+}
+
+// TestHTMLNumbers parses the page with x/net/html's full parser: the numbers it shows are the
+// JSON's, and markup from the log stays text.
+func TestHTMLNumbers(t *testing.T) {
+	page, rep := htmlReport(t)
+	if rep.Totals.Violations == 0 || rep.Totals.Impostors == 0 || rep.Unreadable.Count == 0 {
+		t.Fatalf("the traffic lacks a kind of row: %+v", rep.Totals)
+	}
+	checkPage(t, page, rep)
+	for _, ref := range []string{"src=", "href=", "<link", "@import", "url("} {
+		if bytes.Contains(page, []byte(ref)) {
+			t.Errorf("the page refers to another file (%s): it must read offline, alone", ref)
+		}
+	}
+}
+
+// chromium is the browser of the HTML checks: /usr/bin/chromium (Debian's package
+// chromium), or the one named by $CHROMIUM.
+func chromium(t *testing.T) string {
+	for _, c := range []string{os.Getenv("CHROMIUM"), "chromium", "chromium-browser", "google-chrome"} {
+		if c == "" {
+			continue
+		}
+		if p, err := exec.LookPath(c); err == nil {
+			return p
+		}
+	}
+	t.Skip("no chromium on this machine (install Debian's package chromium): the HTML report is not opened in a browser; TestHTMLNumbers still checks it")
+	return ""
+}
+
+// TestHTMLInChromium opens the page in headless Chromium from a file (offline): no console
+// message (no error), and the DOM the browser built shows the JSON's numbers. It also takes
+// a screenshot, to prove the page renders.
+func TestHTMLInChromium(t *testing.T) {
+	bin := chromium(t)
+	page, rep := htmlReport(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(file, page, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) ([]byte, string) {
+		cmd := exec.Command(bin, append([]string{"--headless", "--disable-gpu", "--no-sandbox", "--no-first-run", "--user-data-dir=" + filepath.Join(dir, "profile"),
+			"--enable-logging=stderr", "--v=0", "--allow-file-access-from-files"}, args...)...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("chromium %v: %v\n%s", args, err, stderr.String())
+		}
+		return stdout.Bytes(), stderr.String()
+	}
+	dom, log := run("--dump-dom", "file://"+file)
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, ":CONSOLE") {
+			t.Errorf("console: %s", l)
+		}
+	}
+	checkPage(t, dom, rep)
+	shot := filepath.Join(dir, "report.png")
+	run("--screenshot="+shot, "--window-size=1100,1600", "file://"+file)
+	png, err := os.ReadFile(shot)
+	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) || len(png) < 10000 {
+		t.Errorf("screenshot: %d bytes, %v", len(png), err)
+	}
+}
