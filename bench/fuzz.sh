@@ -13,7 +13,7 @@ JOBS=${JOBS:-2}
 OUT=bench/out/fuzz
 mkdir -p "$OUT"
 targets=()
-for pkg in robotsgen tagemit usage crawlers mimetype; do
+for pkg in robotsgen tagemit usage crawlers mimetype logreport; do
 	for t in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' $pkg/*_test.go | sed 's/^func //'); do
 		if [ $# -eq 0 ] || [[ " $* " == *" $t "* ]]; then targets+=("$pkg:$t"); fi
 	done

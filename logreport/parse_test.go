@@ -1,0 +1,78 @@
+package logreport_test
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/sitepolicy/caddy-robots/logreport"
+)
+
+// TestParseLines reads lines as nginx and Apache write them, and Caddy's forms of "ts".
+func TestParseLines(t *testing.T) {
+	at := time.Date(2026, 11, 20, 17, 55, 36, 0, time.UTC)
+	for _, c := range []struct {
+		line                         string
+		format                       string
+		ip, method, target, ua, host string
+		status                       int
+		size                         int64
+		t                            time.Time
+	}{
+		{`2001:db8::1 - frank [20/Nov/2026:10:55:36 -0700] "GET /a?b=c HTTP/1.1" 200 2326 "http://ref/" "Mozilla/5.0 (compatible; Googlebot/2.1)"`, "combined", "2001:db8::1", "GET", "/a?b=c", "Mozilla/5.0 (compatible; Googlebot/2.1)", "", 200, 2326, at},
+		{`1.2.3.4 - - [20/Nov/2026:17:55:36 +0000] "GET / HTTP/1.0" 304 -`, "common", "1.2.3.4", "GET", "/", "", "", 304, 0, at},
+		{`1.2.3.4 - - [20/Nov/2026:17:55:36 +0000] "-" 400 0 "-" "-"`, "combined", "1.2.3.4", "", "", "", "", 400, 0, at},
+		{`1.2.3.4 - - [20/Nov/2026:17:55:36 +0000] "\x16\x03\x01\x02\x00\x01" 400 150 "-" "-"`, "combined", "1.2.3.4", "", "", "", "", 400, 150, at},
+		{`1.2.3.4 - - [20/Nov/2026:17:55:36 +0000] "GET http://example.com/p/q HTTP/1.1" 200 1 "-" "say \"hi\" \\ bot"`, "combined", "1.2.3.4", "GET", "/p/q", `say "hi" \ bot`, "", 200, 1, at},
+		{`1.2.3.4 - - [20/Nov/2026:17:55:36 +0000] "GET /x HTTP/1.1" 200 1 "-" "nginx \x22escapes\x22"`, "combined", "1.2.3.4", "GET", "/x", `nginx "escapes"`, "", 200, 1, at},
+		{`1.2.3.4 - - [20/Nov/2026:17:55:36 +0000] "GET /x HTTP/1.1" 200 1 "-" "ua" "extra" 0.005`, "combined", "1.2.3.4", "GET", "/x", "ua", "", 200, 1, at},
+		{`{"level":"info","ts":1795197336,"logger":"http.log.access","msg":"handled request","request":{"remote_ip":"10.0.0.1","client_ip":"66.249.66.1","method":"GET","host":"example.com","uri":"/r?x","headers":{"User-Agent":["Googlebot"]}},"status":200,"size":5}`, "caddy", "66.249.66.1", "GET", "/r?x", "Googlebot", "example.com", 200, 5, at},
+		{`{"ts":"2026-11-20T17:55:36.000Z","request":{"remote_ip":"10.0.0.1","method":"GET","host":"h","uri":"/","headers":{"user-agent":["x"]}},"status":404,"size":0}`, "caddy", "10.0.0.1", "GET", "/", "x", "h", 404, 0, at},
+		{`{"ts":"2026/11/20 17:55:36.000","request":{"remote_ip":"10.0.0.1","method":"GET","uri":"/"},"status":200,"size":0}`, "caddy", "10.0.0.1", "GET", "/", "", "", 200, 0, at},
+		{`{"ts":1795197336000,"request":{"remote_ip":"10.0.0.1","method":"GET","uri":"/"},"status":200,"size":0}`, "caddy", "10.0.0.1", "GET", "/", "", "", 200, 0, at},
+	} {
+		var e logreport.Entry
+		f, err := logreport.Parse([]byte(c.line), &e)
+		if err != nil {
+			t.Errorf("%s: %v", c.line, err)
+			continue
+		}
+		got := fmt.Sprintf("%s %s %s %s %q %s %d %d %v", f, e.ClientIP, e.Method, e.Target, e.Agent, e.Host, e.Status, e.Size, e.Time.UTC())
+		want := fmt.Sprintf("%s %s %s %s %q %s %d %d %v", c.format, c.ip, c.method, c.target, c.ua, c.host, c.status, c.size, c.t)
+		if got != want {
+			t.Errorf("%s:\n got %s\nwant %s", c.line, got, want)
+		}
+	}
+}
+
+// FuzzParseLogLine: no line makes Parse panic; what it reads is consistent (a target is a path, a
+// status three digits at most), and a Combined line written back from an entry reads as it.
+func FuzzParseLogLine(f *testing.F) {
+	for _, l := range malformed {
+		f.Add([]byte(l))
+	}
+	f.Add([]byte(`1.2.3.4 - - [20/Nov/2026:17:55:36 +0000] "GET /a HTTP/1.1" 200 1 "-" "x \"y\""`))
+	f.Add([]byte(`{"ts":1.5,"request":{"method":"GET","uri":"/"},"status":200}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var e logreport.Entry
+		format, err := logreport.Parse(line, &e)
+		if err != nil {
+			return
+		}
+		if (e.Target == nil) != (e.Method == nil) || (e.Target != nil && e.Target[0] != '/') || e.Status < 0 || e.Status > 999 || e.Size < 0 {
+			t.Fatalf("%q: read as %+v", line, e)
+		}
+		if format != logreport.FormatCombined || e.Target == nil || bytes.ContainsAny(e.Agent, "\"\\\n\r") || bytes.ContainsAny(e.Target, " \"\\") || bytes.ContainsAny(e.ClientIP, " ") {
+			return
+		}
+		again := fmt.Sprintf(`%s - - [%s] "%s %s HTTP/1.1" %03d %d "-" "%s"`, e.ClientIP, e.Time.UTC().Format("02/Jan/2006:15:04:05 -0700"), e.Method, e.Target, e.Status, e.Size, e.Agent)
+		var e2 logreport.Entry
+		if _, err := logreport.Parse([]byte(again), &e2); err != nil {
+			t.Fatalf("%q written back as %q: %v", line, again, err)
+		}
+		if !e2.Time.Equal(e.Time) || string(e2.Target) != string(e.Target) || string(e2.Agent) != string(e.Agent) || e2.Status != e.Status || e2.Size != e.Size {
+			t.Fatalf("%q written back as %q reads %+v", line, again, e2)
+		}
+	})
+}
