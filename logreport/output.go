@@ -88,7 +88,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	if t.OtherHosts > 0 {
 		fmt.Fprintf(&b, "; lines for other hosts (not counted): %d", t.OtherHosts)
 	}
-	fmt.Fprintf(&b, "\nUnreadable: %d lines\n", r.Unreadable.Count)
+	fmt.Fprintf(&b, "\nUnreadable: %s\n", plural(r.Unreadable.Count, "line"))
 	for _, u := range r.Unreadable.Examples {
 		fmt.Fprintf(&b, "  %s:%d: %s: %s\n", u.Input, u.Line, u.Reason, u.Text)
 	}
@@ -125,6 +125,13 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+func plural(n int64, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func dash(s string) string {

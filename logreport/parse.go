@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -386,9 +387,9 @@ func printable(b []byte, n int) string {
 		r, size := utf8.DecodeRune(b)
 		switch {
 		case r == utf8.RuneError && size <= 1:
-			sb.WriteString(`\x` + strconv.FormatUint(uint64(b[0]), 16))
-		case r < 0x20 || r == 0x7f:
-			sb.WriteString(`\x` + strconv.FormatUint(uint64(r), 16))
+			fmt.Fprintf(&sb, `\x%02x`, b[0])
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			fmt.Fprintf(&sb, `\x%02x`, r)
 		default:
 			sb.WriteRune(r)
 		}

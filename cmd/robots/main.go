@@ -143,7 +143,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := checkFormat(*format); err != nil {
 		return fail(err)
 	}
-	if *config == "" && (cmd == "lint" || *robotsFile == "") {
+	if *config == "" && (cmd != "check" || *robotsFile == "") {
 		return fail(errors.New("--config is required"))
 	}
 	site := &policycheck.Site{}

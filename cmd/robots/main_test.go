@@ -161,12 +161,13 @@ func TestCommandJSON(t *testing.T) {
 	}
 }
 
-// TestREADMEOutput runs the cmd/robots command of docs/check.md (the console block after the
-// marker cmd-robots-check) from the repository root and compares its output and exit status
-// with the page. A console block of the documentation that runs cmd/robots without that
-// marker fails the test: none goes unchecked.
+// TestREADMEOutput runs the cmd/robots commands of the documentation (the console blocks
+// after the markers cmd-robots-check in docs/check.md and cmd-robots-report in README.md)
+// from the repository root and compares their output and exit status with the pages. A
+// console block of the documentation that runs cmd/robots without one of those markers fails
+// the test: none goes unchecked.
 func TestREADMEOutput(t *testing.T) {
-	const page, marker = "../../docs/check.md", "cmd-robots-check"
+	checked := map[[2]string]bool{{"../../docs/check.md", "cmd-robots-check"}: true, {"../../README.md", "cmd-robots-report"}: true}
 	const prefix = "$ go run github.com/sitepolicy/caddy-robots/cmd/robots@latest "
 	pages, err := filepath.Glob("../../docs/*.md")
 	if err != nil || len(pages) == 0 {
@@ -182,41 +183,44 @@ func TestREADMEOutput(t *testing.T) {
 			t.Fatalf("%s: %v", p, err)
 		}
 		for _, b := range blocks {
-			if b.Info == "console" && strings.HasPrefix(b.Text, prefix) && (p != page || b.Marker != marker) {
-				t.Errorf("%s:%d: a console block runs cmd/robots without the marker %s this test checks", p, b.Line, marker)
+			if b.Info == "console" && strings.HasPrefix(b.Text, prefix) && !checked[[2]string{p, b.Marker}] {
+				t.Errorf("%s:%d: a console block runs cmd/robots without a marker this test checks", p, b.Line)
 			}
 		}
 	}
-	src, err := os.ReadFile(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	block, err := docs.Marked(src, marker, "console")
-	if err != nil {
-		t.Fatalf("%s: %v", page, err)
-	}
-	line, want, _ := strings.Cut(block, "\n")
-	args, ok := strings.CutPrefix(line, prefix)
-	if !ok {
-		t.Fatalf("%s, block %s: %q does not run cmd/robots", page, marker, line)
-	}
-	i := strings.LastIndex(want, "[exit status ")
-	var status int
-	if _, err := fmt.Sscanf(want[max(i, 0):], "[exit status %d]", &status); i < 0 || err != nil {
-		t.Fatalf("%s, block %s: %q has no exit status", page, marker, line)
-	}
-	// The page's paths are from the repository root.
-	fields := strings.Fields(args)
-	for k, f := range fields {
-		if strings.HasPrefix(f, "policycheck/") {
-			fields[k] = filepath.Join("..", "..", f)
+	for pm := range checked {
+		page, marker := pm[0], pm[1]
+		src, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	var out, errOut bytes.Buffer
-	st := run(fields, &out, &errOut)
-	got := strings.ReplaceAll(out.String(), filepath.Join("..", "..")+"/", "")
-	if got != want[:i] || st != status {
-		t.Errorf("%s: status %d (docs/check.md %d)\n%s\ndocs/check.md:\n%s\n%s", line, st, status, got, want[:i], errOut.String())
+		block, err := docs.Marked(src, marker, "console")
+		if err != nil {
+			t.Fatalf("%s: %v", page, err)
+		}
+		line, want, _ := strings.Cut(block, "\n")
+		args, ok := strings.CutPrefix(line, prefix)
+		if !ok {
+			t.Fatalf("%s, block %s: %q does not run cmd/robots", page, marker, line)
+		}
+		i := strings.LastIndex(want, "[exit status ")
+		var status int
+		if _, err := fmt.Sscanf(want[max(i, 0):], "[exit status %d]", &status); i < 0 || err != nil {
+			t.Fatalf("%s, block %s: %q has no exit status", page, marker, line)
+		}
+		// The page's paths are from the repository root.
+		fields := strings.Fields(args)
+		for k, f := range fields {
+			if strings.HasPrefix(f, "policycheck/") || strings.HasPrefix(f, "logreport/") {
+				fields[k] = filepath.Join("..", "..", f)
+			}
+		}
+		var out, errOut bytes.Buffer
+		st := run(fields, &out, &errOut)
+		got := strings.ReplaceAll(out.String(), filepath.Join("..", "..")+"/", "")
+		if got != want[:i] || st != status {
+			t.Errorf("%s: status %d (%s %d)\n%s\n%s:\n%s\n%s", line, st, page, status, got, page, want[:i], errOut.String())
+		}
 	}
 }
 
