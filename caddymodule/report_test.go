@@ -1,0 +1,129 @@
+package caddymodule
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sitepolicy/caddy-robots/logreport"
+	"github.com/sitepolicy/caddy-robots/policycheck/cli"
+)
+
+// TestRobotsCommandReport serves requests with a real Caddy whose access log (its default
+// JSON encoder) goes to a file, then runs "caddy robots report" on that log with the same
+// Caddyfile: the report counts what was sent, and names the lines of the robots.txt the
+// server served.
+func TestRobotsCommandReport(t *testing.T) {
+	dir := t.TempDir()
+	logFile := filepath.Join(dir, "access.log")
+	site := fmt.Sprintf(`http://localhost:@PORT@ {
+	log {
+		output file %s
+	}
+	robots_txt {
+		group * {
+			disallow /private/
+		}
+		group GPTBot {
+			disallow /
+		}
+		group Googlebot {
+			disallow /search
+			allow /search/about
+		}
+	}
+	respond "ok"
+}
+`, logFile)
+	caddyTesterWithGlobals(t, "", site)
+	gpt := "User-Agent: Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)"
+	google := "User-Agent: Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+	bing := "User-Agent: Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)"
+	browser := "User-Agent: Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0"
+	sent := []struct{ ua, path string }{
+		{gpt, "/robots.txt"}, {gpt, "/a"}, {gpt, "/private/b"}, {gpt, "/a"},
+		{google, "/robots.txt"}, {google, "/search?q=x"}, {google, "/search/about"}, {google, "/news"},
+		{bing, "/private/b"}, {bing, "/robots.txt"},
+		{browser, "/"}, {browser, "/private/b"},
+	}
+	var served string
+	for _, s := range sent {
+		resp, body := do(t, "GET", siteURL(s.path), s.ua)
+		if s.path == "/robots.txt" {
+			served = string(body)
+		}
+		resp.Body.Close()
+	}
+	lineOf := func(text string) int {
+		for i, l := range strings.Split(served, "\n") {
+			if strings.TrimSpace(l) == text {
+				return i + 1
+			}
+		}
+		t.Fatalf("the served robots.txt has no line %q:\n%s", text, served)
+		return 0
+	}
+	raw, err := os.ReadFile(logFile)
+	if err != nil || strings.Count(string(raw), "\n") < len(sent) {
+		t.Fatalf("Caddy's access log: %v\n%s", err, raw)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "Caddyfile"), []byte(globalsWith("")+expand(site)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, st := runCaddy(t, dir, "robots", "report", "--config", "Caddyfile", "--site", siteURL(""), "--format", "json", "access.log")
+	if st != cli.ExitFail {
+		t.Fatalf("status %d, want %d (violations)\n%s\n%s", st, cli.ExitFail, out, errOut)
+	}
+	var rep logreport.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if rep.Totals.Requests != int64(len(sent)) || rep.Totals.OtherRequests != 2 || rep.Unreadable.Count != 0 || rep.Inputs[0].Formats["caddy"] != int64(len(sent)) {
+		t.Errorf("totals %+v, unreadable %+v, inputs %+v; want %d requests, 2 others", rep.Totals, rep.Unreadable, rep.Inputs[0], len(sent))
+	}
+	if rep.Site.RobotsTxt != served {
+		t.Errorf("the report replays\n%s\nthe server served\n%s", rep.Site.RobotsTxt, served)
+	}
+	type row struct {
+		requests, robots, violations int64
+	}
+	want := map[string]row{"openai-crawler": {4, 1, 3}, "google-crawler": {4, 1, 1}, "bing-crawler": {2, 1, 0}}
+	wantViol := map[string]struct {
+		rule  string
+		count int64
+	}{"/a": {"Disallow: /", 2}, "/private/b": {"Disallow: /", 1}, "/search": {"Disallow: /search", 1}}
+	for _, c := range rep.Crawlers {
+		w, ok := want[c.ID]
+		if !ok || (row{c.Requests, c.RobotsTxt.Fetches, c.Violations.Count}) != w {
+			t.Errorf("%s: requests %d, robots.txt %d, violations %d; want %+v", c.ID, c.Requests, c.RobotsTxt.Fetches, c.Violations.Count, w)
+		}
+		delete(want, c.ID)
+		for _, v := range c.Violations.Top {
+			wv := wantViol[v.Path]
+			if v.Rule != wv.rule || v.Count != wv.count || v.Line != lineOf(wv.rule) {
+				t.Errorf("%s: violation %+v, want %q (line %d) %d times", c.ID, v, wv.rule, lineOf(wv.rule), wv.count)
+			}
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("crawlers missing from the report: %v", want)
+	}
+
+	// Another host's requests are counted apart; a site no server listens for is an error.
+	out, _, _ = runCaddy(t, dir, "robots", "report", "--config", "Caddyfile", "--site", fmt.Sprintf("http://other.example:%d", sitePort), "--format", "json", "access.log")
+	rep = logreport.Report{}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Totals.OtherHosts != int64(len(sent)) || rep.Totals.Requests != 0 {
+		t.Errorf("other host: %v, totals %+v", err, rep.Totals)
+	}
+	_, errOut, st = runCaddy(t, dir, "robots", "report", "--config", "Caddyfile", "--site", "http://localhost:1", "access.log")
+	if st != cli.ExitUsage || !strings.Contains(errOut, "no server of the config listens on port 1") {
+		t.Errorf("no server: status %d, %s", st, errOut)
+	}
+	_, errOut, st = runCaddy(t, dir, "robots", "report", "--config", "Caddyfile", "access.log")
+	if st != cli.ExitUsage || !strings.Contains(errOut, "--site is required") {
+		t.Errorf("no --site: status %d, %s", st, errOut)
+	}
+}
