@@ -30,9 +30,9 @@ import (
 // Limits bound what a report keeps, whatever the size of the log.
 const (
 	// MaxPaths is how many distinct paths a crawler's counts keep; later ones count as other.
-	MaxPaths = 1000
+	MaxPaths = 500
 	// MaxViolations is how many distinct (path, rule) violations a crawler keeps.
-	MaxViolations = 1000
+	MaxViolations = 500
 	// TopPaths and TopViolations are how many of them a report shows, by count.
 	TopPaths      = 10
 	TopViolations = 20
@@ -41,9 +41,12 @@ const (
 	// MaxExamples is how many unreadable lines a report shows.
 	MaxExamples = 5
 	// maxKey is the longest path kept (longer ones are cut, marked with "…").
-	maxKey = 512
-	// cacheSize is how many decisions the replay cache holds before it starts over.
-	cacheSize = 1 << 16
+	maxKey = 256
+	// cacheSize is how many decisions each replay cache holds before it starts over, and
+	// maxCached the longest key (User-Agent, with the target) it keeps: at most a few
+	// megabytes, whatever the log's clients send.
+	cacheSize = 1 << 14
+	maxCached = 1 << 10
 )
 
 // Options configure a Builder.
@@ -275,6 +278,9 @@ func (b *Builder) agent(ua []byte) agentInfo {
 	}
 	r := b.rp.Request(string(ua), "/")
 	ai := agentInfo{bot: r.Bot, token: r.Token}
+	if len(ua) > maxCached {
+		return ai
+	}
 	if len(b.agents) >= cacheSize {
 		clear(b.agents)
 	}
@@ -293,6 +299,9 @@ func (b *Builder) decide(ua, target []byte, ai agentInfo) policycheck.Replayed {
 		return r
 	}
 	r := b.rp.Request(string(ua), string(target))
+	if len(b.key) > maxCached {
+		return r
+	}
 	if len(b.decisions) >= cacheSize {
 		clear(b.decisions)
 	}
