@@ -84,6 +84,8 @@ type truth struct {
 	requests, bytes, other, otherBytes, violations, impostors, otherHosts int64
 	unreadable                                                            int64
 	crawlers                                                              map[string]*crawlerTruth // by catalogue ID
+	// crawlerTimes and otherTimes are when the requests counted were sent.
+	crawlerTimes, otherTimes []time.Time
 }
 
 type crawlerTruth struct {
@@ -140,8 +142,10 @@ func expected(reqs []request, common, verify bool, host string, unreadable int64
 		if c.id == "" {
 			tr.other++
 			tr.otherBytes += size
+			tr.otherTimes = append(tr.otherTimes, r.t)
 			continue
 		}
+		tr.crawlerTimes = append(tr.crawlerTimes, r.t)
 		ct := tr.crawlers[c.id]
 		if ct == nil {
 			ct = &crawlerTruth{statuses: map[string]int64{}, viol: map[[2]string]int64{}}

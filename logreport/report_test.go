@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -108,15 +109,28 @@ func compare(t *testing.T, rep *logreport.Report, tr truth) {
 			}
 		}
 	}
-	var perBucket int64
-	for i := range rep.Timeline.Crawlers {
-		perBucket += rep.Timeline.Crawlers[i] + rep.Timeline.Other[i]
+	// The timeline: each request in the bucket its time falls in, as the report defines them
+	// (from Start, BucketSeconds wide, Start a multiple of the width).
+	tl := rep.Timeline
+	if n := len(tl.Crawlers); n > logreport.MaxBuckets || n == 0 || tl.BucketSeconds <= 0 || tl.Start.Unix()%tl.BucketSeconds != 0 {
+		t.Fatalf("timeline of %d buckets of %d s from %v", n, tl.BucketSeconds, tl.Start)
 	}
-	if perBucket != tt.Requests {
-		t.Errorf("timeline holds %d requests, want %d", perBucket, tt.Requests)
-	}
-	if n := len(rep.Timeline.Crawlers); n > logreport.MaxBuckets {
-		t.Errorf("timeline has %d buckets, more than %d", n, logreport.MaxBuckets)
+	for _, series := range []struct {
+		name  string
+		got   []int64
+		times []time.Time
+	}{{"crawlers", tl.Crawlers, tr.crawlerTimes}, {"other", tl.Other, tr.otherTimes}} {
+		want := make([]int64, len(series.got))
+		for _, at := range series.times {
+			i := (at.Unix() - tl.Start.Unix()) / tl.BucketSeconds
+			if at.Before(tl.Start) || i >= int64(len(want)) {
+				t.Fatalf("timeline %s: a request at %v is outside its buckets", series.name, at)
+			}
+			want[i]++
+		}
+		if !slices.Equal(series.got, want) {
+			t.Errorf("timeline %s:\n got %v\nwant %v", series.name, series.got, want)
+		}
 	}
 }
 
