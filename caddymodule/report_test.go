@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sitepolicy/caddy-robots/logreport"
 	"github.com/sitepolicy/caddy-robots/policycheck/cli"
@@ -19,6 +20,7 @@ import (
 func TestRobotsCommandReport(t *testing.T) {
 	dir := t.TempDir()
 	logFile := filepath.Join(dir, "access.log")
+	isoLog := filepath.Join(dir, "iso.log") // the second site logs "ts" as ISO 8601
 	site := fmt.Sprintf(`http://localhost:@PORT@ {
 	log {
 		output file %s
@@ -37,7 +39,22 @@ func TestRobotsCommandReport(t *testing.T) {
 	}
 	respond "ok"
 }
-`, logFile)
+
+http://localhost:@PORT2@ {
+	log {
+		output file %s
+		format json {
+			time_format iso8601
+		}
+	}
+	robots_txt {
+		group GPTBot {
+			disallow /
+		}
+	}
+	respond "ok"
+}
+`, logFile, isoLog)
 	caddyTesterWithGlobals(t, "", site)
 	gpt := "User-Agent: Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)"
 	google := "User-Agent: Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
@@ -110,6 +127,23 @@ func TestRobotsCommandReport(t *testing.T) {
 	}
 	if len(want) > 0 {
 		t.Errorf("crawlers missing from the report: %v", want)
+	}
+
+	// The second site's log, with ISO 8601 times, against its own robots.txt.
+	for _, p := range []string{"/robots.txt", "/a", "/b"} {
+		resp, _ := do(t, "GET", site2URL(p), gpt)
+		resp.Body.Close()
+	}
+	if b, _ := os.ReadFile(isoLog); !strings.Contains(string(b), `"ts":"20`) {
+		t.Fatalf("the second site's log has no ISO 8601 ts:\n%s", b)
+	}
+	if !strings.Contains(string(raw), `"ts":1`) {
+		t.Fatalf("the first site's log has no numeric ts:\n%s", raw)
+	}
+	out, errOut, _ = runCaddy(t, dir, "robots", "report", "--config", "Caddyfile", "--site", site2URL(""), "--format", "json", "iso.log")
+	rep = logreport.Report{}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Totals.Requests != 3 || rep.Totals.Violations != 2 || rep.Inputs[0].Formats["caddy"] != 3 || rep.Range.First.IsZero() || rep.Range.Last.Sub(rep.Range.First) > time.Minute {
+		t.Errorf("iso8601 log: %v, totals %+v, range %+v\n%s", err, rep.Totals, rep.Range, errOut)
 	}
 
 	// Another host's requests are counted apart; a site no server listens for is an error.
