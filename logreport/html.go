@@ -17,12 +17,17 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	sparks := make([]chart, len(r.Crawlers))
+	for i, c := range r.Crawlers {
+		sparks[i] = sparkline(c.Timeline)
+	}
 	return page.Execute(w, struct {
 		*Report
 		JSON     template.JS
 		Timeline chart
 		Bars     chart
-	}{r, template.JS(data), timelineChart(r), barsChart(r)})
+		Sparks   []chart
+	}{r, template.JS(data), timelineChart(r), barsChart(r), sparks})
 }
 
 // chart is an SVG chart: its size, rectangles and labels, in SVG user units.
@@ -108,6 +113,24 @@ func barsChart(r *Report) chart {
 	return c
 }
 
+// sparkline draws a crawler's requests over the report's buckets, small, for its table row.
+func sparkline(counts []int64) chart {
+	c := chart{W: 120, H: 20}
+	var peak int64 = 1
+	for _, v := range counts {
+		peak = max(peak, v)
+	}
+	bw := float64(c.W) / float64(max(len(counts), 1))
+	for i, v := range counts {
+		if v == 0 {
+			continue
+		}
+		h := float64(v) / float64(peak) * float64(c.H)
+		c.Rects = append(c.Rects, rect{X: float64(i) * bw, Y: float64(c.H) - h, W: bw, H: h, Class: "crawlers", Title: fmt.Sprint(v)})
+	}
+	return c
+}
+
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"bytes":    Bytes,
 	"time":     fmtTime,
@@ -166,10 +189,10 @@ pre { background: #f6f6f6; padding: .6em; overflow-x: auto; }
 {{end}}{{range .Bars.Labels}}<text x="{{f .X}}" y="{{f .Y}}" text-anchor="{{.Anchor}}">{{.Text}}</text>
 {{end}}</svg>
 <table id="crawlers">
-<thead><tr><th>Crawler</th><th>Operator</th><th>Group</th><th class="n">Requests</th><th class="n">Bytes</th><th>robots.txt</th><th class="n">Violations</th><th class="n">Impostors</th><th>Statuses</th></tr></thead>
+<thead><tr><th>Crawler</th><th>Operator</th><th>Group</th><th class="n">Requests</th><th class="n">Bytes</th><th>robots.txt</th><th class="n">Violations</th><th class="n">Impostors</th><th>Statuses</th><th>Over time</th></tr></thead>
 <tbody>
-{{range .Crawlers}}<tr data-id="{{.ID}}" data-token="{{.Token}}"><td data-k="name">{{.Name}}</td><td>{{dash .Operator}}</td><td>{{if .Token}}{{.Token}}{{else}}*{{end}}</td><td class="n" data-k="requests">{{.Requests}}</td><td class="n" data-k="bytes" data-v="{{.Bytes}}">{{bytes .Bytes}}</td><td data-k="robots_txt" data-v="{{.RobotsTxt.Fetches}}">{{robots .RobotsTxt}}</td><td class="n" data-k="violations">{{.Violations.Count}}</td><td class="n" data-k="impostors">{{.Impostors}}</td><td data-k="statuses">{{statuses .Statuses}}</td></tr>
-{{end}}</tbody>
+{{range $i, $c := .Crawlers}}{{with $c}}<tr data-id="{{.ID}}" data-token="{{.Token}}"><td data-k="name">{{.Name}}</td><td>{{dash .Operator}}</td><td>{{if .Token}}{{.Token}}{{else}}*{{end}}</td><td class="n" data-k="requests">{{.Requests}}</td><td class="n" data-k="bytes" data-v="{{.Bytes}}">{{bytes .Bytes}}</td><td data-k="robots_txt" data-v="{{.RobotsTxt.Fetches}}">{{robots .RobotsTxt}}</td><td class="n" data-k="violations">{{.Violations.Count}}</td><td class="n" data-k="impostors">{{.Impostors}}</td><td data-k="statuses">{{statuses .Statuses}}</td><td>{{with index $.Sparks $i}}<svg class="spark" xmlns="http://www.w3.org/2000/svg" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}" role="img" aria-label="requests over time">{{range .Rects}}<rect class="{{.Class}}" x="{{f .X}}" y="{{f .Y}}" width="{{f .W}}" height="{{f .H}}"><title>{{.Title}}</title></rect>{{end}}</svg>{{end}}</td></tr>
+{{end}}{{end}}</tbody>
 </table>{{else}}<p>No crawler in these logs.</p>{{end}}
 
 <h2>Violations</h2>

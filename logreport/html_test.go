@@ -146,8 +146,19 @@ func checkPage(t *testing.T, page []byte, rep *logreport.Report) {
 		}
 	}
 	// The charts: a bar per bucket and crawler.
-	if len(svgs) != 2 {
-		t.Fatalf("%d SVG charts, want 2", len(svgs))
+	if len(svgs) != 2+len(rep.Crawlers) {
+		t.Fatalf("%d SVG charts, want 2 and one per crawler", len(svgs))
+	}
+	for i, row := range rows {
+		var bars int64
+		for _, v := range rep.Crawlers[i].Timeline {
+			if v > 0 {
+				bars++
+			}
+		}
+		if n := countRects(findSVG(row)); int64(n) != bars {
+			t.Errorf("%s: %d bars in its timeline, JSON has %d buckets with requests", rep.Crawlers[i].Name, n, bars)
+		}
 	}
 	if n := countRects(byID["timeline"]); n < 2*len(rep.Timeline.Crawlers) {
 		t.Errorf("timeline chart has %d bars for %d buckets", n, len(rep.Timeline.Crawlers))
@@ -228,6 +239,18 @@ func rowsOf(table *html.Node) []*html.Node {
 		walk(table, false)
 	}
 	return out
+}
+
+func findSVG(n *html.Node) *html.Node {
+	if n.Type == html.ElementNode && n.Data == "svg" {
+		return n
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if s := findSVG(c); s != nil {
+			return s
+		}
+	}
+	return nil
 }
 
 func countRects(n *html.Node) int {

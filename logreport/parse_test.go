@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sitepolicy/caddy-robots/logreport"
+	"github.com/sitepolicy/caddy-robots/policycheck"
 )
 
 // TestParseLines reads lines as nginx and Apache write them, and Caddy's forms of "ts".
@@ -73,6 +74,41 @@ func FuzzParseLogLine(f *testing.F) {
 		}
 		if !e2.Time.Equal(e.Time) || string(e2.Target) != string(e.Target) || string(e2.Agent) != string(e.Agent) || e2.Status != e.Status || e2.Size != e.Size {
 			t.Fatalf("%q written back as %q reads %+v", line, again, e2)
+		}
+	})
+}
+
+// FuzzReadLog: any bytes (plain, or starting as gzip) read into a report without panic, every
+// line counted once (a request, an unreadable line, or a blank one), and the report's JSON and
+// HTML written.
+func FuzzReadLog(f *testing.F) {
+	f.Add([]byte("1.2.3.4 - - [20/Nov/2026:17:55:36 +0000] \"GET /a HTTP/1.1\" 200 1 \"-\" \"GPTBot\"\n\ngarbage\r\n"))
+	f.Add([]byte("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"))
+	f.Add([]byte(`{"ts":"2026-11-20T17:55:36Z","request":{"method":"GET","host":"example.com","uri":"/robots.txt","headers":{"User-Agent":["Googlebot"]}},"status":200,"size":1}`))
+	rp, err := policycheck.NewReplay(loadSite(f, false), "https://example.com")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b := logreport.NewBuilder(rp, logreport.Options{Host: "example.com"})
+		_ = b.ReadLog("fuzz", bytes.NewReader(data))
+		rep := b.Report()
+		in := rep.Inputs[0]
+		if rep.Totals.Requests+rep.Totals.OtherHosts+rep.Unreadable.Count > in.Lines {
+			t.Fatalf("%d requests, %d other hosts and %d unreadable of %d lines", rep.Totals.Requests, rep.Totals.OtherHosts, rep.Unreadable.Count, in.Lines)
+		}
+		if !in.Gzip && in.Lines != int64(bytes.Count(data, []byte("\n"))) && !(len(data) > 0 && data[len(data)-1] != '\n' && in.Lines == int64(bytes.Count(data, []byte("\n")))+1) {
+			t.Fatalf("%d lines read of %q", in.Lines, data)
+		}
+		var out bytes.Buffer
+		if err := rep.WriteJSON(&out); err != nil {
+			t.Fatal(err)
+		}
+		if err := rep.WriteHTML(&out); err != nil {
+			t.Fatal(err)
+		}
+		if err := rep.WriteText(&out); err != nil {
+			t.Fatal(err)
 		}
 	})
 }

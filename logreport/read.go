@@ -21,7 +21,7 @@ func (b *Builder) ReadLog(name string, r io.Reader) error {
 	in := &Input{Name: name, Formats: map[string]int64{}}
 	b.rep.Inputs = append(b.rep.Inputs, in)
 	b.input = in
-	br := bufio.NewReaderSize(r, 256<<10)
+	br := bufio.NewReaderSize(r, maxLine)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
@@ -29,7 +29,7 @@ func (b *Builder) ReadLog(name string, r io.Reader) error {
 			return fmt.Errorf("%s: %s", name, in.Error)
 		}
 		in.Gzip = true
-		br = bufio.NewReaderSize(zr, 256<<10)
+		br = bufio.NewReaderSize(zr, maxLine)
 	}
 	var long bool // in the middle of a line longer than maxLine
 	for {

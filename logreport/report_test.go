@@ -257,3 +257,14 @@ func TestBounded(t *testing.T) {
 		t.Errorf("buckets of %v for %v: too narrow to hold it, or wider than needed", w, span)
 	}
 }
+
+// TestLongLine: a line longer than the longest read is one unreadable line, and the next line
+// is read.
+func TestLongLine(t *testing.T) {
+	good := `1.2.3.4 - - [20/Nov/2026:17:55:36 +0000] "GET /a HTTP/1.1" 200 1 "-" "GPTBot/1.2"` + "\n"
+	long := `1.2.3.4 - - [20/Nov/2026:17:55:36 +0000] "GET /` + strings.Repeat("x", 200<<10) + ` HTTP/1.1" 200 1 "-" "GPTBot/1.2"` + "\n"
+	rep := build(t, loadSite(t, false), "", map[string][]byte{"long.log": []byte(good + long + good)}, "long.log")
+	if rep.Inputs[0].Lines != 3 || rep.Totals.Requests != 2 || rep.Unreadable.Count != 1 || !strings.Contains(rep.Unreadable.Examples[0].Reason, "longer than") || rep.Unreadable.Examples[0].Line != 2 {
+		t.Errorf("lines %d, requests %d, unreadable %+v", rep.Inputs[0].Lines, rep.Totals.Requests, rep.Unreadable)
+	}
+}
