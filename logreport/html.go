@@ -151,6 +151,7 @@ h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 2em; }
 table { border-collapse: collapse; margin: .5em 0; }
 th, td { border-bottom: 1px solid #ddd; padding: .25em .6em; text-align: left; vertical-align: top; }
 td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
+td { white-space: nowrap; } td.path { white-space: normal; }
 code, .path { font-family: ui-monospace, monospace; word-break: break-all; }
 svg text { font: 11px system-ui, sans-serif; fill: #444; }
 .crawlers { fill: #3b6fb6; } .other { fill: #b9c3cf; } .violations { fill: #d33c2c; }
