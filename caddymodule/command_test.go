@@ -270,7 +270,7 @@ func TestRobotsCommandErrors(t *testing.T) {
 	write("bad-rule.caddyfile", "http://localhost:9999 {\n\trobots_tag /a/* noindex\n\trobots_tag /b/* noindx\n\trespond ok\n}\n")
 	write("syntax.caddyfile", "http://localhost:9999 {\n\trobots_txt {\n\t\tgroup * {\n\t\t\tdisallow\n\t\t}\n\t}\n")
 	write("theirs.txt", "User-agent: FooBot\nAllow: /open\nDisallow: /private\n")
-	write("clean.caddyfile", "http://localhost:9999 {\n\trobots_txt {\n\t\tgroup * {\n\t\t\tdisallow /admin/\n\t\t}\n\t}\n\trobots_tag /drafts/* noindex\n\trespond ok\n}\n")
+	write("clean.caddyfile", "http://localhost:9999 {\n\trobots_txt {\n\t\tgroup * {\n\t\t\tdisallow /admin/\n\t\t\tcontent_usage train-ai=n\n\t\t}\n\t}\n\trobots_tag /drafts/* noindex\n\trespond ok\n}\n")
 	write("site.json", `{"apps": {"http": {"servers": {"s": {"listen": [":9999"], "routes": [{"handle": [
 		{"handler": "robots_txt", "groups": [{"user_agents": ["Googlebto"], "rules": [{"type": "disallow", "path": "/"}]}]},
 		{"handler": "static_response", "body": "ok"}]}]}}}}}`)
@@ -361,6 +361,8 @@ http://b.example:9999, http://c.example:9999 {
 		policycheck.LintRedundantRoute + "@14",
 		policycheck.LintMisspeltCrawler + "@26",
 		policycheck.LintRelativeSitemap + "@20",
+		policycheck.LintTrainingUnstated + "@2",
+		policycheck.LintTrainingUnstated + "@19",
 	} {
 		if _, ok := got[want]; !ok {
 			t.Errorf("no finding %s in %v\n%s", want, got, out)
@@ -369,8 +371,8 @@ http://b.example:9999, http://c.example:9999 {
 	if _, ok := got[policycheck.LintRelativeSitemap+"@3"]; ok {
 		t.Errorf("relative sitemap reported for the one-host site: %v", got)
 	}
-	if len(res.Findings) != 5 {
-		t.Errorf("%d findings, want 5:\n%s", len(res.Findings), out)
+	if len(res.Findings) != 7 {
+		t.Errorf("%d findings, want 7:\n%s", len(res.Findings), out)
 	}
 }
 

@@ -73,6 +73,10 @@ type Report struct {
 	// Verification is what the site's crawler verification says of the request (its
 	// identity) and the state of its lists; absent when the site verifies no crawlers.
 	Verification *Verification `json:"verification,omitempty"`
+	// SignalConflicts are the uses on which two of the site's signals (robots.txt
+	// Content-Usage and Content-Signal, the Content-Usage header, ...) disagree for this
+	// crawler at this URL, as lint's signal-conflict finds them; empty when they agree.
+	SignalConflicts []SignalConflict `json:"signal_conflicts"`
 	// Notes are remarks on the combination, e.g. tags the crawler never sees.
 	Notes []string `json:"notes,omitempty"`
 }
@@ -363,6 +367,14 @@ func Check(site *Site, req Request) (*Report, error) {
 		return nil, err
 	}
 	rep.Response = *resp
+	rep.SignalConflicts = []SignalConflict{}
+	if req.RobotsFile == nil && !resp.RobotsTxtResponder {
+		var routes []int
+		if core != nil {
+			routes = core.Routes(probe)
+		}
+		rep.SignalConflicts = signalConflictsAt(site, rep.ProductToken, path, routes)
+	}
 	if p, _ := tagemit.ParseRobotsTag([]string{resp.RobotsTag}); resp.RobotsTag != "" {
 		rep.Response.RulesForAgent = p.RulesFor(rep.ProductToken)
 	}

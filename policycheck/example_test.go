@@ -46,4 +46,5 @@ func ExampleLint() {
 	}
 	// Output:
 	// unseen-tags warning robots_tag[0].rules["*"]
+	// training-unstated info robots_txt
 }

@@ -124,6 +124,13 @@ func (rep *Report) WriteText(w io.Writer) error {
 		p("")
 		v.writeLists(p)
 	}
+	if len(rep.SignalConflicts) > 0 {
+		p("")
+		p("Signals that disagree for %s at %s:", rep.ProductToken, rd.Path)
+		for _, c := range rep.SignalConflicts {
+			p("  %s: %s says %s (%s), %s says %s (%s)", c.Use, c.Allows.Signal, c.Allows.Value, c.Allows.Location, c.Refuses.Signal, c.Refuses.Value, c.Refuses.Location)
+		}
+	}
 	for _, n := range rep.Notes {
 		p("")
 		p("Note: %s", n)

@@ -59,6 +59,13 @@ const (
 	// names reads the "*" group, or none, which allows paths the preset group disallows:
 	// often the point of the exclusion, worth a look when it is not.
 	LintExceptToStar = "except-falls-to-star"
+	// LintSignalConflict: two signals of the site (robots.txt Content-Usage or
+	// Content-Signal, the Content-Usage header, TDMRep, an RSL licence) answer the same use
+	// (AI training, search, AI input) differently for some crawler at some path.
+	LintSignalConflict = "signal-conflict"
+	// LintTrainingUnstated: robots.txt lets AI training crawlers fetch every path and no
+	// signal of the site refuses AI training anywhere (informational).
+	LintTrainingUnstated = "training-unstated"
 )
 
 // Finding is one problem Lint found. Its JSON form is the output of "lint --format json".
@@ -91,13 +98,8 @@ func Lint(site *Site) ([]Finding, error) {
 	if err := validate(site); err != nil {
 		return nil, err
 	}
-	l := &linter{site: site}
+	l := newLinter(site)
 	if site.RobotsTxt != nil {
-		f := site.RobotsTxt.File()
-		l.file = &f
-		// Presets are decided as the crawlers they name, as the rendered file says.
-		l.expanded = f.Expand(false)
-		l.m = robotsgen.NewMatcher(l.expanded)
 		l.robotsRules()
 		l.exceptFallback()
 		l.fileWarnings()
@@ -111,6 +113,8 @@ func Lint(site *Site) ([]Finding, error) {
 		l.xRobotsTagAlone(&site.Routes[i])
 	}
 	l.redundantRoutes()
+	l.signalConflicts()
+	l.trainingUnstated()
 	sort.SliceStable(l.out, func(i, j int) bool {
 		a, b := l.out[i].Location, l.out[j].Location
 		if a.File != b.File {
@@ -131,6 +135,19 @@ type linter struct {
 	expanded *robotsgen.File
 	m        *robotsgen.Matcher
 	out      []Finding
+}
+
+// newLinter prepares the lints of a valid site.
+func newLinter(site *Site) *linter {
+	l := &linter{site: site}
+	if site.RobotsTxt != nil {
+		f := site.RobotsTxt.File()
+		l.file = &f
+		// Presets are decided as the crawlers they name, as the rendered file says.
+		l.expanded = f.Expand(false)
+		l.m = robotsgen.NewMatcher(l.expanded)
+	}
+	return l
 }
 
 func (l *linter) add(lint string, sev Severity, loc Location, fix, format string, args ...any) {

@@ -3,6 +3,7 @@ package policycheck
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -173,6 +174,34 @@ func TestLints(t *testing.T) {
 			`{"robots_tag": [{"rules": {"preset:ai-search": ["noindex"]}}, {"paths": ["/a/*"], "rules": {"preset:ai-search": ["noindex"]}, "except": ["Applebot"]}]}`, nil, "robots_tag[1]", SeverityInfo},
 		{"narrower route adding a rule", LintRedundantRoute,
 			`{"robots_tag": [{"rules": {"*": ["noindex"]}}, {"paths": ["/drafts/*"], "rules": {"*": ["noindex", "nosnippet"]}}, {"paths": ["/a/*"], "rules": {"*": ["noindex"]}, "meta": true}]}`, nil, "", ""},
+
+		{"Content-Usage header allows training that robots.txt Content-Signal refuses", LintSignalConflict,
+			`{"robots_txt": {"groups": [{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/admin/"}],
+			  "content_signal": [{"preferences": {"ai-train": "no", "search": "yes"}}]}]},
+			  "robots_tag": [{"paths": ["/open-data/*"], "content_usage": {"train-ai": "y"}}]}`, nil, `robots_tag[0].content_usage["train-ai"]`, SeverityWarning},
+		{"robots.txt Content-Usage allows, header refuses, for one crawler", LintSignalConflict,
+			`{"robots_txt": {"groups": [{"user_agents": ["GPTBot"], "rules": [{"type": "disallow", "path": "/admin/"}],
+			  "content_usage": [{"path": "/docs/", "preferences": {"train-ai": "y"}}]}]},
+			  "robots_tag": [{"content_usage": {"train-ai": "n"}}]}`, nil, `robots_txt.groups[0].content_usage[0]`, SeverityWarning},
+		{"signals agree", LintSignalConflict,
+			`{"robots_txt": {"groups": [{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/admin/"}],
+			  "content_signal": [{"preferences": {"ai-train": "no", "search": "yes"}}], "content_usage": [{"preferences": {"train-ai": "n"}}]}]},
+			  "robots_tag": [{"content_usage": {"train-ai": "n", "search": "y"}}]}`, nil, "", ""},
+		{"signals on paths that do not meet", LintSignalConflict,
+			`{"robots_txt": {"groups": [{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/admin/"}],
+			  "content_signal": [{"path": "/articles/", "preferences": {"ai-train": "no"}}]}]},
+			  "robots_tag": [{"paths": ["/open-data/*"], "content_usage": {"train-ai": "y"}}]}`, nil, "", ""},
+		{"a refusal robots.txt keeps the crawler from reading", LintSignalConflict,
+			`{"robots_txt": {"groups": [{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/open-data/"}],
+			  "content_usage": [{"preferences": {"train-ai": "n"}}]}]},
+			  "robots_tag": [{"paths": ["/open-data/*"], "content_usage": {"train-ai": "y"}}]}`, nil, "", ""},
+		{"training crawlers allowed everywhere, training refused nowhere", LintTrainingUnstated,
+			`{"robots_txt": {"groups": [{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/admin/"}]}]}}`, nil, "robots_txt", SeverityInfo},
+		{"training refused on some path", LintTrainingUnstated,
+			`{"robots_txt": {"groups": [{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/admin/"}]}]},
+			  "robots_tag": [{"paths": ["/articles/*"], "content_usage": {"train-ai": "n"}}]}`, nil, "", ""},
+		{"training crawlers disallowed", LintTrainingUnstated,
+			`{"robots_txt": {"groups": [{"presets": ["ai-training"], "rules": [{"type": "disallow", "path": "/"}]}]}}`, nil, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := lint(t, tc.config, tc.hosts...)
@@ -241,5 +270,43 @@ func TestLintXRobotsTagAlone(t *testing.T) {
 	l.xRobotsTagAlone(&good.Routes[0])
 	if len(l.out) != 0 {
 		t.Fatalf("findings %v", l.out)
+	}
+}
+
+// TestCheckSignalConflicts: check lists, for its URL and crawler, the conflicts lint finds
+// there, and none where the signals agree; a route whose matcher excludes the URL (which lint
+// does not compare) takes no part.
+func TestCheckSignalConflicts(t *testing.T) {
+	s := site(t, `{"robots_txt": {"groups": [{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/admin/"}],
+	  "content_signal": [{"preferences": {"ai-train": "no", "search": "yes"}}]}]},
+	  "robots_tag": [{"paths": ["/open-data/*"], "content_usage": {"train-ai": "y", "search": "y"}}]}`)
+	rep, err := Check(s, Request{URL: "https://example.com/open-data/x.csv", Agent: "GPTBot"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.SignalConflicts) != 1 {
+		t.Fatalf("conflicts %+v", rep.SignalConflicts)
+	}
+	c := rep.SignalConflicts[0]
+	if c.Use != "AI training" || c.Allows.Value != "train-ai=y" || c.Allows.Location.JSONPath != `robots_tag[0].content_usage["train-ai"]` ||
+		c.Refuses.Value != "ai-train=no" || c.Refuses.Location.JSONPath != "robots_txt.groups[0].content_signal[0]" {
+		t.Fatalf("conflict %+v", c)
+	}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil || !strings.Contains(b.String(), "AI training: the Content-Usage header says train-ai=y") {
+		t.Fatalf("text %v:\n%s", err, b.String())
+	}
+	for _, u := range []string{"https://example.com/articles/x", "https://example.com/robots.txt"} {
+		rep, err := Check(s, Request{URL: u, Agent: "GPTBot"})
+		if err != nil || len(rep.SignalConflicts) != 0 {
+			t.Fatalf("%s: %v %+v", u, err, rep.SignalConflicts)
+		}
+	}
+	// The same route behind a matcher that excludes the path: check runs it, and it does not
+	// apply.
+	s.Routes[0].Match = func(r *http.Request) bool { return !strings.HasPrefix(r.URL.Path, "/open-data/") }
+	rep, err = Check(s, Request{URL: "https://example.com/open-data/x.csv", Agent: "GPTBot"})
+	if err != nil || len(rep.SignalConflicts) != 0 {
+		t.Fatalf("excluded route: %v %+v", err, rep.SignalConflicts)
 	}
 }

@@ -55,7 +55,7 @@ func TestCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	clean := write(t, dir, "clean.json", `{"robots_txt": {"groups": [{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/admin/"}]}]},
-	  "robots_tag": [{"paths": ["/drafts/*"], "rules": {"*": ["noindex"]}}]}`)
+	  "robots_tag": [{"paths": ["/drafts/*"], "rules": {"*": ["noindex"]}}, {"content_usage": {"train-ai": "n"}}]}`)
 	invalid := write(t, dir, "invalid.json", `{"robots_tag": [{"rules": {"*": ["noindx"]}}]}`)
 	unknownField := write(t, dir, "unknown.json", `{"robots_txt": {"group": []}}`)
 	theirs := write(t, dir, "theirs.txt", "User-agent: *\nDisallow: /private\n")
@@ -85,7 +85,7 @@ func TestCommand(t *testing.T) {
 		{"unknown field", []string{"lint", "--config", unknownField}, 2, nil, `unknown field "group"`},
 		{"missing file", []string{"lint", "--config", filepath.Join(dir, "nope.json")}, 2, nil, "no such file"},
 		{"lint findings", []string{"lint", "--config", example, "--host", "example.com"}, 1,
-			[]string{`robots_tag[1].rules["*"]: warning: robots_tag gives every crawler (*) noindex on /drafts/*`, "[unseen-tags]", "\tfix: ", "0 errors, 2 warnings, 1 info"}, ""},
+			[]string{`robots_tag[1].rules["*"]: warning: robots_tag gives every crawler (*) noindex on /drafts/*`, "[unseen-tags]", "\tfix: ", "[training-unstated]", "0 errors, 2 warnings, 2 infos"}, ""},
 		{"lint clean", []string{"lint", "--config", clean}, 0, []string{"no findings"}, ""},
 		{"lint invalid", []string{"lint", "--config", invalid}, 2, nil, `robots_tag[0].rules["*"]`},
 		// With --format json an error is JSON on stdout too (found by review).

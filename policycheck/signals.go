@@ -1,0 +1,413 @@
+package policycheck
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/crawlers"
+	"github.com/sitepolicy/caddy-robots/robotsgen"
+	"github.com/sitepolicy/caddy-robots/usage"
+)
+
+// A site states what AI systems may do with its pages in several places at once: robots.txt
+// Content-Usage and Content-Signal lines (per crawler and path), the Content-Usage response
+// header (per route), TDMRep (per route) and RSL licences. Each names the same few uses in
+// its own words; this file reads every one of them for one crawler at one path, so that lint
+// and check can say where two of them answer the same question differently.
+
+// use is what a usage preference is about, in the words every signal shares.
+type use string
+
+const (
+	useTrain   use = "AI training"
+	useSearch  use = "search"
+	useAIInput use = "AI input"
+)
+
+// statement is what one signal says about one use for a crawler at a path.
+type statement struct {
+	// signal names the signal as a reader of the site knows it ("the Content-Usage header").
+	signal string
+	use    use
+	allow  bool
+	// value is the declaration as written ("train-ai=n").
+	value string
+	loc   Location
+}
+
+// usageVocab maps the keys of the two usage vocabularies to their uses. Keys outside it
+// (extensions) are compared with nothing.
+var usageVocab = map[usage.Vocab]map[string]use{
+	usage.ContentUsage:  {"train-ai": useTrain, "search": useSearch},
+	usage.ContentSignal: {"ai-train": useTrain, "search": useSearch, "ai-input": useAIInput},
+}
+
+// statements returns what every signal of the site says for the crawler token at path (a URL
+// path, "/..."), in a stable order: robots.txt's, then the routes'. applies says which routes
+// (indexes into the site's Routes) apply at path: lint's reading of their paths
+// (routeCoversPath), or check's, which runs their matchers.
+func (l *linter) statements(token, path string, applies func(i int) bool) []statement {
+	var out []statement
+	if l.m != nil {
+		out = l.robotsStatements(token, path, out)
+	}
+	return l.routeStatements(applies, out)
+}
+
+// robotsStatements appends what robots.txt's Content-Usage and Content-Signal lines say for
+// token at path (robotsgen.Matcher.Preferences: only a path the crawler may fetch has any).
+func (l *linter) robotsStatements(token, path string, out []statement) []statement {
+	for _, v := range []usage.Vocab{usage.ContentUsage, usage.ContentSignal} {
+		prefs := l.m.Preferences(v, token, "", path).Map()
+		if len(prefs) == 0 {
+			continue
+		}
+		field, name := "content_usage", "robots.txt Content-Usage"
+		if v == usage.ContentSignal {
+			field, name = "content_signal", "robots.txt Content-Signal"
+		}
+		gi := l.m.Decide(token, "", path).Group
+		for _, k := range slices.Sorted(maps.Keys(prefs)) {
+			u, ok := usageVocab[v][k]
+			if !ok {
+				continue
+			}
+			val := prefs[k]
+			loc := l.robotsAt(configerr.Index("groups", gi) + "." + field)
+			if gi >= 0 {
+				if ri := usageRuleAt(groupUsage(&l.file.Groups[gi], v), path, k, val); ri >= 0 {
+					loc = l.robotsAt(configerr.Index(configerr.Index("groups", gi)+"."+field, ri))
+				}
+			}
+			out = append(out, statement{signal: name, use: u, allow: val == v.Value(usage.Allow), value: k + "=" + val, loc: loc})
+		}
+	}
+	return out
+}
+
+// groupUsage is g's preference rules of vocabulary v.
+func groupUsage(g *robotsgen.Group, v usage.Vocab) []usage.Rule {
+	if v == usage.ContentSignal {
+		return g.ContentSignal
+	}
+	return g.ContentUsage
+}
+
+// usageRuleAt returns the index of the rule among rules that says key=val for path with the
+// longest pattern, -1 when none does (the statement then points at the group).
+func usageRuleAt(rules []usage.Rule, path, key, val string) int {
+	best, size := -1, -1
+	for i, r := range rules {
+		p := r.Path
+		if p == "" {
+			p = "/"
+		}
+		g, ok := robotsGlob(p)
+		if !ok || r.Preferences[key] != val || !covers(g, path) {
+			continue
+		}
+		if len(p) > size {
+			best, size = i, len(p)
+		}
+	}
+	return best
+}
+
+// routeStatements appends what the routes that apply (applies) send in their Content-Usage
+// header, combined as the header combines them (any n wins).
+func (l *linter) routeStatements(applies func(i int) bool, out []statement) []statement {
+	type pick struct {
+		val string
+		loc Location
+	}
+	eff := map[string]pick{}
+	for i := range l.site.Routes {
+		rt := &l.site.Routes[i]
+		if len(rt.Tags.ContentUsage) == 0 || !applies(i) {
+			continue
+		}
+		for k, v := range rt.Tags.ContentUsage {
+			if cur, ok := eff[k]; ok && (cur.val == "n" || v != "n") {
+				continue
+			}
+			eff[k] = pick{v, rt.Source.At(fmt.Sprintf("content_usage[%q]", k))}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(eff)) {
+		u, ok := usageVocab[usage.ContentUsage][k]
+		if !ok {
+			continue
+		}
+		out = append(out, statement{signal: "the Content-Usage header", use: u, allow: eff[k].val == "y", value: k + "=" + eff[k].val, loc: eff[k].loc})
+	}
+	return out
+}
+
+// routesAt is lint's reading of which routes apply at path: those whose path patterns match
+// it (no patterns: every path). A route that depends on more than its paths (Condition: a
+// host, a header, a "not" matcher) is left out, since lint cannot tell which requests it
+// applies to; so is a pattern this package cannot read as a glob. Check, which runs the
+// routes' matchers on its URL, compares those too.
+func (l *linter) routesAt(path string) func(i int) bool {
+	return func(i int) bool {
+		rt := &l.site.Routes[i]
+		return rt.Condition == "" && rt.Match == nil && routeCoversPath(rt, path)
+	}
+}
+
+// routeCoversPath reports whether rt's path patterns match path (no patterns: every path).
+func routeCoversPath(rt *Route, path string) bool {
+	if len(rt.Paths) == 0 {
+		return true
+	}
+	for _, p := range rt.Paths {
+		g, ok := pathGlob(p)
+		if ok && covers(strings.ToLower(g), strings.ToLower(path)) {
+			return true
+		}
+	}
+	return false
+}
+
+// conflict is two signals that answer the same use differently for some crawler at some
+// path.
+type conflict struct {
+	use         use
+	allow, deny statement
+	crawlers    []string // "*" for any crawler
+	path        string
+}
+
+// conflicts returns the conflicts among stmts: for each use, each allowing statement with
+// each refusing one of another signal.
+func conflicts(stmts []statement) []conflict {
+	var out []conflict
+	for _, a := range stmts {
+		if !a.allow {
+			continue
+		}
+		for _, d := range stmts {
+			if d.allow || d.use != a.use || d.signal == a.signal {
+				continue
+			}
+			out = append(out, conflict{use: a.use, allow: a, deny: d})
+		}
+	}
+	return out
+}
+
+// samplePaths are paths at which the site's signals may change: one path matched by each
+// pattern of robots.txt's rules and preference rules and of the routes, and "/", sorted.
+func (l *linter) samplePaths() []string {
+	set := map[string]bool{"/": true}
+	addRobots := func(p string) {
+		if g, ok := robotsGlob(p); ok {
+			set[globSample(g)] = true
+		}
+	}
+	if l.file != nil {
+		for _, g := range l.file.Groups {
+			for _, r := range g.Rules {
+				addRobots(r.Path)
+			}
+			for _, v := range []usage.Vocab{usage.ContentUsage, usage.ContentSignal} {
+				for _, r := range groupUsage(&g, v) {
+					if r.Path != "" {
+						addRobots(r.Path)
+					}
+				}
+			}
+		}
+	}
+	for _, rt := range l.site.Routes {
+		for _, p := range rt.Paths {
+			if s, ok := samplePath(p); ok {
+				set[s] = true
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+// globSample is a path a whole-string glob matches: its "*" as "x".
+func globSample(g string) string {
+	s := strings.ReplaceAll(g, "*", "x")
+	if !strings.HasPrefix(s, "/") {
+		s = "/" + s
+	}
+	return s
+}
+
+// signalTokens are the crawlers whose statements may differ: every user agent the file names
+// (presets written out) and "*", the crawler no group names.
+func (l *linter) signalTokens() []string {
+	out := []string{"*"}
+	if l.expanded == nil {
+		return out
+	}
+	seen := map[string]bool{"*": true}
+	for _, g := range l.expanded.Groups {
+		for _, ua := range g.UserAgents {
+			if k := strings.ToLower(ua); !seen[k] {
+				seen[k] = true
+				out = append(out, ua)
+			}
+		}
+	}
+	return out
+}
+
+// maxConflictCrawlers is how many crawlers a conflict finding names before counting the rest.
+const maxConflictCrawlers = 4
+
+// signalConflicts reports each pair of declarations of different signals that answer a use
+// differently for some crawler at some path, once per pair, with the crawlers and one path
+// where they do.
+func (l *linter) signalConflicts() {
+	type key struct {
+		use         use
+		allow, deny string
+	}
+	found := map[key]*conflict{}
+	var order []key
+	for _, path := range l.samplePaths() {
+		for _, tok := range l.signalTokens() {
+			for _, c := range conflicts(l.statements(tok, path, l.routesAt(path))) {
+				k := key{c.use, c.allow.loc.String() + "|" + c.allow.value, c.deny.loc.String() + "|" + c.deny.value}
+				if f, ok := found[k]; ok {
+					if !slices.Contains(f.crawlers, tok) {
+						f.crawlers = append(f.crawlers, tok)
+					}
+					continue
+				}
+				c.crawlers, c.path = []string{tok}, path
+				found[k] = &c
+				order = append(order, k)
+			}
+		}
+	}
+	for _, k := range order {
+		c := found[k]
+		l.add(LintSignalConflict, SeverityWarning, c.allow.loc,
+			fmt.Sprintf("make the two agree: change %s or %s, or narrow one of them to the paths where it is meant", c.allow.value, c.deny.value),
+			"%s: %s says %s (%s allowed) while %s at %s says %s, for %s at %s",
+			c.use, c.allow.signal, c.allow.value, c.use, c.deny.signal, c.deny.loc, c.deny.value, crawlerList(c.crawlers), c.path)
+	}
+}
+
+// crawlerList names crawlers, the first few, counting the rest.
+func crawlerList(cs []string) string {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = c
+		if c == "*" {
+			names[i] = "any crawler (*)"
+		}
+	}
+	if len(names) <= maxConflictCrawlers {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:maxConflictCrawlers], ", "), len(names)-maxConflictCrawlers)
+}
+
+// trainingUnstated reports, once, the AI training crawlers that robots.txt lets fetch the
+// site (its home page, "/") while no signal of the site refuses AI training anywhere: often
+// intended, but a site that means to refuse training says so nowhere.
+func (l *linter) trainingUnstated() {
+	if l.m == nil {
+		return
+	}
+	if l.refusesTraining() {
+		return
+	}
+	cs, err := crawlers.Category("ai-training")
+	if err != nil {
+		return
+	}
+	var open []string
+	seen := map[string]bool{}
+	for _, c := range cs {
+		writable, _ := crawlers.RobotsTxtNames([]crawlers.Crawler{c})
+		for _, n := range writable {
+			if seen[strings.ToLower(n)] || !l.m.Decide(n, "", "/").Allowed {
+				continue
+			}
+			seen[strings.ToLower(n)] = true
+			open = append(open, n)
+		}
+	}
+	if len(open) == 0 {
+		return
+	}
+	l.add(LintTrainingUnstated, SeverityInfo, l.robotsAt(""),
+		"if training is not wanted, say so: content_usage train-ai=n (a group's rule or a route's header) or content_signal ai-train=no, or disallow the crawlers (preset ai-training)",
+		"robots.txt lets %d AI training crawlers (%s) fetch the site, and no signal of the site refuses AI training (no train-ai=n, ai-train=no)",
+		len(open), crawlerList(open))
+}
+
+// refusesTraining reports whether any declaration of the site refuses AI training, for any
+// crawler, path or condition.
+func (l *linter) refusesTraining() bool {
+	for _, rt := range l.site.Routes {
+		if rt.Tags.ContentUsage["train-ai"] == "n" {
+			return true
+		}
+	}
+	for _, g := range l.file.Groups {
+		for _, v := range []usage.Vocab{usage.ContentUsage, usage.ContentSignal} {
+			for _, r := range groupUsage(&g, v) {
+				for k, val := range r.Preferences {
+					if usageVocab[v][k] == useTrain && val == v.Value(usage.Disallow) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// SignalConflict is a use on which two signals of the site disagree for the crawler and URL
+// that Check explains.
+type SignalConflict struct {
+	// Use is what the signals disagree about: "AI training", "search" or "AI input".
+	Use string `json:"use"`
+	// Allows is the signal that allows it, Refuses the one that refuses it.
+	Allows SignalStatement `json:"allows"`
+	// Refuses is the signal that refuses it.
+	Refuses SignalStatement `json:"refuses"`
+}
+
+// SignalStatement is one signal's declaration.
+type SignalStatement struct {
+	// Signal names it: "robots.txt Content-Usage", "robots.txt Content-Signal", "the
+	// Content-Usage header", ...
+	Signal string `json:"signal"`
+	// Value is the declaration as written, e.g. "train-ai=y".
+	Value string `json:"value"`
+	// Location is where the config declares it.
+	Location Location `json:"location"`
+}
+
+// signalConflictsAt returns the conflicts among the site's signals for the crawler token at
+// path, with the routes that apply there (indexes into site.Routes, as the core finds them).
+func signalConflictsAt(site *Site, token, path string, routes []int) []SignalConflict {
+	l := newLinter(site)
+	in := map[int]bool{}
+	for _, i := range routes {
+		in[i] = true
+	}
+	if i := strings.IndexAny(path, "?#"); i >= 0 {
+		path = path[:i]
+	}
+	out := []SignalConflict{}
+	for _, c := range conflicts(l.statements(token, path, func(i int) bool { return in[i] })) {
+		out = append(out, SignalConflict{Use: string(c.use),
+			Allows:  SignalStatement{c.allow.signal, c.allow.value, c.allow.loc},
+			Refuses: SignalStatement{c.deny.signal, c.deny.value, c.deny.loc}})
+	}
+	return out
+}
