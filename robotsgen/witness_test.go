@@ -130,6 +130,12 @@ func genFile(r *rand.Rand) *File {
 	if r.IntN(4) == 0 {
 		f.Records = append(f.Records, Record{Key: "Host", Value: "example.com"})
 	}
+	// RSL License lines: a path, the same URL written absolute (written once), another host's.
+	for _, l := range []string{"/license.xml", "https://example.com/license.xml", "https://rights.example.org/rsl.xml"} {
+		if r.IntN(3) == 0 {
+			f.Licenses = append(f.Licenses, l)
+		}
+	}
 	if r.IntN(4) == 0 {
 		f.Comments = append(f.Comments, "generated")
 	}
@@ -356,6 +362,20 @@ func TestWitnesses(t *testing.T) {
 			}
 			plain = string(pb)
 		}
+		// The same file without its RSL License lines: a License line changes no decision.
+		unlicensed := ""
+		if len(f.Licenses) > 0 {
+			nf := *f
+			nf.Licenses = nil
+			pb, err := nf.Render("https://example.com")
+			if err != nil {
+				t.Fatal(err)
+			}
+			unlicensed = string(pb)
+			if strings.Count("\n"+sbody, "\nLicense: https://example.com/license.xml\n") > 1 {
+				t.Fatalf("config %d: a license written twice\n%s", c, body)
+			}
+		}
 		// lineRules maps rendered line numbers to the rule written there.
 		lineRules := map[int]*Rule{}
 		for i, l := range strings.Split(sbody, "\n") {
@@ -404,6 +424,15 @@ func TestWitnesses(t *testing.T) {
 							t.Fatalf("config %d %s/%s %s: %s decides differently without the preference lines\n%s", c, agent, purpose, path, w.name, body)
 						}
 						compared[w.name+" unchanged by preference lines"]++
+					}
+				}
+				if unlicensed != "" {
+					for _, w := range allWitnesses {
+						if w.allowed(sbody, agent, path) != w.allowed(unlicensed, agent, path) ||
+							w.allowed(sbody, purpose, path) != w.allowed(unlicensed, purpose, path) {
+							t.Fatalf("config %d %s/%s %s: %s decides differently without the License lines\n%s", c, agent, purpose, path, w.name, body)
+						}
+						compared[w.name+" unchanged by License lines"]++
 					}
 				}
 				if path == "/robots.txt" {
@@ -510,7 +539,7 @@ func TestWitnesses(t *testing.T) {
 	for k, v := range ex {
 		t.Logf("exception %6d × %s", v, k)
 	}
-	if compared["google"] < configs || compared["temoto"] < configs/2 || compared["grobotstxt unchanged by preference lines"] < configs/2 {
+	if compared["google"] < configs || compared["temoto"] < configs/2 || compared["grobotstxt unchanged by preference lines"] < configs/2 || compared["temoto unchanged by License lines"] < configs/2 {
 		t.Fatalf("too few comparisons: %v", compared)
 	}
 }
