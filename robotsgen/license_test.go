@@ -60,6 +60,8 @@ func TestLicenseValidate(t *testing.T) {
 		{"/l\x01.xml", "licenses[0]", ""},
 		{"/l.xml#frag", "licenses[0]", `"#"`},
 		{"/a b.xml", "licenses[0]", "percent-encoded"},
+		{"/a>b.xml", "licenses[0]", "percent-encode"},
+		{`https://example.com/"x`, "licenses[0]", "percent-encode"},
 	} {
 		err := (&File{Licenses: []string{c.value}}).Validate()
 		var ce *configerr.Error

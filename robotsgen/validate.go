@@ -182,8 +182,18 @@ func checkValue(s string) string {
 func checkSitemap(s string) string { return checkURLOrPath("sitemap", sitemapKey, s) }
 
 // checkLicense checks an RSL License URL as a sitemap: RSL 1.0 asks for an absolute URL in
-// robots.txt, which a path becomes once Render resolves it against the request's origin.
-func checkLicense(s string) string { return checkURLOrPath("license", licenseKey, s) }
+// robots.txt, which a path becomes once Render resolves it against the request's origin. The
+// same URL goes into Link fields and HTML attributes (a route's license), so characters that
+// RFC 3986 leaves out of URIs, some of which end a Link target or an attribute, are refused.
+func checkLicense(s string) string {
+	if msg := checkURLOrPath("license", licenseKey, s); msg != "" {
+		return msg
+	}
+	if i := strings.IndexAny(s, "<>\"{}|\\^`"); i >= 0 {
+		return fmt.Sprintf("a license URL must percent-encode %q, which URIs do not allow (RFC 3986 section 2)", s[i])
+	}
+	return ""
+}
 
 // checkURLOrPath checks the value of a line keyed key that names what: an absolute http(s)
 // URL, or a path the server resolves against the request's scheme and host.
