@@ -65,6 +65,8 @@ func parseRobotsTag(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		                              # (ai-training, ai-search, ai-assistants, ai-all); the block
 //		                              # is a group's, except <crawler>... included
 //		record <key> <value>          # a file-level other record, e.g. Host
+//		license <url>                 # RSL License line; repeatable; an absolute http(s) URL, or
+//		                              # a path resolved as sitemaps are
 //		max_age <duration>            # Cache-Control max-age of robots.txt (default 1h)
 //		enforce [<status>] {          # answer crawlers the file disallows with 403 (or <status>)
 //			impostors [<status>]      # and, first, requests whose crawler fails verification
@@ -123,6 +125,13 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			at.mark(configerr.Index("sitemaps", len(h.Sitemaps)))
 			h.Sitemaps = append(h.Sitemaps, s)
+		case "license":
+			s, err := oneArg(d, "robots_txt: license takes one absolute URL or one path such as /license.xml (an RSL license document)")
+			if err != nil {
+				return err
+			}
+			at.mark(configerr.Index("licenses", len(h.Licenses)))
+			h.Licenses = append(h.Licenses, s)
 		case "record":
 			r, err := parseRecord(d, "robots_txt: record")
 			if err != nil {

@@ -115,3 +115,39 @@ func TestRobotsTxtMergedAllocs(t *testing.T) {
 	}
 	t.Logf("allocs/op: declared %v, cached merge %v", d, m)
 }
+
+// TestLicenseAllocationBudget: RSL license links add no allocation to the same routes without
+// them (alone, in a cached union), a license-only route costs no more than a handler setting
+// a header, and a handler's own Link costs one allocation more: the Link value slice growing
+// by the license's line, the header map's own growth.
+func TestLicenseAllocationBudget(t *testing.T) {
+	if testing.CoverMode() != "" {
+		t.Skip("coverage instrumentation changes allocation counts")
+	}
+	measure := func(h http.Handler, path string) float64 {
+		req := httptest.NewRequest("GET", path, nil)
+		w := &benchWriter{h: http.Header{}}
+		h.ServeHTTP(w, req)
+		return testing.AllocsPerRun(200, func() {
+			clear(w.h)
+			h.ServeHTTP(w, req)
+		})
+	}
+	with := licenseMiddleware(t)
+	without := benchMiddleware(t)
+	for _, path := range []string{"/drafts/post", "/drafts/x.pdf"} {
+		if got, base := measure(with.Handler(http.HandlerFunc(okHandler)), path), measure(without.Handler(http.HandlerFunc(okHandler)), path); got > base {
+			t.Errorf("%s with licenses: %v allocs/op, without %v", path, got, base)
+		}
+	}
+	bareHeader := measure(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Link", "</license.xml>")
+		okHandler(w, r)
+	}), "/open/post")
+	if got := measure(with.Handler(http.HandlerFunc(okHandler)), "/open/post"); got > bareHeader {
+		t.Errorf("license-only route: %v allocs/op, bare handler setting a header %v", got, bareHeader)
+	}
+	if got, base := measure(with.Handler(http.HandlerFunc(backendLinkHandler)), "/drafts/post"), measure(without.Handler(http.HandlerFunc(backendLinkHandler)), "/drafts/post"); got > base+1 {
+		t.Errorf("handler's own Link: %v allocs/op, the same route without licenses %v", got, base)
+	}
+}

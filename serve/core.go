@@ -88,7 +88,7 @@ func New(cfg policy.Config, opts Options) (*Core, error) {
 			cr.patterns = append(cr.patterns, pp)
 		}
 		c.paths = c.paths || len(cr.patterns) > 0
-		t, err := newTagger(r.Rules, r.Except, r.ContentUsage, r.Meta, r.XRobotsTag, opts.Log)
+		t, err := newTagger(r.Rules, r.Except, r.ContentUsage, r.Meta, r.XRobotsTag, r.Licenses, opts.Log)
 		if err != nil {
 			errs = append(errs, configerr.Prefix(at, err))
 		}
