@@ -336,12 +336,15 @@ func parseGroup(d *caddyfile.Dispenser, at *positions, path string, presets bool
 //		meta                               # also add <meta> elements to HTML responses
 //		x_robots_tag                       # also send the legacy X-Robots-Tag header
 //		content_usage <key>=<value>...     # Content-Usage response header, e.g. train-ai=n
+//		license <url>                      # RSL license: a Link field, and with meta a
+//		                                   # <link rel="license">; repeatable; an absolute
+//		                                   # http(s) URL or a path such as /license.xml
 //	}
 //
 // A rule is a name such as noindex, nosnippet, nofollow, none, noarchive, noimageindex, or
 // name=value: max-snippet=50, max-image-preview=large, unavailable_after=2027-01-01T00:00:00Z.
-// The block is optional ("robots_tag /drafts/* noindex" is complete), but at least one rule is
-// required. except leaves crawlers out of the block's presets as it does in robots_txt's
+// The block is optional ("robots_tag /drafts/* noindex" is complete), but at least one rule,
+// content_usage or license is required. except leaves crawlers out of the block's presets as it does in robots_txt's
 // groups (policy.Tags.Except): they keep the rules of their own agent line and of *. Each token and rule is checked as it is read, so an error names its line; values
 // with {placeholders} are checked when the config is provisioned.
 func (h *RobotsTag) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
@@ -399,6 +402,13 @@ func (h *RobotsTag) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if err := parseTagUsage(d, at, h); err != nil {
 				return err
 			}
+		case "license":
+			l, err := oneArg(d, "robots_tag: license takes one absolute URL or one path such as /license.xml (an RSL license document)")
+			if err != nil {
+				return err
+			}
+			at.mark(configerr.Index("licenses", len(h.Licenses)))
+			h.Licenses = append(h.Licenses, l)
 		case "meta", "x_robots_tag":
 			if d.NextArg() {
 				return errf(d, "robots_tag: %s takes no arguments, got %q", sub, d.Val())

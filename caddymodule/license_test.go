@@ -1,0 +1,136 @@
+package caddymodule
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+	"github.com/caddyserver/caddy/v2/caddytest"
+
+	"github.com/sitepolicy/caddy-robots/robotsgen"
+	"github.com/sitepolicy/caddy-robots/rsl"
+)
+
+// licenseSite declares RSL licenses in robots.txt and per route, as nethttp's
+// TestLicensesOverLoopback does, behind backends that send Link fields of their own.
+const licenseSite = `
+http://localhost:@PORT@ {
+	robots_txt {
+		sitemap /sitemap.xml
+		license /license.xml
+		license https://rights.example.org/rsl.xml
+		group * {
+			disallow /private/
+		}
+	}
+	robots_tag /articles/* noindex {
+		meta
+		license /license.xml
+	}
+	@paid path /articles/paid/* /data/*
+	robots_tag @paid {
+		license https://rights.example.org/rsl.xml
+	}
+	header /articles/preload/* Link "</style.css>; rel=preload; as=style"
+	header /articles/own/* Link "</license.xml>; rel=\"license\""
+	header /data/terms/* Link "</terms.xml>; rel=license"
+	@page path /articles/page /data/page
+	header @page Content-Type "text/html; charset=utf-8"
+	respond @page "<!doctype html><html><head><title>t</title></head><body>x</body></html>"
+	respond "ok"
+}
+`
+
+// licenseResponses checks robots.txt, the Link fields and the page heads of licenseSite.
+func licenseResponses(t *testing.T) {
+	t.Helper()
+	origin := fmt.Sprintf("http://localhost:%d", sitePort)
+	resp, body := do(t, "GET", siteURL("/robots.txt"))
+	wantStatus(t, resp, 200)
+	want := "Sitemap: " + origin + "/sitemap.xml\nLicense: " + origin + "/license.xml\nLicense: https://rights.example.org/rsl.xml\n\nUser-agent: *\nDisallow: /private/\n"
+	if string(body) != want {
+		t.Errorf("robots.txt:\n%s\nwant\n%s", body, want)
+	}
+	if f, diags := robotsgen.Parse(body); len(diags) > 0 || len(f.Licenses) != 2 {
+		t.Errorf("parsed back: %v %v", f.Licenses, diags)
+	}
+	ours := func(target string) string { return rsl.LinkValue(target) }
+	for _, c := range []struct {
+		path string
+		want []string // the Link field lines, in order
+	}{
+		{"/", nil},
+		{"/articles/a", []string{ours("/license.xml")}},
+		{"/articles/paid/a", []string{ours("/license.xml"), ours("https://rights.example.org/rsl.xml")}},
+		{"/data/x.csv", []string{ours("https://rights.example.org/rsl.xml")}},
+		{"/articles/preload/a", []string{"</style.css>; rel=preload; as=style", ours("/license.xml")}},
+		{"/articles/own/a", []string{`</license.xml>; rel="license"`}},
+		{"/data/terms/a", []string{"</terms.xml>; rel=license", ours("https://rights.example.org/rsl.xml")}},
+	} {
+		resp, _ := do(t, "GET", siteURL(c.path))
+		if got := resp.Header.Values("Link"); !slices.Equal(got, c.want) {
+			t.Errorf("%s: Link %q, want %q", c.path, got, c.want)
+		}
+	}
+	_, body = do(t, "GET", siteURL("/articles/page"))
+	if want := `<head><meta name="robots" content="noindex"><link rel="license" type="application/rsl+xml" href="/license.xml"><title>`; !bytes.Contains(body, []byte(want)) {
+		t.Errorf("/articles/page head:\n%s\nwant %s", body, want)
+	}
+	if _, body = do(t, "GET", siteURL("/data/page")); bytes.Contains(body, []byte("<link")) {
+		t.Errorf("/data/page (no meta) changed:\n%s", body)
+	}
+}
+
+// TestLicensesCaddy: the same site from the Caddyfile and from the JSON caddy adapt makes of
+// it, whose handler JSON has nethttp's "licenses" fields.
+func TestLicensesCaddy(t *testing.T) {
+	startCaddyfile(t, licenseSite)
+	licenseResponses(t)
+
+	adapted, warnings, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(globals()+expand(licenseSite)), map[string]any{"filename": "Caddyfile"})
+	if err != nil || len(warnings) > 0 {
+		t.Fatal(err, warnings)
+	}
+	for _, want := range []string{
+		`"licenses":["/license.xml","https://rights.example.org/rsl.xml"]`,
+		`"licenses":["/license.xml"]`,
+		`"licenses":["https://rights.example.org/rsl.xml"]`,
+	} {
+		if !bytes.Contains(adapted, []byte(want)) {
+			t.Errorf("adapted JSON lacks %s:\n%s", want, adapted)
+		}
+	}
+	tester := caddytest.NewTester(t)
+	tester.InitServer(string(adapted), "json")
+	if t.Failed() {
+		t.FailNow()
+	}
+	licenseResponses(t)
+}
+
+// TestLicenseCaddyfileErrors: bad license values are refused at load, at their line, with
+// the field path.
+func TestLicenseCaddyfileErrors(t *testing.T) {
+	adapter := caddyconfig.GetAdapter("caddyfile")
+	base := strings.Count(globals(), "\n")
+	for _, c := range []struct{ name, block, want string }{
+		{"relative", "robots_txt {\n\tlicense license.xml\n}", fmt.Sprintf(`robots_txt: "license.xml": a license is an absolute http(s) URL, or a path starting with "/" that the server resolves against the request's scheme and host, at Caddyfile:%d`, base+3)},
+		{"relative at its line", "robots_txt {\n\tsitemap /s.xml\n\tlicense rsl.xml\n}", fmt.Sprintf("at Caddyfile:%d", base+4)},
+		{"control character", "robots_txt {\n\tlicense \"/l\x01.xml\"\n}", `"/l\x01.xml": must not contain control characters`},
+		{"no argument", "robots_txt {\n\tlicense\n}", "license takes one absolute URL or one path"},
+		{"two arguments", "robots_tag {\n\tlicense /a /b\n}", "license takes one absolute URL or one path"},
+		{"tag relative", "robots_tag {\n\tmeta\n\tlicense a.xml\n}", fmt.Sprintf(`robots_tag: "a.xml": a license is an absolute http(s) URL, or a path starting with "/" that the server resolves against the request's scheme and host, at Caddyfile:%d`, base+4)},
+		{"tag bracket", "robots_tag {\n\tlicense /a>b\n}", fmt.Sprintf("a license URL must percent-encode '>', which URIs do not allow (RFC 3986 section 2), at Caddyfile:%d", base+3)},
+		{"in a group", "robots_txt {\n\tgroup * {\n\t\tlicense /l.xml\n\t}\n}", "license applies to the whole robots.txt, not to one group"},
+		{"tag license only x_robots_tag", "robots_tag {\n\tlicense /l.xml\n\tx_robots_tag\n}", "x_robots_tag sends the route's robots rules as X-Robots-Tag, and the route has none"},
+	} {
+		site := globals() + "http://localhost:" + fmt.Sprint(sitePort) + " {\n" + c.block + "\n}\n"
+		_, _, err := adapter.Adapt([]byte(site), map[string]any{"filename": "Caddyfile"})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want ...%s", c.name, err, c.want)
+		}
+	}
+}
