@@ -112,6 +112,9 @@ func genAgreeConfig(r *rand.Rand, dir string, c int) (*nethttp.RobotsTxtConfig, 
 		cfg.Sitemaps = []string{"/sitemap.xml"}
 	}
 	if r.IntN(3) == 0 {
+		cfg.Licenses = []string{"/license.xml", "https://rights.example.org/rsl.xml"}
+	}
+	if r.IntN(3) == 0 {
 		cfg.Records = []robotsgen.Record{{Key: "Host", Value: "example.com"}}
 	}
 	if r.IntN(3) == 0 {
