@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/sitepolicy/caddy-robots/nethttp"
 )
 
 // TestAllocationBudget makes the allocation numbers that are a contract fail loudly: the
@@ -149,5 +151,14 @@ func TestLicenseAllocationBudget(t *testing.T) {
 	}
 	if got, base := measure(with.Handler(http.HandlerFunc(backendLinkHandler)), "/drafts/post"), measure(without.Handler(http.HandlerFunc(backendLinkHandler)), "/drafts/post"); got > base+1 {
 		t.Errorf("handler's own Link: %v allocs/op, the same route without licenses %v", got, base)
+	}
+	// A license document is served as robots.txt is: no more allocations.
+	docs, err := nethttp.NewFromJSON([]byte(documentConfig), nethttp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dh := docs.Handler(http.HandlerFunc(okHandler))
+	if got, rt := measure(dh, "/license.xml"), measure(without.Handler(http.HandlerFunc(okHandler)), "/robots.txt"); got > rt {
+		t.Errorf("license document: %v allocs/op, robots.txt %v", got, rt)
 	}
 }

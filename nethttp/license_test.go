@@ -215,3 +215,69 @@ func TestLicenseConfigErrors(t *testing.T) {
 		t.Errorf("license-only route: %v", err)
 	}
 }
+
+// documentConfig serves an RSL document at /license.xml, announced in robots.txt beside a
+// license URL of another host's.
+const documentConfig = `{
+  "robots_txt": {"groups": [{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/private/"}]},
+      {"user_agents": ["GPTBot"], "rules": [{"type": "disallow", "path": "/"}]}],
+    "licenses": ["https://rights.example.org/rsl.xml"],
+    "max_age": "2h",
+    "license_documents": [{"path": "/license.xml", "content": [
+      {"url": "/", "permits": ["search", "ai-index"], "prohibits": ["ai-train"],
+       "payment": {"type": "attribution", "custom": "mailto:licensing@example.com"}},
+      {"url": "/data/*", "permits": ["all"], "payment": {"type": "free"}}]}],
+    "enforce": {}},
+  "robots_tag": [{"paths": ["/articles/*"], "licenses": ["/license.xml"]}]
+}`
+
+// TestLicenseDocumentOverLoopback: the document is served at its path, with RSL's media type,
+// robots.txt's cache headers and validators, the structure the specification lists, and its
+// URL on the request's origin in robots.txt; enforcement never refuses it.
+func TestLicenseDocumentOverLoopback(t *testing.T) {
+	m, err := nethttp.NewFromJSON([]byte(documentConfig), nethttp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, m, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "backend") }))
+	resp, body := get(t, nil, "GET", srv.URL+"/robots.txt")
+	if want := "License: https://rights.example.org/rsl.xml\nLicense: " + srv.URL + "/license.xml\n"; !strings.HasPrefix(string(body), want) {
+		t.Fatalf("robots.txt\n%s\nwant it to start with\n%s", body, want)
+	}
+	resp, body = get(t, nil, "GET", srv.URL+"/license.xml", "User-Agent", "GPTBot/1.0")
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != rsl.MediaType || resp.Header.Get("Cache-Control") != "max-age=7200" || resp.Header.Get("Etag") == "" {
+		t.Fatalf("document: %d %v", resp.StatusCode, resp.Header)
+	}
+	if err := fixture.RSLStructure(body); err != nil {
+		t.Fatalf("%v\n%s", err, body)
+	}
+	for _, want := range []string{`<content url="/">`, `<permits type="usage">search,ai-index</permits>`, `<prohibits type="usage">ai-train</prohibits>`, `<payment type="attribution">`, `<custom>mailto:licensing@example.com</custom>`, `<content url="/data/*">`, `<payment type="free"/>`} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("document lacks %s:\n%s", want, body)
+		}
+	}
+	resp, _ = get(t, nil, "GET", srv.URL+"/license.xml", "If-None-Match", resp.Header.Get("Etag"))
+	if resp.StatusCode != http.StatusNotModified {
+		t.Errorf("conditional GET: %d", resp.StatusCode)
+	}
+	if resp, body = get(t, nil, "HEAD", srv.URL+"/license.xml"); resp.StatusCode != 200 || len(body) != 0 || resp.Header.Get("Content-Length") == "" {
+		t.Errorf("HEAD: %d %q %v", resp.StatusCode, body, resp.Header)
+	}
+	if resp, _ = get(t, nil, "POST", srv.URL+"/license.xml"); resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, HEAD" {
+		t.Errorf("POST: %d %v", resp.StatusCode, resp.Header)
+	}
+	// Enforcement refuses GPTBot everything else.
+	if resp, _ = get(t, nil, "GET", srv.URL+"/articles/a", "User-Agent", "GPTBot/1.0"); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("GPTBot elsewhere: %d", resp.StatusCode)
+	}
+	// The route links the served document.
+	if resp, _ = get(t, nil, "GET", srv.URL+"/articles/a"); resp.Header.Get("Link") != rsl.LinkValue("/license.xml") {
+		t.Errorf("route Link %q", resp.Header.Values("Link"))
+	}
+	// A bad document is refused at load, by field path.
+	_, err = nethttp.NewFromJSON([]byte(`{"robots_txt": {"license_documents": [{"path": "/l.xml", "content": [{"url": "/", "permits": ["train-ai"]}]}]}}`), nethttp.Options{})
+	var ce *configerr.Error
+	if !errors.As(err, &ce) || ce.Path != "robots_txt.license_documents[0].content[0].permits[0]" {
+		t.Errorf("bad usage: %v", err)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sitepolicy/caddy-robots/robotsgen"
+	"github.com/sitepolicy/caddy-robots/rsl"
 )
 
 // Defaults and bounds of the config's fields.
@@ -68,6 +69,10 @@ type RobotsTxt struct {
 	// URL" lines: absolute http(s) URLs, or paths such as "/license.xml" resolved against each
 	// request's scheme and host, as sitemaps are.
 	Licenses []string `json:"licenses,omitempty"`
+	// LicenseDocuments are RSL license documents rendered at load and served, with
+	// robots.txt's Cache-Control, at their paths (Content-Type application/rsl+xml); the URL
+	// of each becomes a License line of robots.txt unless Licenses names it already.
+	LicenseDocuments []rsl.Document `json:"license_documents,omitempty"`
 	// MaxAge is the Cache-Control max-age of the response, from 1s to 24h; 0 means 1h.
 	MaxAge Duration `json:"max_age,omitempty"`
 	// Enforce, if set, answers requests from crawlers that the file disallows (see Enforce).

@@ -32,6 +32,8 @@ const full = `{
 		"sitemaps": ["/s0"],
 		"records": [{"key": "k0", "value": "v0"}],
 		"licenses": ["/l0"],
+		"license_documents": [{"path": "/d0", "content": [{"url": "/u0", "permits": ["pe0"], "prohibits": ["ph0"],
+			"payment": {"type": "pt0", "standard": "ps0", "custom": "pc0"}}]}],
 		"max_age": "2h",
 		"enforce": {"status": 429, "impostors": {"status": 410}, "accept_signature": true},
 		"merge_file": "mf",

@@ -49,6 +49,7 @@ type Core struct {
 	routes   []route
 	index    *routeIndex // with indexMinRoutes routes or more
 	paths    bool        // some route has path patterns
+	docs     []licenseDoc // RSL license documents served beside robots.txt
 	warnings []*configerr.Error
 }
 
@@ -66,6 +67,10 @@ func New(cfg policy.Config, opts Options) (*Core, error) {
 	var errs []error
 	if rc := cfg.RobotsTxt; rc != nil {
 		file := rc.File()
+		docs, derr := newLicenseDocs(rc.LicenseDocuments)
+		errs = append(errs, configerr.Prefix("robots_txt", derr))
+		c.docs = docs
+		file.Licenses = withDocumentLicenses(file.Licenses, docs)
 		rt, up, err := newMergingRobotsTxt(file, time.Duration(rc.MaxAge), rc.Merge, opts.Log, opts.Warn)
 		c.robots, c.merge = rt, up
 		if err != nil {
@@ -128,18 +133,22 @@ func (c *Core) Close() {
 }
 
 // IsRobotsTxt reports whether the Core answers r itself: it serves robots.txt and r's path is
-// /robots.txt.
+// /robots.txt, or the path of one of its RSL license documents (which, as robots.txt,
+// enforcement never refuses: a crawler must be able to read the terms).
 func (c *Core) IsRobotsTxt(r *http.Request) bool {
-	return c.robots != nil && c.robots.Matches(r)
+	return c.robots != nil && (c.robots.Matches(r) || c.doc(r) != nil)
 }
 
-// ServeRobotsTxt answers a request for /robots.txt (see IsRobotsTxt): GET and HEAD get the
-// file, or 304 Not Modified. An error is a *StatusError for the front end to answer its own
+// ServeRobotsTxt answers a request for /robots.txt or a license document (see IsRobotsTxt):
+// GET and HEAD get the file, or 304 Not Modified. An error is a *StatusError for the front end to answer its own
 // way: 405 (the Allow header is set) for another method, 400 for an unusable Host when a
 // sitemap is a path, the backend's status when merge_upstream has no merge to serve.
 // upstream is how merge_upstream asks the wrapped handler for its file; it is not called
 // without merge_upstream.
 func (c *Core) ServeRobotsTxt(w http.ResponseWriter, r *http.Request, upstream func(*http.Request) Fetch) error {
+	if d := c.doc(r); d != nil {
+		return c.serveDoc(w, r, d)
+	}
 	if c.merge != nil {
 		return c.merge.ServeHTTP(w, r, upstream)
 	}
