@@ -47,8 +47,8 @@ type Core struct {
 	merge    *upstream
 	enforce  *enforcer
 	routes   []route
-	index    *routeIndex // with indexMinRoutes routes or more
-	paths    bool        // some route has path patterns
+	index    *routeIndex  // with indexMinRoutes routes or more
+	paths    bool         // some route has path patterns
 	docs     []licenseDoc // RSL license documents served beside robots.txt
 	warnings []*configerr.Error
 }

@@ -78,4 +78,3 @@ func (c *Core) serveDoc(w http.ResponseWriter, r *http.Request, d *licenseDoc) e
 	}
 	return c.robots.serveBody(w, r, d.body, d.modTime, d.lastModified)
 }
-
