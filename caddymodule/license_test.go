@@ -134,3 +134,101 @@ func TestLicenseCaddyfileErrors(t *testing.T) {
 		}
 	}
 }
+
+// documentSite serves an RSL license document from a Caddyfile block.
+const documentSite = `
+http://localhost:@PORT@ {
+	robots_txt {
+		license_document /license.xml {
+			content / {
+				permits search ai-index
+				prohibits ai-train
+				payment attribution
+				custom mailto:licensing@example.com
+			}
+			content /data/* {
+				permits all
+			}
+		}
+		group GPTBot {
+			disallow /
+		}
+		enforce
+	}
+	respond "ok"
+}
+`
+
+// TestLicenseDocumentCaddy: the document is served by the robots_txt handler at its path,
+// before enforcement, with RSL's media type and robots.txt's cache headers; robots.txt lists
+// it; the adapted JSON is the policy's.
+func TestLicenseDocumentCaddy(t *testing.T) {
+	startCaddyfile(t, documentSite)
+	origin := fmt.Sprintf("http://localhost:%d", sitePort)
+	resp, body := do(t, "GET", siteURL("/robots.txt"))
+	wantStatus(t, resp, 200)
+	if want := "License: " + origin + "/license.xml\n\nUser-agent: GPTBot\nDisallow: /\n"; string(body) != want {
+		t.Errorf("robots.txt:\n%s\nwant\n%s", body, want)
+	}
+	resp, body = do(t, "GET", siteURL("/license.xml"), "User-Agent: GPTBot/1.0")
+	wantStatus(t, resp, 200)
+	if resp.Header.Get("Content-Type") != rsl.MediaType || resp.Header.Get("Cache-Control") != "max-age=3600" {
+		t.Errorf("headers %v", resp.Header)
+	}
+	want := `<?xml version="1.0" encoding="UTF-8"?>
+<rsl xmlns="https://rslstandard.org/rsl">
+  <content url="/">
+    <license>
+      <permits type="usage">search,ai-index</permits>
+      <prohibits type="usage">ai-train</prohibits>
+      <payment type="attribution">
+        <custom>mailto:licensing@example.com</custom>
+      </payment>
+    </license>
+  </content>
+  <content url="/data/*">
+    <license>
+      <permits type="usage">all</permits>
+    </license>
+  </content>
+</rsl>
+`
+	if string(body) != want {
+		t.Errorf("document:\n%s\nwant\n%s", body, want)
+	}
+	if resp, _ := do(t, "GET", siteURL("/other"), "User-Agent: GPTBot/1.0"); resp.StatusCode != 403 {
+		t.Errorf("GPTBot elsewhere: %d", resp.StatusCode)
+	}
+	adapted, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(globals()+expand(documentSite)), map[string]any{"filename": "Caddyfile"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := `"license_documents":[{"content":[{"payment":{"custom":"mailto:licensing@example.com","type":"attribution"},"permits":["search","ai-index"],"prohibits":["ai-train"],"url":"/"},{"permits":["all"],"url":"/data/*"}],"path":"/license.xml"}]`; !bytes.Contains(adapted, []byte(w)) {
+		t.Errorf("adapted JSON lacks %s:\n%s", w, adapted)
+	}
+}
+
+// TestLicenseDocumentCaddyfileErrors: mistakes in a license_document block are refused at
+// their line.
+func TestLicenseDocumentCaddyfileErrors(t *testing.T) {
+	adapter := caddyconfig.GetAdapter("caddyfile")
+	base := strings.Count(globals(), "\n")
+	doc := func(body string) string {
+		return "robots_txt {\n\tlicense_document /l.xml {\n\t\tcontent / {\n" + body + "\t\t}\n\t}\n}"
+	}
+	for _, c := range []struct{ name, block, want string }{
+		{"bad usage", doc("\t\t\tprohibits ai-train\n\t\t\tpermits train-ai\n"), fmt.Sprintf(`robots_txt: "train-ai": not an RSL usage: the usages are all, ai-all, ai-train, ai-input, ai-index, search (did you mean "ai-train"?), at Caddyfile:%d`, base+6)},
+		{"bad payment", doc("\t\t\tpayment subscripton\n"), fmt.Sprintf(`(did you mean "subscription"?), at Caddyfile:%d`, base+5)},
+		{"relative standard", doc("\t\t\tstandard /terms\n"), fmt.Sprintf(`"/terms": must be an absolute http(s) URL, at Caddyfile:%d`, base+5)},
+		{"empty license", doc(""), fmt.Sprintf(`a license with no permits, prohibits or payment says nothing: give at least one, at Caddyfile:%d`, base+4)},
+		{"bad path", "robots_txt {\n\tlicense_document license.xml {\n\t\tcontent / {\n\t\t\tpermits all\n\t\t}\n\t}\n}", fmt.Sprintf(`"license.xml": must be a path such as "/license.xml" where the document is served, at Caddyfile:%d`, base+3)},
+		{"no content", "robots_txt {\n\tlicense_document /l.xml {\n\t}\n}", "an RSL document needs at least one content element"},
+		{"unknown", doc("\t\t\tallow /x\n"), `content's block takes permits, prohibits, payment, standard, custom (got "allow")`},
+	} {
+		site := globals() + "http://localhost:" + fmt.Sprint(sitePort) + " {\n" + c.block + "\n}\n"
+		_, _, err := adapter.Adapt([]byte(site), map[string]any{"filename": "Caddyfile"})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want ...%s", c.name, err, c.want)
+		}
+	}
+}

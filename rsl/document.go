@@ -95,7 +95,10 @@ func (d *Document) Validate() error {
 				switch {
 				case !slices.Contains(Usages, u):
 					e := configerr.New(p, u, "not an RSL usage: the usages are "+strings.Join(Usages, ", "))
-					if s := configerr.Closest(u, Usages); s != "" {
+					if u == "train-ai" {
+						// Content-Usage's word for it (draft-ietf-aipref-vocab).
+						e.Suggestion = "ai-train"
+					} else if s := configerr.Closest(u, Usages); s != "" {
 						e.Suggestion = s
 					}
 					errs = append(errs, e)
