@@ -281,3 +281,25 @@ func TestLicenseDocumentOverLoopback(t *testing.T) {
 		t.Errorf("bad usage: %v", err)
 	}
 }
+
+// TestRSLReadmeJSON: the README's RSL JSON serves, through the middleware, the robots.txt, the
+// document and the Link field the README shows for its Caddyfile.
+func TestRSLReadmeJSON(t *testing.T) {
+	m, err := nethttp.NewFromJSON([]byte(docBlock(t, "../README.md", "rsl-json", "json")), nethttp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, m, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") }))
+	_, body := get(t, nil, "GET", srv.URL+"/robots.txt")
+	if want := strings.ReplaceAll(docBlock(t, "../README.md", "rsl-robots-txt", ""), "https://example.com", srv.URL); string(body) != want {
+		t.Errorf("robots.txt:\n%s\nthe README shows\n%s", body, want)
+	}
+	_, body = get(t, nil, "GET", srv.URL+"/license.xml")
+	if want := docBlock(t, "../README.md", "rsl-document", "xml"); string(body) != want {
+		t.Errorf("document:\n%s\nthe README shows\n%s", body, want)
+	}
+	resp, _ := get(t, nil, "GET", srv.URL+"/articles/a")
+	if want := strings.TrimSpace(docBlock(t, "../README.md", "rsl-link", "http")); "Link: "+resp.Header.Get("Link") != want {
+		t.Errorf("Link %q, the README shows %q", resp.Header.Values("Link"), want)
+	}
+}
