@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -114,17 +113,7 @@ func TestLicensesOverLoopback(t *testing.T) {
 		_, _ = io.WriteString(w, "ok")
 	}))
 	for _, h2 := range []bool{false, true} {
-		srv := httptest.NewUnstartedServer(h)
-		c := http.DefaultClient
-		if h2 {
-			srv.EnableHTTP2 = true
-			srv.StartTLS()
-			c = srv.Client()
-			c.Transport.(*http.Transport).ForceAttemptHTTP2 = true
-		} else {
-			srv.Start()
-		}
-		defer srv.Close()
+		srv, c := loopback(t, h, h2)
 
 		backendLink, page = nil, ""
 		resp, body := get(t, c, "GET", srv.URL+"/robots.txt")

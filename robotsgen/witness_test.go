@@ -352,26 +352,25 @@ func TestWitnesses(t *testing.T) {
 			t.Fatalf("config %d: temoto rejects our file: %v\n%s", c, err, body)
 		}
 		sbody := string(body)
-		// The same file without its Content-Usage and Content-Signal lines: every legacy
-		// parser must decide the same on both.
-		plain := ""
-		if hasUsage(f) {
-			pb, err := withoutUsage(f).Render("https://example.com")
+		// The same file without lines that RFC 9309 parsers ignore: its Content-Usage and
+		// Content-Signal lines, its RSL License lines. Every legacy parser must decide the same
+		// on each.
+		type variant struct{ lines, body string }
+		var without []variant
+		render := func(f *File) string {
+			pb, err := f.Render("https://example.com")
 			if err != nil {
 				t.Fatal(err)
 			}
-			plain = string(pb)
+			return string(pb)
 		}
-		// The same file without its RSL License lines: a License line changes no decision.
-		unlicensed := ""
+		if hasUsage(f) {
+			without = append(without, variant{"preference lines", render(withoutUsage(f))})
+		}
 		if len(f.Licenses) > 0 {
 			nf := *f
 			nf.Licenses = nil
-			pb, err := nf.Render("https://example.com")
-			if err != nil {
-				t.Fatal(err)
-			}
-			unlicensed = string(pb)
+			without = append(without, variant{"License lines", render(&nf)})
 			if strings.Count("\n"+sbody, "\nLicense: https://example.com/license.xml\n") > 1 {
 				t.Fatalf("config %d: a license written twice\n%s", c, body)
 			}
@@ -417,22 +416,13 @@ func TestWitnesses(t *testing.T) {
 					}
 					compared["preferences"]++
 				}
-				if plain != "" {
+				for _, wo := range without {
 					for _, w := range allWitnesses {
-						if w.allowed(sbody, agent, path) != w.allowed(plain, agent, path) ||
-							w.allowed(sbody, purpose, path) != w.allowed(plain, purpose, path) {
-							t.Fatalf("config %d %s/%s %s: %s decides differently without the preference lines\n%s", c, agent, purpose, path, w.name, body)
+						if w.allowed(sbody, agent, path) != w.allowed(wo.body, agent, path) ||
+							w.allowed(sbody, purpose, path) != w.allowed(wo.body, purpose, path) {
+							t.Fatalf("config %d %s/%s %s: %s decides differently without the %s\n%s", c, agent, purpose, path, w.name, wo.lines, body)
 						}
-						compared[w.name+" unchanged by preference lines"]++
-					}
-				}
-				if unlicensed != "" {
-					for _, w := range allWitnesses {
-						if w.allowed(sbody, agent, path) != w.allowed(unlicensed, agent, path) ||
-							w.allowed(sbody, purpose, path) != w.allowed(unlicensed, purpose, path) {
-							t.Fatalf("config %d %s/%s %s: %s decides differently without the License lines\n%s", c, agent, purpose, path, w.name, body)
-						}
-						compared[w.name+" unchanged by License lines"]++
+						compared[w.name+" unchanged by "+wo.lines]++
 					}
 				}
 				if path == "/robots.txt" {
