@@ -152,6 +152,10 @@ func TestLicenseAllocationBudget(t *testing.T) {
 	if got, base := measure(with.Handler(http.HandlerFunc(backendLinkHandler)), "/drafts/post"), measure(without.Handler(http.HandlerFunc(backendLinkHandler)), "/drafts/post"); got > base+1 {
 		t.Errorf("handler's own Link: %v allocs/op, the same route without licenses %v", got, base)
 	}
+	// An HTML page gets its <link> element with no more allocations than its meta element.
+	if got, base := measure(metaPageHandler(t, "text/html; charset=utf-8", "/license.xml"), "/drafts/a"), measure(metaPageHandler(t, "text/html; charset=utf-8"), "/drafts/a"); got > base {
+		t.Errorf("HTML page with a license link: %v allocs/op, without %v", got, base)
+	}
 	// A license document is served as robots.txt is: no more allocations.
 	docs, err := nethttp.NewFromJSON([]byte(documentConfig), nethttp.Options{})
 	if err != nil {
