@@ -229,11 +229,11 @@ func TestLicenseDocumentOverLoopback(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := serve(t, m, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "backend") }))
-	resp, body := get(t, nil, "GET", srv.URL+"/robots.txt")
+	_, body := get(t, nil, "GET", srv.URL+"/robots.txt")
 	if want := "License: https://rights.example.org/rsl.xml\nLicense: " + srv.URL + "/license.xml\n"; !strings.HasPrefix(string(body), want) {
 		t.Fatalf("robots.txt\n%s\nwant it to start with\n%s", body, want)
 	}
-	resp, body = get(t, nil, "GET", srv.URL+"/license.xml", "User-Agent", "GPTBot/1.0")
+	resp, body := get(t, nil, "GET", srv.URL+"/license.xml", "User-Agent", "GPTBot/1.0")
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != rsl.MediaType || resp.Header.Get("Cache-Control") != "max-age=7200" || resp.Header.Get("Etag") == "" {
 		t.Fatalf("document: %d %v", resp.StatusCode, resp.Header)
 	}

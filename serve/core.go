@@ -156,10 +156,10 @@ func (c *Core) ServeRobotsTxt(w http.ResponseWriter, r *http.Request, upstream f
 }
 
 // Enforce reports whether enforcement refuses r: its User-Agent names a crawler that the
-// served robots.txt disallows for r's path. It is false without enforce, and for
-// /robots.txt.
+// served robots.txt disallows for r's path. It is false without enforce, for /robots.txt, and
+// for the RSL license documents (a crawler must be able to read the terms).
 func (c *Core) Enforce(r *http.Request) (Block, bool) {
-	if c.enforce == nil {
+	if c.enforce == nil || c.doc(r) != nil {
 		return Block{}, false
 	}
 	return c.enforce.Check(r)
