@@ -292,3 +292,25 @@ func TestRSLReadmeJSON(t *testing.T) {
 		t.Errorf("Link %q, the README shows %q", resp.Header.Values("Link"), want)
 	}
 }
+
+// TestLicenseOnlyRouteMeta: a route with only a license and meta sends the Link field and adds
+// the <link> element to HTML pages, and leaves the robots headers alone.
+func TestLicenseOnlyRouteMeta(t *testing.T) {
+	m, err := nethttp.NewFromJSON([]byte(`{"robots_tag": [{"licenses": ["/license.xml"], "meta": true}]}`), nethttp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const page = "<!doctype html><html><head><title>t</title></head><body>x</body></html>"
+	srv := serve(t, m, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("Robots-Tag", "noarchive")
+		_, _ = io.WriteString(w, page)
+	}))
+	resp, body := get(t, nil, "GET", srv.URL+"/a")
+	if resp.Header.Get("Link") != rsl.LinkValue("/license.xml") || resp.Header.Get("Robots-Tag") != "noarchive" {
+		t.Errorf("headers %v", resp.Header)
+	}
+	if head := headLicenseLinks(t, body); !slices.Equal(head, []string{"/license.xml"}) || bytes.Contains(body, []byte("<meta")) {
+		t.Errorf("page:\n%s", body)
+	}
+}
