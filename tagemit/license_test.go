@@ -2,6 +2,8 @@ package tagemit
 
 import (
 	"bytes"
+	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 
@@ -134,4 +136,73 @@ func TestLicensesEscaped(t *testing.T) {
 	if l := NewLicenses([]string{"/a", "/a", ""}); len(l.Hrefs()) != 1 {
 		t.Errorf("duplicates kept: %q", l.Hrefs())
 	}
+}
+
+// FuzzInjectorLicenses: for any document and chunking, with or without robots rules, the
+// output is the input byte for byte, or the input with one run of our elements inserted whose
+// removal from the parsed head gives the input's DOM, and then the head links every license.
+func FuzzInjectorLicenses(f *testing.F) {
+	for _, s := range []string{"<html><head><title>x</title></head><body></body></html>", `<head><link rel=license href="/license.xml"></head>`, "<!-- <head> --><p>", `<head><link rel="LICENSE" href=" /license.xml"><meta name=robots content=noindex>`} {
+		f.Add([]byte(s), int64(1), false)
+	}
+	l := NewLicenses(testLicenses)
+	rules := corpusPolicy(f)
+	f.Fuzz(func(t *testing.T, doc []byte, seed int64, withRules bool) {
+		p := Policy{}
+		if withRules {
+			p = rules
+		}
+		r := rand.New(rand.NewSource(seed))
+		in, w := runInjector(t, doc, p, InjectorOptions{Licenses: l}, func() int { return 1 + r.Intn(16) }, seed%3 == 0)
+		out := w.out.Bytes()
+		if in.State() == PassedThrough {
+			if !bytes.Equal(out, doc) {
+				t.Fatalf("passed through (%s) but changed", in.Reason())
+			}
+			return
+		}
+		ins := in.Inserted()
+		if len(out) != len(doc)+ins || ins == 0 {
+			t.Fatalf("output %d bytes, input %d, Inserted %d", len(out), len(doc), ins)
+		}
+		pos := -1
+		for i := min(len(doc), len(out)-ins); i >= 0; i-- {
+			if bytes.Equal(out[:i], doc[:i]) && bytes.Equal(out[i+ins:], doc[i:]) && (bytes.HasPrefix(out[i:], []byte("<meta ")) || bytes.HasPrefix(out[i:], []byte("<link "))) {
+				pos = i
+				break
+			}
+		}
+		if pos < 0 {
+			t.Fatalf("output is not the input with one inserted run:\n%q\n%q", doc, out)
+		}
+		z := html.NewTokenizer(bytes.NewReader(out[pos : pos+ins]))
+		k := 0
+		for tt := z.Next(); tt != html.ErrorToken; tt = z.Next() {
+			name, _ := z.TagName()
+			if tt != html.StartTagToken || string(name) != "meta" && string(name) != "link" {
+				t.Fatalf("inserted %q is not only meta and link elements", out[pos:pos+ins])
+			}
+			k++
+		}
+		outDoc := parseDoc(t, out)
+		head := findElem(outDoc, "head")
+		var have []string
+		for c := head.FirstChild; c != nil; c = c.NextSibling {
+			if rel, _ := attr(c, "rel"); c.Type == html.ElementNode && c.Data == "link" && strings.EqualFold(strings.TrimSpace(rel), "license") {
+				href, _ := attr(c, "href")
+				have = append(have, strings.TrimSpace(href))
+			}
+		}
+		for _, want := range testLicenses {
+			if !slices.Contains(have, want) {
+				t.Fatalf("head lacks the license %q:\n%s", want, render(t, outDoc))
+			}
+		}
+		for range k {
+			head.RemoveChild(head.FirstChild)
+		}
+		if a, b := render(t, parseDoc(t, doc)), render(t, outDoc); a != b {
+			t.Fatalf("DOM differs beyond our elements\ninput:  %s\noutput: %s", a, b)
+		}
+	})
 }
