@@ -188,7 +188,8 @@ func FuzzInjectorLicenses(f *testing.F) {
 		head := findElem(outDoc, "head")
 		var have []string
 		for c := head.FirstChild; c != nil; c = c.NextSibling {
-			if rel, _ := attr(c, "rel"); c.Type == html.ElementNode && c.Data == "link" && strings.EqualFold(strings.TrimSpace(rel), "license") {
+			rel, _ := attr(c, "rel")
+			if c.Type == html.ElementNode && c.Data == "link" && slices.ContainsFunc(strings.Fields(rel), func(r string) bool { return strings.EqualFold(r, "license") }) {
 				href, _ := attr(c, "href")
 				have = append(have, strings.TrimSpace(href))
 			}
