@@ -15,6 +15,7 @@ import (
 	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
+	"github.com/sitepolicy/caddy-robots/rsl"
 	"github.com/sitepolicy/caddy-robots/serve"
 	"github.com/sitepolicy/caddy-robots/tagemit"
 )
@@ -65,6 +66,17 @@ func parseRobotsTag(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		                              # (ai-training, ai-search, ai-assistants, ai-all); the block
 //		                              # is a group's, except <crawler>... included
 //		record <key> <value>          # a file-level other record, e.g. Host
+//		license <url>                 # RSL License line; repeatable; an absolute http(s) URL, or
+//		                              # a path resolved as sitemaps are
+//		license_document <path> {     # serve an RSL license document at <path>, and list it as a
+//			content <url> {           # License line; one content element per asset (a URL, or
+//				permits <usage>...    # a robots.txt path pattern); usages: all, ai-all,
+//				prohibits <usage>...  # ai-train, ai-input, ai-index, search
+//				payment <type>        # free, attribution, purchase, subscription, training,
+//				standard <url>        # crawl, inference; a standard license's URL, and
+//				custom <url>          # where to ask for a custom one (http(s) or mailto:)
+//			}
+//		}
 //		max_age <duration>            # Cache-Control max-age of robots.txt (default 1h)
 //		enforce [<status>] {          # answer crawlers the file disallows with 403 (or <status>)
 //			impostors [<status>]      # and, first, requests whose crawler fails verification
@@ -123,6 +135,17 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			at.mark(configerr.Index("sitemaps", len(h.Sitemaps)))
 			h.Sitemaps = append(h.Sitemaps, s)
+		case "license_document":
+			if err := parseLicenseDocument(d, at, configerr.Index("license_documents", len(h.LicenseDocuments)), &h.RobotsTxt); err != nil {
+				return err
+			}
+		case "license":
+			s, err := oneArg(d, "robots_txt: license takes one absolute URL or one path such as /license.xml (an RSL license document)")
+			if err != nil {
+				return err
+			}
+			at.mark(configerr.Index("licenses", len(h.Licenses)))
+			h.Licenses = append(h.Licenses, s)
 		case "record":
 			r, err := parseRecord(d, "robots_txt: record")
 			if err != nil {
@@ -167,6 +190,106 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		}
 	}
 	return at.report(validate(policy.Config{RobotsTxt: &h.RobotsTxt}, "robots_txt"), hasPlaceholder(h.RobotsTxt))
+}
+
+// parseLicenseDocument reads "license_document <path> { content <url> { ... } ... }" into a
+// new document of rt; the cursor is on "license_document", and path is its field path.
+func parseLicenseDocument(d *caddyfile.Dispenser, at *positions, path string, rt *policy.RobotsTxt) error {
+	p, err := oneArgWithBlock(d, "robots_txt: license_document takes the path it is served at, e.g. license_document /license.xml { content / { prohibits ai-train } }")
+	if err != nil {
+		return err
+	}
+	at.mark(path)
+	at.mark(path + ".path")
+	doc := rsl.Document{Path: p}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		switch sub := d.Val(); sub {
+		case "content":
+			c, err := parseLicenseContent(d, at, configerr.Index(path+".content", len(doc.Content)))
+			if err != nil {
+				return err
+			}
+			doc.Content = append(doc.Content, c)
+		default:
+			return errf(d, "robots_txt: license_document's block takes %s (got %q)", strings.Join(licenseDocumentSubdirectives, ", "), sub)
+		}
+	}
+	rt.LicenseDocuments = append(rt.LicenseDocuments, doc)
+	return nil
+}
+
+// parseLicenseContent reads "content <url> { ... }"; the cursor is on "content", and path is
+// its field path.
+func parseLicenseContent(d *caddyfile.Dispenser, at *positions, path string) (rsl.Content, error) {
+	u, err := oneArgWithBlock(d, "robots_txt: license_document: content takes the licensed asset's URL or path pattern, e.g. content /articles/* { permits search }")
+	if err != nil {
+		return rsl.Content{}, err
+	}
+	at.mark(path)
+	at.mark(path + ".url")
+	c := rsl.Content{URL: u}
+	payment := func() *rsl.Payment {
+		if c.Payment == nil {
+			c.Payment = &rsl.Payment{}
+			at.mark(path + ".payment")
+		}
+		return c.Payment
+	}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		switch sub := d.Val(); sub {
+		case "permits", "prohibits":
+			args := d.RemainingArgs()
+			if len(args) == 0 {
+				return c, errf(d, "robots_txt: license_document: %s needs at least one usage: %s", sub, strings.Join(rsl.Usages, ", "))
+			}
+			list := &c.Permits
+			if sub == "prohibits" {
+				list = &c.Prohibits
+			}
+			for _, a := range args {
+				at.mark(configerr.Index(path+"."+sub, len(*list)))
+				*list = append(*list, a)
+			}
+		case "payment":
+			t, err := oneArg(d, "robots_txt: license_document: payment takes one type: "+strings.Join(rsl.PaymentTypes, ", "))
+			if err != nil {
+				return c, err
+			}
+			p := payment()
+			if p.Type != "" {
+				return c, errf(d, "robots_txt: license_document: payment given twice")
+			}
+			at.mark(path + ".payment.type")
+			p.Type = t
+		case "standard", "custom":
+			v, err := oneArg(d, "robots_txt: license_document: "+sub+" takes one URL")
+			if err != nil {
+				return c, err
+			}
+			p := payment()
+			field := &p.Standard
+			if sub == "custom" {
+				field = &p.Custom
+			}
+			if *field != "" {
+				return c, errf(d, "robots_txt: license_document: %s given twice", sub)
+			}
+			at.mark(path + ".payment." + sub)
+			*field = v
+		default:
+			return c, errf(d, "robots_txt: license_document: content's block takes %s (got %q)", strings.Join(licenseContentSubdirectives, ", "), sub)
+		}
+	}
+	return c, nil
+}
+
+// oneArgWithBlock reads exactly one argument on the current line, which opens a block.
+func oneArgWithBlock(d *caddyfile.Dispenser, usage string) (string, error) {
+	args := d.RemainingArgs()
+	if len(args) != 1 {
+		return "", errf(d, "%s (got %d arguments)", usage, len(args))
+	}
+	return args[0], nil
 }
 
 // parseStatusArg reads the optional status code of sub (enforce, impostors) into status,
@@ -327,12 +450,15 @@ func parseGroup(d *caddyfile.Dispenser, at *positions, path string, presets bool
 //		meta                               # also add <meta> elements to HTML responses
 //		x_robots_tag                       # also send the legacy X-Robots-Tag header
 //		content_usage <key>=<value>...     # Content-Usage response header, e.g. train-ai=n
+//		license <url>                      # RSL license: a Link field, and with meta a
+//		                                   # <link rel="license">; repeatable; an absolute
+//		                                   # http(s) URL or a path such as /license.xml
 //	}
 //
 // A rule is a name such as noindex, nosnippet, nofollow, none, noarchive, noimageindex, or
 // name=value: max-snippet=50, max-image-preview=large, unavailable_after=2027-01-01T00:00:00Z.
-// The block is optional ("robots_tag /drafts/* noindex" is complete), but at least one rule is
-// required. except leaves crawlers out of the block's presets as it does in robots_txt's
+// The block is optional ("robots_tag /drafts/* noindex" is complete), but at least one rule,
+// content_usage or license is required. except leaves crawlers out of the block's presets as it does in robots_txt's
 // groups (policy.Tags.Except): they keep the rules of their own agent line and of *. Each token and rule is checked as it is read, so an error names its line; values
 // with {placeholders} are checked when the config is provisioned.
 func (h *RobotsTag) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
@@ -390,6 +516,13 @@ func (h *RobotsTag) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if err := parseTagUsage(d, at, h); err != nil {
 				return err
 			}
+		case "license":
+			l, err := oneArg(d, "robots_tag: license takes one absolute URL or one path such as /license.xml (an RSL license document)")
+			if err != nil {
+				return err
+			}
+			at.mark(configerr.Index("licenses", len(h.Licenses)))
+			h.Licenses = append(h.Licenses, l)
 		case "meta", "x_robots_tag":
 			if d.NextArg() {
 				return errf(d, "robots_tag: %s takes no arguments, got %q", sub, d.Val())

@@ -15,11 +15,14 @@ import (
 // exactly these (TestSubdirectiveLists reads the switches), README.md's syntax summary lists
 // them (TestREADMESyntaxSummary), and an unknown one is refused with the list.
 var (
-	robotsTxtSubdirectives = []string{"comment", "sitemap", "group", "preset", "record", "max_age", "enforce", "merge_file", "merge_upstream"}
+	robotsTxtSubdirectives = []string{"comment", "sitemap", "group", "preset", "record", "max_age", "enforce", "merge_file", "merge_upstream", "license", "license_document"}
 	groupSubdirectives     = []string{"user_agent", "preset", "except", "purpose", "allow", "disallow", "crawl_delay", "record", "content_usage", "content_signal"}
-	robotsTagSubdirectives = []string{"agent", "preset", "except", "meta", "x_robots_tag", "content_usage"}
+	robotsTagSubdirectives = []string{"agent", "preset", "except", "meta", "x_robots_tag", "content_usage", "license"}
 	enforceSubdirectives   = []string{"impostors", "accept_signature"}
-	crawlersSubdirectives  = []string{"lists", "list_file", "lists_dir", "refresh", "max_age", "fetch_timeout", "reverse_dns", "dns_timeout", "dns_wait", "dns_max_in_flight", "signature_agent", "signatures_fetch_untrusted", "signatures_replay_protection", "signatures_skew", "signatures_max_validity"}
+	// The blocks of license_document and of its content elements (RSL documents).
+	licenseDocumentSubdirectives = []string{"content"}
+	licenseContentSubdirectives  = []string{"permits", "prohibits", "payment", "standard", "custom"}
+	crawlersSubdirectives        = []string{"lists", "list_file", "lists_dir", "refresh", "max_age", "fetch_timeout", "reverse_dns", "dns_timeout", "dns_wait", "dns_max_in_flight", "signature_agent", "signatures_fetch_untrusted", "signatures_replay_protection", "signatures_skew", "signatures_max_validity"}
 )
 
 // A block of the Caddyfile syntax, for unknownSubdirective.

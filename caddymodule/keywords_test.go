@@ -21,13 +21,13 @@ var misplacedCaddyfiles = []struct {
 	want       []string
 }{
 	// robots_txt's block: misspellings.
-	{"robots_txt sitmap", "robots_txt {\n\tsitmap /s.xml # <-\n}", []string{`robots_txt: unknown sub-directive "sitmap" (want comment, sitemap, group, preset, record, max_age, enforce, merge_file or merge_upstream) (did you mean "sitemap"?)`}},
+	{"robots_txt sitmap", "robots_txt {\n\tsitmap /s.xml # <-\n}", []string{`robots_txt: unknown sub-directive "sitmap" (want comment, sitemap, group, preset, record, max_age, enforce, merge_file, merge_upstream, license or license_document) (did you mean "sitemap"?)`}},
 	{"robots_txt grup", "robots_txt {\n\tgrup * { # <-\n\t\tdisallow /\n\t}\n}", []string{`unknown sub-directive "grup"`, `(did you mean "group"?)`}},
 	{"robots_txt max-age", "robots_txt {\n\tmax-age 1h # <-\n}", []string{`unknown sub-directive "max-age"`, `(did you mean "max_age"?)`}},
 	{"robots_txt Max_Age", "robots_txt {\n\tMax_Age 1h # <-\n}", []string{`unknown sub-directive "Max_Age"`, `(did you mean "max_age"?)`}},
 	{"robots_txt merge_upstrem", "robots_txt {\n\tmerge_upstrem # <-\n}", []string{`(did you mean "merge_upstream"?)`}},
 	{"robots_txt comments", "robots_txt {\n\tcomments hello # <-\n}", []string{`(did you mean "comment"?)`}},
-	{"robots_txt unrelated word", "robots_txt {\n\tfrobnicate # <-\n}", []string{`unknown sub-directive "frobnicate" (want comment, sitemap, group, preset, record, max_age, enforce, merge_file or merge_upstream), at`}},
+	{"robots_txt unrelated word", "robots_txt {\n\tfrobnicate # <-\n}", []string{`unknown sub-directive "frobnicate" (want comment, sitemap, group, preset, record, max_age, enforce, merge_file, merge_upstream, license or license_document), at`}},
 	// robots_txt's block: a group's sub-directives, spelt right or not.
 	{"robots_txt disallow", "robots_txt {\n\tdisallow /private/ # <-\n}", []string{`robots_txt: disallow goes inside a group, which names the crawlers it applies to: e.g. for every crawler, a line "group * {", then "disallow /private/", then "}"`}},
 	{"robots_txt allow", "robots_txt {\n\tallow /a /b # <-\n}", []string{`allow goes inside a group`, `"allow /a /b"`}},
@@ -53,7 +53,7 @@ var misplacedCaddyfiles = []struct {
 	{"preset block dissallow", "robots_txt {\n\tpreset ai-training {\n\t\tdissallow / # <-\n\t}\n}", []string{`robots_txt: preset: unknown sub-directive "dissallow"`, `(did you mean "disallow"?)`}},
 	{"group meta", "robots_txt {\n\tgroup * {\n\t\tmeta # <-\n\t}\n}", []string{`meta is a robots_tag sub-directive`}},
 	// robots_tag's block.
-	{"robots_tag agnet", "robots_tag {\n\tagnet GPTBot noindex # <-\n}", []string{`robots_tag: unknown sub-directive "agnet" (want agent, preset, except, meta, x_robots_tag or content_usage) (did you mean "agent"?)`}},
+	{"robots_tag agnet", "robots_tag {\n\tagnet GPTBot noindex # <-\n}", []string{`robots_tag: unknown sub-directive "agnet" (want agent, preset, except, meta, x_robots_tag, content_usage or license) (did you mean "agent"?)`}},
 	{"robots_tag x-robots-tag", "robots_tag noindex {\n\tx-robots-tag # <-\n}", []string{`(did you mean "x_robots_tag"?)`}},
 	{"robots_tag metta", "robots_tag noindex {\n\tmetta # <-\n}", []string{`(did you mean "meta"?)`}},
 	{"robots_tag contentusage", "robots_tag {\n\tcontentusage train-ai=n # <-\n}", []string{`(did you mean "content_usage"?)`}},
@@ -128,14 +128,16 @@ func parserSubdirectives(t *testing.T) map[string][]string {
 		}
 	}
 	out := map[string][]string{
-		"robots_txt": byFunc["RobotsTxt.UnmarshalCaddyfile"],
-		"group":      byFunc["parseGroup"],
-		"robots_tag": byFunc["RobotsTag.UnmarshalCaddyfile"],
-		"enforce":    byFunc["parseEnforce"],
-		"crawlers":   byFunc["parseCrawlersOption"],
+		"robots_txt":       byFunc["RobotsTxt.UnmarshalCaddyfile"],
+		"group":            byFunc["parseGroup"],
+		"robots_tag":       byFunc["RobotsTag.UnmarshalCaddyfile"],
+		"enforce":          byFunc["parseEnforce"],
+		"license_document": byFunc["parseLicenseDocument"],
+		"content":          byFunc["parseLicenseContent"],
+		"crawlers":         byFunc["parseCrawlersOption"],
 	}
 	for block, subs := range out {
-		if len(subs) < 4 && block != "enforce" || len(subs) == 0 {
+		if len(subs) < 4 && block != "enforce" && block != "license_document" || len(subs) == 0 {
 			t.Fatalf("found only %v in the parser of %s", subs, block)
 		}
 	}
@@ -152,7 +154,7 @@ func types(e ast.Expr) string {
 // TestSubdirectiveLists: the lists that errors name and suggest from are exactly what the
 // parsers accept.
 func TestSubdirectiveLists(t *testing.T) {
-	lists := map[string][]string{"robots_txt": robotsTxtSubdirectives, "group": groupSubdirectives, "robots_tag": robotsTagSubdirectives, "enforce": enforceSubdirectives, "crawlers": crawlersSubdirectives}
+	lists := map[string][]string{"robots_txt": robotsTxtSubdirectives, "group": groupSubdirectives, "robots_tag": robotsTagSubdirectives, "enforce": enforceSubdirectives, "crawlers": crawlersSubdirectives, "license_document": licenseDocumentSubdirectives, "content": licenseContentSubdirectives}
 	for block, accepted := range parserSubdirectives(t) {
 		a, l := slices.Sorted(slices.Values(accepted)), slices.Sorted(slices.Values(lists[block]))
 		if !slices.Equal(a, l) {

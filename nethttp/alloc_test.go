@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/sitepolicy/caddy-robots/nethttp"
 )
 
 // TestAllocationBudget makes the allocation numbers that are a contract fail loudly: the
@@ -114,4 +116,53 @@ func TestRobotsTxtMergedAllocs(t *testing.T) {
 		t.Errorf("cached merge: %v allocs/op, declared file %v", m, d)
 	}
 	t.Logf("allocs/op: declared %v, cached merge %v", d, m)
+}
+
+// TestLicenseAllocationBudget: RSL license links add no allocation to the same routes without
+// them (alone, in a cached union), a license-only route costs no more than a handler setting
+// a header, and a handler's own Link costs one allocation more: the Link value slice growing
+// by the license's line, the header map's own growth.
+func TestLicenseAllocationBudget(t *testing.T) {
+	if testing.CoverMode() != "" {
+		t.Skip("coverage instrumentation changes allocation counts")
+	}
+	measure := func(h http.Handler, path string) float64 {
+		req := httptest.NewRequest("GET", path, nil)
+		w := &benchWriter{h: http.Header{}}
+		h.ServeHTTP(w, req)
+		return testing.AllocsPerRun(200, func() {
+			clear(w.h)
+			h.ServeHTTP(w, req)
+		})
+	}
+	with := licenseMiddleware(t)
+	without := benchMiddleware(t)
+	for _, path := range []string{"/drafts/post", "/drafts/x.pdf"} {
+		if got, base := measure(with.Handler(http.HandlerFunc(okHandler)), path), measure(without.Handler(http.HandlerFunc(okHandler)), path); got > base {
+			t.Errorf("%s with licenses: %v allocs/op, without %v", path, got, base)
+		}
+	}
+	bareHeader := measure(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Link", "</license.xml>")
+		okHandler(w, r)
+	}), "/open/post")
+	if got := measure(with.Handler(http.HandlerFunc(okHandler)), "/open/post"); got > bareHeader {
+		t.Errorf("license-only route: %v allocs/op, bare handler setting a header %v", got, bareHeader)
+	}
+	if got, base := measure(with.Handler(http.HandlerFunc(backendLinkHandler)), "/drafts/post"), measure(without.Handler(http.HandlerFunc(backendLinkHandler)), "/drafts/post"); got > base+1 {
+		t.Errorf("handler's own Link: %v allocs/op, the same route without licenses %v", got, base)
+	}
+	// An HTML page gets its <link> element with no more allocations than its meta element.
+	if got, base := measure(metaPageHandler(t, "text/html; charset=utf-8", "/license.xml"), "/drafts/a"), measure(metaPageHandler(t, "text/html; charset=utf-8"), "/drafts/a"); got > base {
+		t.Errorf("HTML page with a license link: %v allocs/op, without %v", got, base)
+	}
+	// A license document is served as robots.txt is: no more allocations.
+	docs, err := nethttp.NewFromJSON([]byte(documentConfig), nethttp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dh := docs.Handler(http.HandlerFunc(okHandler))
+	if got, rt := measure(dh, "/license.xml"), measure(without.Handler(http.HandlerFunc(okHandler)), "/robots.txt"); got > rt {
+		t.Errorf("license document: %v allocs/op, robots.txt %v", got, rt)
+	}
 }

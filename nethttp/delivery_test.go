@@ -252,17 +252,7 @@ func TestRangeOnMetaRoute(t *testing.T) {
 	})
 	for _, h2 := range []bool{false, true} {
 		t.Run(fmt.Sprintf("h2=%v", h2), func(t *testing.T) {
-			srv := httptest.NewUnstartedServer(m.Handler(h))
-			c := http.DefaultClient
-			if h2 {
-				srv.EnableHTTP2 = true
-				srv.StartTLS()
-				c = srv.Client()
-				c.Transport.(*http.Transport).ForceAttemptHTTP2 = true
-			} else {
-				srv.Start()
-			}
-			defer srv.Close()
+			srv, c := loopback(t, m.Handler(h), h2)
 			resp, full := get(t, c, "GET", srv.URL+"/meta/page.html")
 			lm, etag := resp.Header.Get("Last-Modified"), resp.Header.Get("Etag")
 			if !bytes.Contains(full, []byte(noindexMeta)) || etag != `W/"v7"` || lm == "" || resp.Header.Get("Accept-Ranges") != "" {

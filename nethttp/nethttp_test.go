@@ -32,6 +32,24 @@ func serve(t testing.TB, m *nethttp.Middleware, next http.Handler) *httptest.Ser
 	return srv
 }
 
+// loopback starts h on a loopback server, over HTTP/2 with TLS when h2 is set, and returns it
+// with a client for it.
+func loopback(t testing.TB, h http.Handler, h2 bool) (*httptest.Server, *http.Client) {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(h)
+	c := http.DefaultClient
+	if h2 {
+		srv.EnableHTTP2 = true
+		srv.StartTLS()
+		c = srv.Client()
+		c.Transport.(*http.Transport).ForceAttemptHTTP2 = true
+	} else {
+		srv.Start()
+	}
+	t.Cleanup(srv.Close)
+	return srv, c
+}
+
 func get(t testing.TB, c *http.Client, method, url string, hdr ...string) (*http.Response, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, nil)

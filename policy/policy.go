@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sitepolicy/caddy-robots/robotsgen"
+	"github.com/sitepolicy/caddy-robots/rsl"
 )
 
 // Defaults and bounds of the config's fields.
@@ -64,6 +65,14 @@ type RobotsTxt struct {
 	Sitemaps []string `json:"sitemaps,omitempty"`
 	// Records are file-level other records, e.g. Host.
 	Records []robotsgen.Record `json:"records,omitempty"`
+	// Licenses are RSL license documents (RSL 1.0 "License" directive), written "License:
+	// URL" lines: absolute http(s) URLs, or paths such as "/license.xml" resolved against each
+	// request's scheme and host, as sitemaps are.
+	Licenses []string `json:"licenses,omitempty"`
+	// LicenseDocuments are RSL license documents rendered at load and served, with
+	// robots.txt's Cache-Control, at their paths (Content-Type application/rsl+xml); the URL
+	// of each becomes a License line of robots.txt unless Licenses names it already.
+	LicenseDocuments []rsl.Document `json:"license_documents,omitempty"`
 	// MaxAge is the Cache-Control max-age of the response, from 1s to 24h; 0 means 1h.
 	MaxAge Duration `json:"max_age,omitempty"`
 	// Enforce, if set, answers requests from crawlers that the file disallows (see Enforce).
@@ -75,7 +84,7 @@ type RobotsTxt struct {
 
 // File is the robots.txt file the config declares, before any merge.
 func (c *RobotsTxt) File() robotsgen.File {
-	return robotsgen.File{Comments: c.Comments, Groups: c.Groups, Sitemaps: c.Sitemaps, Records: c.Records}
+	return robotsgen.File{Comments: c.Comments, Groups: c.Groups, Sitemaps: c.Sitemaps, Records: c.Records, Licenses: c.Licenses}
 }
 
 // Enforce makes the file binding on the crawlers it names: a request whose User-Agent
@@ -169,6 +178,15 @@ type Tags struct {
 	// n. The preferences of every matching route and a Content-Usage the handler sent are
 	// combined (any n wins, else any y). A route needs Rules, ContentUsage or both.
 	ContentUsage map[string]string `json:"content_usage,omitempty"`
+
+	// Licenses are RSL license documents of the route's responses (RSL 1.0): absolute http(s)
+	// URLs, or paths such as "/license.xml". Each is sent as a Link field value
+	// `<URL>; rel="license"; type="application/rsl+xml"`, after any Link the handler sent
+	// (one naming the same license is not repeated), and with Meta as a <link rel="license">
+	// element in the <head> of HTML pages. A path stays a relative reference there, which the
+	// client resolves against the page's URL (RFC 8288 section 3.2): the same document as
+	// robots.txt's License line. A route may have only licenses.
+	Licenses []string `json:"licenses,omitempty"`
 }
 
 // Decode reads a Config from JSON, refusing unknown fields (a misspelt field would otherwise

@@ -31,6 +31,9 @@ const full = `{
 		],
 		"sitemaps": ["/s0"],
 		"records": [{"key": "k0", "value": "v0"}],
+		"licenses": ["/l0"],
+		"license_documents": [{"path": "/d0", "content": [{"url": "/u0", "permits": ["pe0"], "prohibits": ["ph0"],
+			"payment": {"type": "pt0", "standard": "ps0", "custom": "pc0"}}]}],
 		"max_age": "2h",
 		"enforce": {"status": 429, "impostors": {"status": 410}, "accept_signature": true},
 		"merge_file": "mf",
@@ -39,7 +42,7 @@ const full = `{
 	},
 	"robots_tag": [
 		{"paths": ["/a/*", "*.pdf"], "rules": {"*": ["noindex"], "tok": ["nofollow", "nosnippet"]}, "except": ["rex0"],
-		 "meta": true, "x_robots_tag": true, "content_usage": {"train-ai": "y"}}
+		 "meta": true, "x_robots_tag": true, "content_usage": {"train-ai": "y"}, "licenses": ["/l1"]}
 	]
 }`
 

@@ -21,6 +21,7 @@ import (
 	"github.com/sitepolicy/caddy-robots/nethttp"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
+	"github.com/sitepolicy/caddy-robots/rsl"
 	"github.com/sitepolicy/caddy-robots/usage"
 )
 
@@ -31,7 +32,7 @@ var (
 	agreeUAOnly   = []string{"Kangaroo Bot/1.0", "ChatGPT Agent", "Echobot Bot"}
 	agreeExcept   = []string{"Kangaroo Bot", "ChatGPT Agent", "GPTBot", "ClaudeBot"}
 	agreePatterns = []string{"/", "/a", "/a/", "/a/b", "/%61/", "/b", "/*.pdf$", "/a*x", "/private/", "/open/"}
-	agreePaths    = []string{"/", "/a", "/a/x", "/a/b/c", "/b", "/x.pdf", "/a/x.pdf", "/private/p", "/open/o", "/%61/x"}
+	agreePaths    = []string{"/", "/a", "/a/x", "/a/b/c", "/b", "/x.pdf", "/a/x.pdf", "/private/p", "/open/o", "/%61/x", "/license.xml"}
 )
 
 func pickOne[T any](r *rand.Rand, s []T) T { return s[r.IntN(len(s))] }
@@ -110,6 +111,13 @@ func genAgreeConfig(r *rand.Rand, dir string, c int) (*nethttp.RobotsTxtConfig, 
 	}
 	if r.IntN(3) == 0 {
 		cfg.Sitemaps = []string{"/sitemap.xml"}
+	}
+	if r.IntN(3) == 0 {
+		cfg.Licenses = []string{"/license.xml", "https://rights.example.org/rsl.xml"}
+	}
+	if r.IntN(3) == 0 {
+		cfg.LicenseDocuments = []rsl.Document{{Path: "/license.xml", Content: []rsl.Content{{URL: "/", Permits: []string{"search"}, Prohibits: []string{"ai-train"},
+			Payment: &rsl.Payment{Type: "attribution", Standard: "https://rights.example.org/std", Custom: "mailto:l@example.com"}}}}}
 	}
 	if r.IntN(3) == 0 {
 		cfg.Records = []robotsgen.Record{{Key: "Host", Value: "example.com"}}
@@ -236,7 +244,10 @@ func TestCheckServedAndEnforcementAgree(t *testing.T) {
 					if syntax.CrawlerToken(agent) && (google || matcher.Decide(agent, "", path).Allowed) {
 						fail("enforced, but the served file allows %s", agent)
 					}
-				} else if syntax.CrawlerToken(agent) && served.Renderable() != nil && namedIn(served, agent) && !matcher.Decide(agent, "", path).Allowed {
+				} else if syntax.CrawlerToken(agent) && served.Renderable() != nil && namedIn(served, agent) && !matcher.Decide(agent, "", path).Allowed &&
+					!slices.ContainsFunc(cfg.LicenseDocuments, func(d rsl.Document) bool { return d.Path == path }) {
+					// An RSL license document is never refused, as /robots.txt: a crawler
+					// must be able to read the terms.
 					fail("not enforced, but the served file names %s and disallows the path", agent)
 				}
 				if cfg.MergeUpstream {

@@ -79,7 +79,8 @@ import (
 //
 // # Other lines
 //
-// Sitemaps are the union, in order, without duplicates. File-level records
+// Sitemaps are the union, in order, without duplicates; so are RSL Licenses (a declared path
+// and the other file's absolute URL for it are written once: see File.Licenses). File-level records
 // are kept, declared's first; a Host record (one per file) comes from
 // declared when both have one. A merged group keeps the records of the
 // groups it was made from, declared's first, without duplicates. Its
@@ -142,6 +143,12 @@ func MergeForMatching(declared, other *File) (*File, []Diagnostic) {
 	}
 	for _, s := range other.Sitemaps {
 		m.Sitemaps = appendNew(m.Sitemaps, s)
+	}
+	for _, s := range declared.Licenses {
+		m.Licenses = appendNew(m.Licenses, s)
+	}
+	for _, s := range other.Licenses {
+		m.Licenses = appendNew(m.Licenses, s)
 	}
 	m.Records = mergeRecords(nil, declared.Records)
 	for _, r := range other.Records {

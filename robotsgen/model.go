@@ -28,6 +28,12 @@ type File struct {
 	Sitemaps []string `json:"sitemaps,omitempty"`
 	// Records are file-level other records (RFC 9309 section 2.2.4), e.g. Host.
 	Records []Record `json:"records,omitempty"`
+	// Licenses are the URLs of RSL license documents (RSL 1.0, "License" directive): absolute
+	// http(s) URLs, or paths starting with "/" that Render resolves against the request
+	// origin as it does sitemaps. Each is rendered "License: URL" with the sitemaps, before
+	// every group, since the directive belongs to no group; a URL that resolves to one
+	// already written is written once.
+	Licenses []string `json:"licenses,omitempty"`
 }
 
 // Group is a group of rules (RFC 9309 section 2.2) for the crawlers named by

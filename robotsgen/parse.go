@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -37,9 +38,10 @@ import (
 // written, a mid-pattern "$" included; non-ASCII octets are percent-encoded.
 //
 // Comment lines at the very top (before any other line, blank lines
-// included) become File.Comments. Sitemap and Host lines are file-level
+// included) become File.Comments. Sitemap, Host and RSL License lines are file-level
 // wherever they appear; other unknown records are file-level before the
-// first group and belong to the current group after it. "crawldelay" is read
+// first group and belong to the current group after it (a License line with a path, or
+// naming a license already read, is skipped with a diagnostic). "crawldelay" is read
 // as crawl-delay.
 //
 // Content-Usage and Content-Signal lines (keys case-insensitive) inside a group go to its
@@ -175,6 +177,7 @@ const (
 	kHost
 	kContentUsage // the order of usageVocabs
 	kContentSignal
+	kLicense
 )
 
 // googleKeys are the keys Google's parser recognises, matched by prefix in
@@ -205,6 +208,8 @@ func keyKind(k string) (kind int, exact bool) {
 		return kContentUsage, true
 	case "content-signal":
 		return kContentSignal, true
+	case "license":
+		return kLicense, true
 	}
 	for _, g := range googleKeys {
 		if strings.HasPrefix(l, g.prefix) {
@@ -278,6 +283,21 @@ func (p *parser) line(n int, raw []byte) {
 			return
 		}
 		p.f.Sitemaps = append(p.f.Sitemaps, val)
+	case kLicense:
+		// RSL 1.0: the directive belongs to no group wherever it stands, and names an
+		// absolute URL. Kept once.
+		if msg := checkLicense(val); msg != "" || strings.HasPrefix(val, "/") {
+			if msg == "" {
+				msg = "a license in a file must be an absolute URL (RSL 1.0)"
+			}
+			p.diag(n, raw, "license skipped: "+msg)
+			return
+		}
+		if slices.Contains(p.f.Licenses, val) {
+			p.diag(n, raw, "license skipped: the file names it already")
+			return
+		}
+		p.f.Licenses = append(p.f.Licenses, val)
 	case kCrawlDelay:
 		if p.cur == nil {
 			p.diag(n, raw, "crawl-delay outside any group skipped")

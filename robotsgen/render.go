@@ -28,15 +28,16 @@ const (
 	uaKey       = "User-agent: "
 	purposeKey  = "User-Agent-Purpose: "
 	sitemapKey  = "Sitemap: "
+	licenseKey  = "License: "
 	disallowKey = "Disallow: " // the longer of the two rule keys
 )
 
 // Render validates f and returns the robots.txt bytes. origin, such as
-// "https://example.com:8443", resolves sitemaps given as paths; it may be
+// "https://example.com:8443", resolves sitemaps and licenses given as paths; it may be
 // empty when NeedsOrigin is false. The same f and origin give the same bytes.
 //
 // Layout (see the package documentation for why): comment lines; the
-// Sitemap lines and file-level records; purpose-only groups behind a
+// Sitemap lines, the License lines and file-level records; purpose-only groups behind a
 // PurposeSentinel user-agent line (with a PurposeSentinelComment line
 // above it); then every other group in order. A group
 // without rules gets an empty "Disallow:" so that no parser merges it with
@@ -59,8 +60,8 @@ func (f *File) Render(origin string) ([]byte, error) {
 	return out, nil
 }
 
-// checkWithOrigin checks origin, and the length of every sitemap line once
-// origin is prefixed to path sitemaps (Validate counts them without it).
+// checkWithOrigin checks origin, and the length of every sitemap and license line once
+// origin is prefixed to paths (Validate counts them without it).
 func (f *File) checkWithOrigin(origin string) error {
 	if !f.NeedsOrigin() && origin == "" {
 		return nil
@@ -74,6 +75,13 @@ func (f *File) checkWithOrigin(origin string) error {
 		if strings.HasPrefix(s, "/") {
 			if msg := checkLineLen(len(sitemapKey)+len(origin), s); msg != "" {
 				errs = append(errs, configerr.New(configerr.Index("sitemaps", i), s, fmt.Sprintf("with the origin %q prefixed, a sitemap %s", origin, msg)))
+			}
+		}
+	}
+	for i, s := range f.Licenses {
+		if strings.HasPrefix(s, "/") {
+			if msg := checkLineLen(len(licenseKey)+len(origin), s); msg != "" {
+				errs = append(errs, configerr.New(configerr.Index("licenses", i), s, fmt.Sprintf("with the origin %q prefixed, a license %s", origin, msg)))
 			}
 		}
 	}
@@ -105,10 +113,21 @@ func (f *File) renderTo(b writer, origin string) {
 			needBlank = false
 		}
 	}
-	if len(f.Sitemaps)+len(f.Records) > 0 {
+	if len(f.Sitemaps)+len(f.Licenses)+len(f.Records) > 0 {
 		blank()
 		for _, s := range f.Sitemaps {
 			b.WriteString(sitemapKey)
+			if strings.HasPrefix(s, "/") {
+				b.WriteString(origin)
+			}
+			b.WriteString(s)
+			b.WriteByte('\n')
+		}
+		for i, s := range f.Licenses {
+			if licenseWritten(f.Licenses[:i], s, origin) {
+				continue
+			}
+			b.WriteString(licenseKey)
 			if strings.HasPrefix(s, "/") {
 				b.WriteString(origin)
 			}
@@ -148,6 +167,9 @@ func (f *File) sizeHint(origin int) int {
 		n += len(c) + 3
 	}
 	for _, s := range f.Sitemaps {
+		n += len(s) + 10 + origin
+	}
+	for _, s := range f.Licenses {
 		n += len(s) + 10 + origin
 	}
 	for _, r := range f.Records {
@@ -261,8 +283,41 @@ func encodePattern(p string) string {
 	return string(buf)
 }
 
+// resolve prefixes origin (without a final "/") to a path.
+func resolve(s, origin string) string {
+	if strings.HasPrefix(s, "/") {
+		return origin + s
+	}
+	return s
+}
+
+// licenseWritten reports whether one of the earlier licenses resolves to the same URL as s
+// against origin: a config may name a license by path and a merged file by its absolute URL,
+// and RSL gains nothing from the same License line twice. Compared as written after
+// resolution (RSL does not define URL equivalence); no allocation.
+func licenseWritten(earlier []string, s, origin string) bool {
+	for _, e := range earlier {
+		if sameResolved(e, s, origin) {
+			return true
+		}
+	}
+	return false
+}
+
+func sameResolved(a, b, origin string) bool {
+	ap, bp := strings.HasPrefix(a, "/"), strings.HasPrefix(b, "/")
+	switch {
+	case ap == bp:
+		return a == b
+	case ap:
+		return len(b) == len(origin)+len(a) && strings.HasPrefix(b, origin) && strings.HasSuffix(b, a)
+	default:
+		return len(a) == len(origin)+len(b) && strings.HasPrefix(a, origin) && strings.HasSuffix(a, b)
+	}
+}
+
 // canonical returns the file that Parse(Render(origin)) yields for a valid f:
-// sitemap paths resolved against origin, non-ASCII octets in patterns
+// sitemap and license paths resolved against origin (a license resolving to an earlier one dropped), non-ASCII octets in patterns
 // percent-encoded with upper-case hex, presets expanded (Expand), purpose-only groups moved (in order)
 // before all other groups (in order), and empty slices made nil. It returns Validate's error for an
 // invalid f.
@@ -282,6 +337,12 @@ func (f *File) canonical(origin string) (*File, error) {
 			s = origin + s
 		}
 		c.Sitemaps = append(c.Sitemaps, s)
+	}
+	for i, s := range f.Licenses {
+		if licenseWritten(f.Licenses[:i], s, origin) {
+			continue
+		}
+		c.Licenses = append(c.Licenses, resolve(s, origin))
 	}
 	c.Records = cloneRecords(f.Records)
 	add := func(g *Group) {

@@ -36,6 +36,11 @@ func (f *File) Validate() error {
 			add(s, msg, "sitemaps[%d]", i)
 		}
 	}
+	for i, s := range f.Licenses {
+		if msg := checkLicense(s); msg != "" {
+			add(s, msg, "licenses[%d]", i)
+		}
+	}
 	for i, r := range f.Records {
 		checkRecord(r, true, func(field, value, msg string) {
 			add(value, msg, "records[%d].%s", i, field)
@@ -121,10 +126,15 @@ type counter int
 func (c *counter) WriteString(s string) (int, error) { *c += counter(len(s)); return len(s), nil }
 func (c *counter) WriteByte(byte) error              { *c++; return nil }
 
-// NeedsOrigin reports whether any sitemap is a path, so that the server must
+// NeedsOrigin reports whether any sitemap or license is a path, so that the server must
 // render the file per request scheme and host.
 func (f *File) NeedsOrigin() bool {
 	for _, s := range f.Sitemaps {
+		if strings.HasPrefix(s, "/") {
+			return true
+		}
+	}
+	for _, s := range f.Licenses {
 		if strings.HasPrefix(s, "/") {
 			return true
 		}
@@ -169,16 +179,34 @@ func checkValue(s string) string {
 	return ""
 }
 
-func checkSitemap(s string) string {
+func checkSitemap(s string) string { return checkURLOrPath("sitemap", sitemapKey, s) }
+
+// checkLicense checks an RSL License URL as a sitemap: RSL 1.0 asks for an absolute URL in
+// robots.txt, which a path becomes once Render resolves it against the request's origin. The
+// same URL goes into Link fields and HTML attributes (a route's license), so characters that
+// RFC 3986 leaves out of URIs, some of which end a Link target or an attribute, are refused.
+func checkLicense(s string) string {
+	if msg := checkURLOrPath("license", licenseKey, s); msg != "" {
+		return msg
+	}
+	if i := strings.IndexAny(s, "<>\"{}|\\^`"); i >= 0 {
+		return fmt.Sprintf("a license URL must percent-encode %q, which URIs do not allow (RFC 3986 section 2)", s[i])
+	}
+	return ""
+}
+
+// checkURLOrPath checks the value of a line keyed key that names what: an absolute http(s)
+// URL, or a path the server resolves against the request's scheme and host.
+func checkURLOrPath(what, key, s string) string {
 	if msg := checkValue(s); msg != "" {
 		return msg
 	}
 	// Without the origin that Render prefixes to a path; Render checks the
 	// final line again.
-	if msg := checkLineLen(len(sitemapKey), s); msg != "" {
-		return "a sitemap " + msg
+	if msg := checkLineLen(len(key), s); msg != "" {
+		return "a " + what + " " + msg
 	}
-	bad := "a sitemap is an absolute http(s) URL, or a path starting with \"/\" that the server resolves against the request's scheme and host"
+	bad := "a " + what + " is an absolute http(s) URL, or a path starting with \"/\" that the server resolves against the request's scheme and host"
 	for i := 0; i < len(s); i++ {
 		if s[i] <= ' ' || s[i] >= 0x7f {
 			return bad + "; spaces and non-ASCII must be percent-encoded"
@@ -214,6 +242,8 @@ func checkRecord(r Record, fileLevel bool, add func(field, value, msg string)) {
 		add("key", r.Key, `a record key may contain only A-Z, a-z and "-"`)
 	} else if p := reservedPrefix(r.Key); p != "" {
 		add("key", r.Key, fmt.Sprintf("a record key must not be (or start with) the core key %q; use the dedicated field", p))
+	} else if strings.EqualFold(r.Key, "license") {
+		add("key", r.Key, "License is RSL's directive; put its URL in File.Licenses, which checks it")
 	} else if !fileLevel && strings.EqualFold(r.Key, "host") {
 		add("key", r.Key, "Host is a file-level record; put it in File.Records")
 	} else if vi := usageKind(r.Key); !fileLevel && vi >= 0 {

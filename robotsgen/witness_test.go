@@ -130,6 +130,12 @@ func genFile(r *rand.Rand) *File {
 	if r.IntN(4) == 0 {
 		f.Records = append(f.Records, Record{Key: "Host", Value: "example.com"})
 	}
+	// RSL License lines: a path, the same URL written absolute (written once), another host's.
+	for _, l := range []string{"/license.xml", "https://example.com/license.xml", "https://rights.example.org/rsl.xml"} {
+		if r.IntN(3) == 0 {
+			f.Licenses = append(f.Licenses, l)
+		}
+	}
 	if r.IntN(4) == 0 {
 		f.Comments = append(f.Comments, "generated")
 	}
@@ -346,15 +352,28 @@ func TestWitnesses(t *testing.T) {
 			t.Fatalf("config %d: temoto rejects our file: %v\n%s", c, err, body)
 		}
 		sbody := string(body)
-		// The same file without its Content-Usage and Content-Signal lines: every legacy
-		// parser must decide the same on both.
-		plain := ""
-		if hasUsage(f) {
-			pb, err := withoutUsage(f).Render("https://example.com")
+		// The same file without lines that RFC 9309 parsers ignore: its Content-Usage and
+		// Content-Signal lines, its RSL License lines. Every legacy parser must decide the same
+		// on each.
+		type variant struct{ lines, body string }
+		var without []variant
+		render := func(f *File) string {
+			pb, err := f.Render("https://example.com")
 			if err != nil {
 				t.Fatal(err)
 			}
-			plain = string(pb)
+			return string(pb)
+		}
+		if hasUsage(f) {
+			without = append(without, variant{"preference lines", render(withoutUsage(f))})
+		}
+		if len(f.Licenses) > 0 {
+			nf := *f
+			nf.Licenses = nil
+			without = append(without, variant{"License lines", render(&nf)})
+			if strings.Count("\n"+sbody, "\nLicense: https://example.com/license.xml\n") > 1 {
+				t.Fatalf("config %d: a license written twice\n%s", c, body)
+			}
 		}
 		// lineRules maps rendered line numbers to the rule written there.
 		lineRules := map[int]*Rule{}
@@ -397,13 +416,13 @@ func TestWitnesses(t *testing.T) {
 					}
 					compared["preferences"]++
 				}
-				if plain != "" {
+				for _, wo := range without {
 					for _, w := range allWitnesses {
-						if w.allowed(sbody, agent, path) != w.allowed(plain, agent, path) ||
-							w.allowed(sbody, purpose, path) != w.allowed(plain, purpose, path) {
-							t.Fatalf("config %d %s/%s %s: %s decides differently without the preference lines\n%s", c, agent, purpose, path, w.name, body)
+						if w.allowed(sbody, agent, path) != w.allowed(wo.body, agent, path) ||
+							w.allowed(sbody, purpose, path) != w.allowed(wo.body, purpose, path) {
+							t.Fatalf("config %d %s/%s %s: %s decides differently without the %s\n%s", c, agent, purpose, path, w.name, wo.lines, body)
 						}
-						compared[w.name+" unchanged by preference lines"]++
+						compared[w.name+" unchanged by "+wo.lines]++
 					}
 				}
 				if path == "/robots.txt" {
@@ -510,7 +529,7 @@ func TestWitnesses(t *testing.T) {
 	for k, v := range ex {
 		t.Logf("exception %6d × %s", v, k)
 	}
-	if compared["google"] < configs || compared["temoto"] < configs/2 || compared["grobotstxt unchanged by preference lines"] < configs/2 {
+	if compared["google"] < configs || compared["temoto"] < configs/2 || compared["grobotstxt unchanged by preference lines"] < configs/2 || compared["temoto unchanged by License lines"] < configs/2 {
 		t.Fatalf("too few comparisons: %v", compared)
 	}
 }

@@ -47,8 +47,9 @@ type Core struct {
 	merge    *upstream
 	enforce  *enforcer
 	routes   []route
-	index    *routeIndex // with indexMinRoutes routes or more
-	paths    bool        // some route has path patterns
+	index    *routeIndex  // with indexMinRoutes routes or more
+	paths    bool         // some route has path patterns
+	docs     []licenseDoc // RSL license documents served beside robots.txt
 	warnings []*configerr.Error
 }
 
@@ -66,6 +67,10 @@ func New(cfg policy.Config, opts Options) (*Core, error) {
 	var errs []error
 	if rc := cfg.RobotsTxt; rc != nil {
 		file := rc.File()
+		docs, derr := newLicenseDocs(rc.LicenseDocuments)
+		errs = append(errs, configerr.Prefix("robots_txt", derr))
+		c.docs = docs
+		file.Licenses = withDocumentLicenses(file.Licenses, docs)
 		rt, up, err := newMergingRobotsTxt(file, time.Duration(rc.MaxAge), rc.Merge, opts.Log, opts.Warn)
 		c.robots, c.merge = rt, up
 		if err != nil {
@@ -88,7 +93,7 @@ func New(cfg policy.Config, opts Options) (*Core, error) {
 			cr.patterns = append(cr.patterns, pp)
 		}
 		c.paths = c.paths || len(cr.patterns) > 0
-		t, err := newTagger(r.Rules, r.Except, r.ContentUsage, r.Meta, r.XRobotsTag, opts.Log)
+		t, err := newTagger(r.Rules, r.Except, r.ContentUsage, r.Meta, r.XRobotsTag, r.Licenses, opts.Log)
 		if err != nil {
 			errs = append(errs, configerr.Prefix(at, err))
 		}
@@ -128,18 +133,22 @@ func (c *Core) Close() {
 }
 
 // IsRobotsTxt reports whether the Core answers r itself: it serves robots.txt and r's path is
-// /robots.txt.
+// /robots.txt, or the path of one of its RSL license documents (which, as robots.txt,
+// enforcement never refuses: a crawler must be able to read the terms).
 func (c *Core) IsRobotsTxt(r *http.Request) bool {
-	return c.robots != nil && c.robots.Matches(r)
+	return c.robots != nil && (c.robots.Matches(r) || c.doc(r) != nil)
 }
 
-// ServeRobotsTxt answers a request for /robots.txt (see IsRobotsTxt): GET and HEAD get the
-// file, or 304 Not Modified. An error is a *StatusError for the front end to answer its own
+// ServeRobotsTxt answers a request for /robots.txt or a license document (see IsRobotsTxt):
+// GET and HEAD get the file, or 304 Not Modified. An error is a *StatusError for the front end to answer its own
 // way: 405 (the Allow header is set) for another method, 400 for an unusable Host when a
 // sitemap is a path, the backend's status when merge_upstream has no merge to serve.
 // upstream is how merge_upstream asks the wrapped handler for its file; it is not called
 // without merge_upstream.
 func (c *Core) ServeRobotsTxt(w http.ResponseWriter, r *http.Request, upstream func(*http.Request) Fetch) error {
+	if d := c.doc(r); d != nil {
+		return c.serveDoc(w, r, d)
+	}
 	if c.merge != nil {
 		return c.merge.ServeHTTP(w, r, upstream)
 	}
@@ -147,10 +156,10 @@ func (c *Core) ServeRobotsTxt(w http.ResponseWriter, r *http.Request, upstream f
 }
 
 // Enforce reports whether enforcement refuses r: its User-Agent names a crawler that the
-// served robots.txt disallows for r's path. It is false without enforce, and for
-// /robots.txt.
+// served robots.txt disallows for r's path. It is false without enforce, for /robots.txt, and
+// for the RSL license documents (a crawler must be able to read the terms).
 func (c *Core) Enforce(r *http.Request) (Block, bool) {
-	if c.enforce == nil {
+	if c.enforce == nil || c.doc(r) != nil {
 		return Block{}, false
 	}
 	return c.enforce.Check(r)

@@ -73,6 +73,7 @@ type robotsBody struct {
 	etag          string
 	etagValue     []string
 	contentLength []string
+	contentType   []string // textPlainUTF8 for robots.txt, rsl.MediaType for a license document
 }
 
 var (
@@ -134,6 +135,7 @@ func newRobotsBody(body []byte) *robotsBody {
 		etag:          etag,
 		etagValue:     []string{etag},
 		contentLength: []string{strconv.Itoa(len(body))},
+		contentType:   textPlainUTF8,
 	}
 }
 
@@ -209,7 +211,7 @@ func (rt *robotsTxt) serveBody(w http.ResponseWriter, r *http.Request, b *robots
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
-	h["Content-Type"] = textPlainUTF8
+	h["Content-Type"] = b.contentType
 	h["Content-Length"] = b.contentLength
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {

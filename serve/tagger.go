@@ -13,6 +13,8 @@ import (
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/mimetype"
+	"github.com/sitepolicy/caddy-robots/robotsgen"
+	"github.com/sitepolicy/caddy-robots/rsl"
 	"github.com/sitepolicy/caddy-robots/tagemit"
 	"github.com/sitepolicy/caddy-robots/usage"
 )
@@ -34,6 +36,7 @@ type Log struct {
 type tagger struct {
 	policy tagemit.Policy
 	usage  usage.Prefs // Content-Usage preferences; empty if none
+	lics   []string    // RSL license URLs; nil if none
 	meta   bool
 	xrt    bool
 	log    Log
@@ -78,6 +81,11 @@ type tagOutput struct {
 	// legacy is set when the X-Robots-Tag lines are sent, so they count in the size limit too.
 	legacy bool
 
+	// licenses are the RSL license links (tagemit.Licenses, for the injector), link their
+	// Link field lines, one per license, each with no spare capacity; nil when none.
+	licenses tagemit.Licenses
+	link     []string
+
 	// dropped names the members left out to keep the Robots-Tag value (and with legacy the
 	// X-Robots-Tag lines) within tagemit.MaxFieldSize; errs are what could not be read of a
 	// backend's header.
@@ -93,6 +101,36 @@ type tagOutput struct {
 func newTagOutput(p tagemit.Policy, u usage.Prefs, legacy bool) *tagOutput {
 	p, dropped := tagemit.FitUnion(p, tagemit.Policy{}, legacy)
 	return buildTagOutput(p, dropped, u, legacy)
+}
+
+// withLicenses sets the RSL license links o sends: lics in order, each once.
+func (o *tagOutput) withLicenses(lics []string) *tagOutput {
+	o.licenses = tagemit.NewLicenses(lics)
+	o.link = nil
+	for _, l := range o.licenses.Hrefs() {
+		o.link = append(o.link, rsl.LinkValue(l))
+	}
+	o.link = slices.Clip(o.link)
+	return o
+}
+
+// setLink adds the Link field lines of o's licenses to h, after the handler's own; one whose
+// license the handler's lines already link to (rsl.HasLicenseLink, a path also matching its
+// absolute URL on host) is not added. Without Link lines of the handler's the precomputed
+// slice is assigned, which costs nothing.
+func (o *tagOutput) setLink(h http.Header, host string) {
+	own := h["Link"]
+	if len(own) == 0 {
+		h["Link"] = o.link
+		return
+	}
+	n := len(own)
+	for i, l := range o.licenses.Hrefs() {
+		if !rsl.HasLicenseLink(own[:n], l, host) {
+			own = append(own, o.link[i])
+		}
+	}
+	h["Link"] = own
 }
 
 // buildTagOutput precomputes what a policy that fits sends.
@@ -154,6 +192,7 @@ func (o *tagOutput) withBackend(rt, xrt []string) *tagOutput {
 	p, dropped := tagemit.FitUnion(o.policy, backend, o.legacy)
 	m = buildTagOutput(p, append(slices.Clip(o.dropped), dropped...), o.usage, o.legacy)
 	m.meta, m.errs = o.meta, errs
+	m.licenses, m.link = o.licenses, o.link
 	if len(key.rt)+len(key.xrt) <= tagemit.MaxFieldSize {
 		c.mu.Lock()
 		if c.m == nil || len(c.m) >= maxMerged {
@@ -236,8 +275,10 @@ func joinKey(lines []string) string {
 // precomputes everything it sends: the Robots-Tag field, the X-Robots-Tag lines when
 // xRobotsTag is set, the meta elements when meta is set, the Content-Usage field. A route
 // needs rules, preferences or both; meta and xRobotsTag need rules. Errors name the field:
-// "rules", "except[1]", `content_usage["key"]`, "meta", "x_robots_tag".
-func newTagger(rules map[string][]string, except []string, contentUsage map[string]string, meta, xRobotsTag bool, log Log) (*tagger, error) {
+// "rules", "except[1]", `content_usage["key"]`, "meta", "x_robots_tag", "licenses[0]". The RSL
+// license URLs (licenses) are checked as robots.txt's (robotsgen.File.Licenses) and sent as Link
+// field lines, and with meta as <link> elements; a route may have only licenses.
+func newTagger(rules map[string][]string, except []string, contentUsage map[string]string, meta, xRobotsTag bool, licenses []string, log Log) (*tagger, error) {
 	p, err := tagemit.NewPolicyExcept(rules, except)
 	if err != nil {
 		err = configerr.Prefix("rules", err)
@@ -252,12 +293,14 @@ func newTagger(rules map[string][]string, except []string, contentUsage map[stri
 		// Parsers read the lines together under the same limit as Robots-Tag's.
 		err = configerr.New("x_robots_tag", "", fmt.Sprintf("the X-Robots-Tag lines would be %d bytes together, over the %d-byte limit parsers must honour (the Robots-Tag field is %d); give fewer tokens or rules, or leave x_robots_tag out", n, tagemit.MaxFieldSize, len(p.RobotsTag())))
 	}
-	if err = errors.Join(err, configerr.Prefix("content_usage", uerr)); err != nil {
+	// The license URLs are checked as robots.txt's are, with the same field paths.
+	lerr := (&robotsgen.File{Licenses: licenses}).Validate()
+	if err = errors.Join(err, configerr.Prefix("content_usage", uerr), lerr); err != nil {
 		return nil, err
 	}
-	if p.IsEmpty() {
+	if p.IsEmpty() && len(licenses) == 0 {
 		if u.IsEmpty() {
-			return nil, configerr.New("rules", "", "no rules: give at least one rule, e.g. noindex, or Content-Usage preferences (content_usage)")
+			return nil, configerr.New("rules", "", "no rules: give at least one rule, e.g. noindex, Content-Usage preferences (content_usage), or an RSL license (licenses)")
 		}
 		var errs []error
 		if meta {
@@ -270,8 +313,11 @@ func newTagger(rules map[string][]string, except []string, contentUsage map[stri
 			return nil, errors.Join(errs...)
 		}
 	}
-	t := &tagger{policy: p, usage: u, meta: meta, xrt: xRobotsTag, log: log}
-	t.out = *newTagOutput(p, u, xRobotsTag)
+	if p.IsEmpty() && xRobotsTag {
+		return nil, configerr.New("x_robots_tag", "", "x_robots_tag sends the route's robots rules as X-Robots-Tag, and the route has none")
+	}
+	t := &tagger{policy: p, usage: u, lics: slices.Clip(licenses), meta: meta, xrt: xRobotsTag, log: log}
+	t.out = *newTagOutput(p, u, xRobotsTag).withLicenses(licenses)
 	return t, nil
 }
 
@@ -378,10 +424,12 @@ func combined(taggers []*tagger) *tagOutput {
 		}
 	}
 	p, u, legacy := taggers[0].policy, taggers[0].usage, taggers[0].xrt
+	lics := taggers[0].lics
 	for _, t := range taggers[1:] {
 		p, u, legacy = p.Union(t.policy), usage.Combine(u, t.usage), legacy || t.xrt
+		lics = append(slices.Clip(lics), t.lics...)
 	}
-	o := newTagOutput(p, u, legacy)
+	o := newTagOutput(p, u, legacy).withLicenses(lics)
 	if cacheable {
 		if prev, loaded := taggers[0].unions.LoadOrStore(key, o); loaded {
 			return prev.(*tagOutput)

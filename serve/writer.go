@@ -164,8 +164,15 @@ func (tw *tagWriter) setHeaders() {
 			tw.warn(warnUsageTooLong, fmt.Sprintf("Content-Usage: the routes' preferences together are over %d bytes, which servers and proxies may refuse; left out %s (extension y values first, then n)", tagemit.MaxFieldSize, strings.Join(out.usageDropped, ", ")))
 		}
 	}
+	if out.link != nil {
+		out.setLink(h, tw.req.Host)
+	}
 	if out.policy.IsEmpty() {
-		// Only Content-Usage routes: the robots headers are the handler's business.
+		// Only Content-Usage and license routes: the robots headers are the handler's
+		// business.
+		if tw.wantMeta && !out.licenses.IsEmpty() {
+			tw.meta = out.licenses.Elements()
+		}
 		return
 	}
 	if ownRT, ownXRT := h["Robots-Tag"], h["X-Robots-Tag"]; len(ownRT) > 0 || len(ownXRT) > 0 {
@@ -264,7 +271,9 @@ func (tw *tagWriter) startInjection() {
 	// (RFC 9110 §8.8.1), and byte ranges of the original do not address it.
 	weakenETag(h)
 	delete(h, "Accept-Ranges")
-	tw.inj = tagemit.NewInjector(&tw.sink, combined(tw.all).policy, opts)
+	out := combined(tw.all)
+	opts.Licenses = out.licenses
+	tw.inj = tagemit.NewInjector(&tw.sink, out.policy, opts)
 }
 
 func weakenETag(h http.Header) {

@@ -313,6 +313,8 @@ func (in *Injector) processInHead(z *html.Tokenizer, tt html.TokenType, name str
 			}
 		case name == "template":
 			in.templateDepth++
+		case name == "link" && !in.licenses.IsEmpty() && containsFold(raw, "license"):
+			in.readLink(z)
 		case name == "html" || name == "head" || headTags[name]:
 		default:
 			in.decide(false)

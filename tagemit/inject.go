@@ -53,6 +53,11 @@ type InjectorOptions struct {
 	// tokenizer reads differently) comes before the decision, or when the XML declaration
 	// names an encoding that is not ASCIICompatible.
 	XML bool
+
+	// Licenses are RSL license links inserted after the meta elements, under the same
+	// conditions; one the page's head already has (rel "license", the same href) is not
+	// added again.
+	Licenses Licenses
 }
 
 // PrescanLen is how many bytes at the start of a body are searched for a meta element that
@@ -119,17 +124,22 @@ type Injector struct {
 	prescanDone bool   // the prescan window has been searched
 	ready       bool   // what to insert is decided, pending the prescan window
 	pendingMeta []byte // what to insert when ready
+
+	licenses     Licenses // InjectorOptions.Licenses
+	pageLicenses []bool   // which of them the page's head states; nil: none
+	pendingLinks []byte   // the link elements to insert when ready
 }
 
-// NewInjector returns an Injector that writes the body, with p's meta elements
-// inserted, to dst. An empty policy passes everything through.
+// NewInjector returns an Injector that writes the body, with p's meta elements (and the
+// license links of opts) inserted, to dst. An empty policy without license links passes
+// everything through.
 func NewInjector(dst io.Writer, p Policy, opts InjectorOptions) *Injector {
 	max := opts.MaxBuffer
 	if max <= 0 {
 		max = DefaultMaxBuffer
 	}
-	in := &Injector{dst: dst, policy: p, max: max, xml: opts.XML, xhtml: opts.XML}
-	if p.IsEmpty() {
+	in := &Injector{dst: dst, policy: p, max: max, xml: opts.XML, xhtml: opts.XML, licenses: opts.Licenses}
+	if p.IsEmpty() && opts.Licenses.IsEmpty() {
 		in.state, in.reason = PassedThrough, "empty policy"
 	} else if opts.Charset != "" && !ASCIICompatible(opts.Charset) {
 		in.state, in.reason = PassedThrough, notASCIICompatible("Content-Type", opts.Charset)
@@ -284,7 +294,7 @@ func (in *Injector) write(b []byte) {
 
 func (in *Injector) passThrough(reason string) {
 	in.state, in.reason = PassedThrough, reason
-	in.ready, in.pendingMeta = false, nil
+	in.ready, in.pendingMeta, in.pendingLinks = false, nil, nil
 	in.write(in.buf)
 	in.buf = nil
 }
@@ -307,14 +317,15 @@ func (in *Injector) decide(full bool) {
 		}
 		meta = build(m).MetaElements()
 	}
-	if len(meta) == 0 {
+	links := in.licenseElements(full)
+	if len(meta) == 0 && len(links) == 0 {
 		in.passThrough("the page's head already states every rule of the policy")
 		return
 	}
 	if in.xhtml {
 		meta = bytes.ReplaceAll(meta, []byte(`">`), []byte(`" />`))
 	}
-	in.pendingMeta, in.ready = meta, true
+	in.pendingMeta, in.pendingLinks, in.ready = meta, links, true
 	if in.prescanDone {
 		in.emit()
 	}
@@ -322,12 +333,13 @@ func (in *Injector) decide(full bool) {
 
 // emit inserts the decided meta elements and writes the buffer.
 func (in *Injector) emit() {
-	meta := in.pendingMeta
-	in.pendingMeta, in.ready = nil, false
-	in.state, in.inserted = Injected, len(meta)
+	meta, links := in.pendingMeta, in.pendingLinks
+	in.pendingMeta, in.pendingLinks, in.ready = nil, nil, false
+	in.state, in.inserted = Injected, len(meta)+len(links)
 	at := in.point - in.base
 	in.write(in.buf[:at])
 	in.write(meta)
+	in.write(links)
 	in.write(in.buf[at:])
 	in.buf = nil
 }
