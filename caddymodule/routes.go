@@ -42,6 +42,13 @@ type found struct {
 	rewritten bool
 }
 
+// afterGroupMatcher stands, in found.matchers, for "no earlier route of the handler's group
+// matched": the handler's route follows a route of the same group (a handle block before
+// it) that has matchers.
+var afterGroupMatcher = json.RawMessage(`[{"` + afterGroupKey + `": true}]`)
+
+const afterGroupKey = "(after its group)"
+
 // terminal are the standard handlers that answer without calling the next handler: no
 // handler after them in a route, and no later route, sees the request.
 var terminal = map[string]bool{
@@ -137,6 +144,15 @@ func (w *walk) routes(raws []json.RawMessage, path string, matchers []json.RawMe
 		ms := matchers
 		if len(rt.Match) > 0 {
 			ms = append(slices.Clip(matchers), joinSets(rt.Match))
+		}
+		if w.req == nil && rt.Group != "" {
+			// Only the first route of a group that matches runs (handle blocks): after a
+			// route of the group with matchers, this one sees only the requests that one
+			// does not match, which lint notes as a condition (pathsOf).
+			if groups[rt.Group] {
+				ms = append(slices.Clip(ms), afterGroupMatcher)
+			}
+			groups[rt.Group] = groups[rt.Group] || len(rt.Match) > 0
 		}
 		if stop, err := w.route(rt, at, ms, rewritten); stop || err != nil {
 			return stop, rewritten, err

@@ -202,6 +202,10 @@ func pathsOf(levels []json.RawMessage) (paths []string, condition string) {
 		all := true
 		for _, s := range sets {
 			for _, k := range slices.Sorted(maps.Keys(s)) {
+				if k == afterGroupKey {
+					conds = append(conds, "only where no route of its group before it matches (an earlier handle block)")
+					continue
+				}
 				if k != "path" {
 					conds = append(conds, "matcher "+k+" "+string(s[k]))
 					continue

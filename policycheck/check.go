@@ -373,7 +373,7 @@ func Check(site *Site, req Request) (*Report, error) {
 		if core != nil {
 			routes = core.Routes(probe)
 		}
-		rep.SignalConflicts = signalConflictsAt(site, rep.ProductToken, path, routes)
+		rep.SignalConflicts = signalConflictsAt(site, rep.ProductToken, req.Purpose, path, routes)
 	}
 	if p, _ := tagemit.ParseRobotsTag([]string{resp.RobotsTag}); resp.RobotsTag != "" {
 		rep.Response.RulesForAgent = p.RulesFor(rep.ProductToken)

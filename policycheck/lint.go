@@ -135,6 +135,9 @@ type linter struct {
 	expanded *robotsgen.File
 	m        *robotsgen.Matcher
 	out      []Finding
+	// routeGlobs are, per route, its path patterns as lower-case globs ("*" for a route
+	// without paths); nil for a route with another condition (routesAt).
+	routeGlobs [][]string
 }
 
 // newLinter prepares the lints of a valid site.

@@ -49,19 +49,19 @@ var usageVocab = map[usage.Vocab]map[string]use{
 // path, "/..."), in a stable order: robots.txt's, then the routes'. applies says which routes
 // (indexes into the site's Routes) apply at path: lint's reading of their paths
 // (routeCoversPath), or check's, which runs their matchers.
-func (l *linter) statements(token, path string, applies func(i int) bool) []statement {
+func (l *linter) statements(token, purpose, path string, applies func(i int) bool) []statement {
 	var out []statement
 	if l.m != nil {
-		out = l.robotsStatements(token, path, out)
+		out = l.robotsStatements(token, purpose, path, out)
 	}
 	return l.routeStatements(applies, out)
 }
 
 // robotsStatements appends what robots.txt's Content-Usage and Content-Signal lines say for
 // token at path (robotsgen.Matcher.Preferences: only a path the crawler may fetch has any).
-func (l *linter) robotsStatements(token, path string, out []statement) []statement {
+func (l *linter) robotsStatements(token, purpose, path string, out []statement) []statement {
 	for _, v := range []usage.Vocab{usage.ContentUsage, usage.ContentSignal} {
-		prefs := l.m.Preferences(v, token, "", path).Map()
+		prefs := l.m.Preferences(v, token, purpose, path).Map()
 		if len(prefs) == 0 {
 			continue
 		}
@@ -69,7 +69,7 @@ func (l *linter) robotsStatements(token, path string, out []statement) []stateme
 		if v == usage.ContentSignal {
 			field, name = "content_signal", "robots.txt Content-Signal"
 		}
-		gi := l.m.Decide(token, "", path).Group
+		gi := l.m.Decide(token, purpose, path).Group
 		for _, k := range slices.Sorted(maps.Keys(prefs)) {
 			u, ok := usageVocab[v][k]
 			if !ok {
@@ -152,24 +152,33 @@ func (l *linter) routeStatements(applies func(i int) bool, out []statement) []st
 // applies to; so is a pattern this package cannot read as a glob. Check, which runs the
 // routes' matchers on its URL, compares those too.
 func (l *linter) routesAt(path string) func(i int) bool {
-	return func(i int) bool {
-		rt := &l.site.Routes[i]
-		return rt.Condition == "" && rt.Match == nil && routeCoversPath(rt, path)
-	}
-}
-
-// routeCoversPath reports whether rt's path patterns match path (no patterns: every path).
-func routeCoversPath(rt *Route, path string) bool {
-	if len(rt.Paths) == 0 {
-		return true
-	}
-	for _, p := range rt.Paths {
-		g, ok := pathGlob(p)
-		if ok && covers(strings.ToLower(g), strings.ToLower(path)) {
-			return true
+	if l.routeGlobs == nil {
+		l.routeGlobs = make([][]string, len(l.site.Routes))
+		for i, rt := range l.site.Routes {
+			if rt.Condition != "" || rt.Match != nil {
+				continue
+			}
+			globs := []string{}
+			for _, p := range rt.Paths {
+				if g, ok := pathGlob(p); ok {
+					globs = append(globs, strings.ToLower(g))
+				}
+			}
+			if len(rt.Paths) == 0 {
+				globs = append(globs, "*")
+			}
+			l.routeGlobs[i] = globs
 		}
 	}
-	return false
+	lp := strings.ToLower(path)
+	return func(i int) bool {
+		for _, g := range l.routeGlobs[i] {
+			if covers(g, lp) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // conflict is two signals that answer the same use differently for some crawler at some
@@ -229,6 +238,13 @@ func (l *linter) samplePaths() []string {
 			}
 		}
 	}
+	// Routes match paths without case, robots.txt rules with it: a pattern written with
+	// capitals ("/Docs/") answers "/docs/x" otherwise than the route "/Docs/*" does. (Other
+	// case variants of lower-case patterns would flag every config for paths few servers
+	// answer.)
+	for p := range maps.Clone(set) {
+		set[strings.ToLower(p)] = true
+	}
 	return slices.Sorted(maps.Keys(set))
 }
 
@@ -241,21 +257,55 @@ func globSample(g string) string {
 	return s
 }
 
-// signalTokens are the crawlers whose statements may differ: every user agent the file names
-// (presets written out) and "*", the crawler no group names.
-func (l *linter) signalTokens() []string {
-	out := []string{"*"}
+// crawlerClass is a set of crawlers that robots.txt answers alike: the user agents that
+// exactly the same groups name (presets written out), the crawlers no group names ("*"), or
+// the crawlers of a purpose a group names.
+type crawlerClass struct {
+	token, purpose string   // the crawler asked for the class
+	names          []string // the crawlers it stands for, as findings name them
+}
+
+// crawlerClasses are the classes of crawlers whose statements may differ.
+func (l *linter) crawlerClasses() []crawlerClass {
+	out := []crawlerClass{{token: "*", names: []string{"*"}}}
 	if l.expanded == nil {
 		return out
 	}
-	seen := map[string]bool{"*": true}
-	for _, g := range l.expanded.Groups {
+	groupsOf := map[string][]int{}
+	var order []string
+	spelt := map[string]string{}
+	purposes := map[string]bool{}
+	for gi, g := range l.expanded.Groups {
 		for _, ua := range g.UserAgents {
-			if k := strings.ToLower(ua); !seen[k] {
-				seen[k] = true
-				out = append(out, ua)
+			k := strings.ToLower(ua)
+			if k == "*" {
+				continue
+			}
+			if _, ok := groupsOf[k]; !ok {
+				order = append(order, k)
+				spelt[k] = ua
+			}
+			if gs := groupsOf[k]; len(gs) == 0 || gs[len(gs)-1] != gi {
+				groupsOf[k] = append(gs, gi)
 			}
 		}
+		for _, p := range g.Purposes {
+			purposes[p] = true
+		}
+	}
+	byKey := map[string]int{}
+	for _, k := range order {
+		key := fmt.Sprint(groupsOf[k])
+		i, ok := byKey[key]
+		if !ok {
+			i = len(out)
+			byKey[key] = i
+			out = append(out, crawlerClass{token: spelt[k]})
+		}
+		out[i].names = append(out[i].names, spelt[k])
+	}
+	for _, p := range slices.Sorted(maps.Keys(purposes)) {
+		out = append(out, crawlerClass{token: "*", purpose: p, names: []string{"crawlers with purpose " + p}})
 	}
 	return out
 }
@@ -273,19 +323,28 @@ func (l *linter) signalConflicts() {
 	}
 	found := map[key]*conflict{}
 	var order []key
+	classes := l.crawlerClasses()
 	for _, path := range l.samplePaths() {
-		for _, tok := range l.signalTokens() {
-			for _, c := range conflicts(l.statements(tok, path, l.routesAt(path))) {
+		routes := l.routeStatements(l.routesAt(path), nil)
+		for _, cl := range classes {
+			var stmts []statement
+			if l.m != nil {
+				stmts = l.robotsStatements(cl.token, cl.purpose, path, nil)
+			}
+			for _, c := range conflicts(append(stmts, routes...)) {
 				k := key{c.use, c.allow.loc.String() + "|" + c.allow.value, c.deny.loc.String() + "|" + c.deny.value}
-				if f, ok := found[k]; ok {
-					if !slices.Contains(f.crawlers, tok) {
-						f.crawlers = append(f.crawlers, tok)
-					}
-					continue
+				f, ok := found[k]
+				if !ok {
+					c.path = path
+					f = &c
+					found[k] = f
+					order = append(order, k)
 				}
-				c.crawlers, c.path = []string{tok}, path
-				found[k] = &c
-				order = append(order, k)
+				for _, n := range cl.names {
+					if !slices.Contains(f.crawlers, n) {
+						f.crawlers = append(f.crawlers, n)
+					}
+				}
 			}
 		}
 	}
@@ -320,7 +379,8 @@ func (l *linter) trainingUnstated() {
 	if l.m == nil {
 		return
 	}
-	if l.refusesTraining() {
+	if l.refusesTraining() || l.site.RobotsTxt.Config.MergeFile != "" || l.site.RobotsTxt.Config.MergeUpstream {
+		// With a merge, the site's other robots.txt may refuse it.
 		return
 	}
 	cs, err := crawlers.Category("ai-training")
@@ -392,9 +452,9 @@ type SignalStatement struct {
 	Location Location `json:"location"`
 }
 
-// signalConflictsAt returns the conflicts among the site's signals for the crawler token at
-// path, with the routes that apply there (indexes into site.Routes, as the core finds them).
-func signalConflictsAt(site *Site, token, path string, routes []int) []SignalConflict {
+// signalConflictsAt returns the conflicts among the site's signals for the crawler token
+// (with purpose, if any) at path, with the routes that apply there (indexes into site.Routes, as the core finds them).
+func signalConflictsAt(site *Site, token, purpose, path string, routes []int) []SignalConflict {
 	l := newLinter(site)
 	in := map[int]bool{}
 	for _, i := range routes {
@@ -404,7 +464,7 @@ func signalConflictsAt(site *Site, token, path string, routes []int) []SignalCon
 		path = path[:i]
 	}
 	out := []SignalConflict{}
-	for _, c := range conflicts(l.statements(token, path, func(i int) bool { return in[i] })) {
+	for _, c := range conflicts(l.statements(token, purpose, path, func(i int) bool { return in[i] })) {
 		out = append(out, SignalConflict{Use: string(c.use),
 			Allows:  SignalStatement{c.allow.signal, c.allow.value, c.allow.loc},
 			Refuses: SignalStatement{c.deny.signal, c.deny.value, c.deny.loc}})
