@@ -29,6 +29,9 @@ import (
 // It is safe for concurrent use. A request whose User-Agent names no crawler costs one
 // UAMatcher scan and no allocation.
 type enforcer struct {
+	// refuse is set when enforcement is configured; without it the enforcer only observes
+	// (observe), and refuses nothing.
+	refuse bool
 	status int
 	rt     *robotsTxt
 	up     *upstream
@@ -38,12 +41,18 @@ type enforcer struct {
 	identify  func(*http.Request) identity.Identity
 	// acceptSignature is the Accept-Signature value refusals carry; "" for none.
 	acceptSignature string
+	// observe, if not nil, counts and reports requests from crawlers (Options.Counters,
+	// Options.Violations); Check then decides once for all of them (checkObserved).
+	observe *observer
 }
 
 // enforceState is what enforcement decides with for one version of the served file.
 type enforceState struct {
 	ua *crawlers.UAMatcher // nil when no group names a crawler
 	m  *robotsgen.Matcher
+	// custom is set when a group names a crawler that crawlers.IdentifyBot does not know, so
+	// that a header naming no bot of the catalogue must be scanned for the file's names.
+	custom bool
 }
 
 // newEnforceState prepares f, a file for matching (robotsgen.File.Expand(true),
@@ -59,6 +68,11 @@ func newEnforceState(f *robotsgen.File) *enforceState {
 		}
 	}
 	es := &enforceState{m: robotsgen.NewMatcher(ef)}
+	for _, t := range tokens {
+		if _, ok := crawlers.IdentifyBot(t); !ok {
+			es.custom = true
+		}
+	}
 	if len(tokens) > 0 {
 		// Validate and Parse accept only names NewUAMatcher takes.
 		es.ua, _ = crawlers.NewUAMatcher(tokens)
@@ -83,35 +97,40 @@ type Block struct {
 }
 
 // newEnforcer prepares enforcement of what rt serves, and of up's merges when up is not nil,
-// as cfg says (a zero status is policy.DefaultEnforceStatus); identify, when cfg answers
-// impostors, is the request's crawler identity. Errors: a status that is not 4xx or 5xx (path
-// "enforce.status", "enforce.impostors.status"), and a file in which no group names a
-// crawler, where enforcement would never apply (path "enforce").
-func newEnforcer(rt *robotsTxt, up *upstream, cfg policy.Enforce, identify func(*http.Request) identity.Identity) (*enforcer, error) {
-	status, err := enforceStatus(cfg.Status, "enforce.status")
-	if err != nil {
-		return nil, err
-	}
-	var impostors int
-	if cfg.Impostors != nil {
-		if impostors, err = enforceStatus(cfg.Impostors.Status, "enforce.impostors.status"); err != nil {
-			return nil, err
-		}
-	}
+// as cfg says (a zero status is policy.DefaultEnforceStatus), and the observation of
+// requests opts asks for (Counters, Violations); cfg is nil when only observing. opts.Identify,
+// when set, is the request's crawler identity, which impostors are refused by. Errors: a
+// status that is not 4xx or 5xx (path "enforce.status", "enforce.impostors.status"), and an
+// enforcement that would never apply: a file in which no group names a crawler (path
+// "enforce").
+func newEnforcer(rt *robotsTxt, up *upstream, cfg *policy.Enforce, opts Options) (*enforcer, error) {
+	e := &enforcer{rt: rt, up: up, observe: newObserver(opts), identify: opts.Identify}
 	st := rt.state.Load()
 	es := newEnforceState(st.matching)
-	if es.ua == nil && cfg.Impostors == nil {
-		return nil, configerr.New("enforce", "", "no group names a crawler or a preset, so enforcement would never apply: it answers only crawlers that a group names, never for the * group")
+	if cfg != nil {
+		status, err := enforceStatus(cfg.Status, "enforce.status")
+		if err != nil {
+			return nil, err
+		}
+		var impostors int
+		if cfg.Impostors != nil {
+			if impostors, err = enforceStatus(cfg.Impostors.Status, "enforce.impostors.status"); err != nil {
+				return nil, err
+			}
+		}
+		if es.ua == nil && cfg.Impostors == nil {
+			return nil, configerr.New("enforce", "", "no group names a crawler or a preset, so enforcement would never apply: it answers only crawlers that a group names, never for the * group")
+		}
+		e.refuse, e.status = true, status
+		if cfg.AcceptSignature {
+			e.acceptSignature = webbotauth.AcceptSignature("sig1")
+		}
+		if opts.Identify != nil {
+			e.impostors = impostors
+		}
 	}
 	st.enforce.Store(es)
 	rt.enforcing.Store(true)
-	e := &enforcer{status: status, rt: rt, up: up}
-	if cfg.AcceptSignature {
-		e.acceptSignature = webbotauth.AcceptSignature("sig1")
-	}
-	if identify != nil {
-		e.impostors, e.identify = impostors, identify
-	}
 	return e, nil
 }
 
@@ -133,6 +152,9 @@ func (e *enforcer) Status() int { return e.status }
 // Check reports whether r comes from a crawler that robots.txt disallows for r's path (its
 // path and query as sent). Requests for /robots.txt are never blocked.
 func (e *enforcer) Check(r *http.Request) (Block, bool) {
+	if e.observe != nil {
+		return e.checkObserved(r)
+	}
 	if e.impostors != 0 && !e.rt.Matches(r) {
 		if id := e.identify(r); id.Status == identity.Impostor {
 			return Block{Token: botName(id.Bot), Status: e.impostors, Impostor: &id, AcceptSignature: e.acceptSignature}, true
