@@ -30,6 +30,12 @@ type Violation struct {
 	Suppressed int
 }
 
+// ViolationMessage is the message a violation is logged with; its fields carry the rest.
+const ViolationMessage = "a crawler fetched a path robots.txt disallows for it"
+
+// RuleText is the rule as robots.txt writes it, "disallow: /private/".
+func (v Violation) RuleText() string { return string(v.Rule.Type) + ": " + v.Rule.Path }
+
 // How many violations a crawler has reported: the first ViolationBurst in each
 // ViolationInterval, then none until the next interval, whose first report counts the
 // suppressed ones. A crawl cannot flood the log: at most ViolationBurst lines per crawler of

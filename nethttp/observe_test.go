@@ -1,0 +1,86 @@
+package nethttp_test
+
+import (
+	"bytes"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sitepolicy/caddy-robots/metrics"
+	"github.com/sitepolicy/caddy-robots/nethttp"
+)
+
+const observedConfig = `{"robots_txt": {"groups": [
+	{"presets": ["ai-all"], "rules": [{"type": "disallow", "path": "/"}]},
+	{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/admin/"}]}]}}`
+
+func observingMiddleware(b testing.TB, opts nethttp.Options) *nethttp.Middleware {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	m, err := nethttp.NewFromJSON([]byte(observedConfig), opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m
+}
+
+// A crawler served a path robots.txt disallows for it is logged once, with the rule and its
+// line in the file served at /robots.txt, as JSON fields a request cannot break out of.
+func TestViolationLog(t *testing.T) {
+	var logs bytes.Buffer
+	m := observingMiddleware(t, nethttp.Options{LogViolations: true, Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	srv := httptest.NewServer(m.Handler(http.HandlerFunc(okHandler)))
+	defer srv.Close()
+	get := func(path, ua string) string {
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
+		req.Header.Set("User-Agent", ua)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d", path, resp.StatusCode)
+		}
+		return string(body)
+	}
+	robots := get("/robots.txt", "")
+	line := 0
+	for i, l := range strings.Split(robots, "\n") {
+		if l == "Disallow: /admin/" {
+			line = i + 1
+		}
+	}
+	get("/admin/%22%0Ax", "Googlebot/2.1")
+	get("/admin/", chromeUA)
+	out := logs.String()
+	if n := strings.Count(out, `"msg":"a crawler fetched a path robots.txt disallows for it"`); n != 1 {
+		t.Fatalf("%d violation lines:\n%s", n, out)
+	}
+	for _, want := range []string{`"crawler":"google-crawler"`, `"identity_status":"unchecked"`, `"path":"/admin/%22%0Ax"`, `"rule":"disallow: /admin/"`, `"line":` + strconv.Itoa(line), `"suppressed":0`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+// BenchmarkObserve*: a browser's and a crawler's request with counters and the violation
+// log on, beside BenchmarkNoEnforceBrowserRequest (the same file without them) and
+// BenchmarkObserveCrawlerOff.
+func BenchmarkObserveBrowserRequest(b *testing.B) {
+	benchUA(b, observingMiddleware(b, nethttp.Options{Counters: metrics.NewCounters(), LogViolations: true}).Handler(http.HandlerFunc(okHandler)), chromeUA)
+}
+
+func BenchmarkObserveCrawlerRequest(b *testing.B) {
+	benchUA(b, observingMiddleware(b, nethttp.Options{Counters: metrics.NewCounters(), LogViolations: true}).Handler(http.HandlerFunc(okHandler)), "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)")
+}
+
+func BenchmarkObserveCrawlerOff(b *testing.B) {
+	benchUA(b, observingMiddleware(b, nethttp.Options{}).Handler(http.HandlerFunc(okHandler)), "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)")
+}
