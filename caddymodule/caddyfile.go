@@ -71,6 +71,8 @@ func parseRobotsTag(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		}                             # (the crawlers app), with 403 (or <status>)
 //		merge_file <file>             # merge a robots.txt file, read at load (merge.go)
 //		merge_upstream [<timeout>]    # merge the next handler's /robots.txt at serve time
+//		metrics                       # count crawlers' requests at Caddy's /metrics
+//		log_violations                # log crawlers served a path the file disallows for them
 //	}
 //
 // "except GoogleOther Applebot" leaves those crawlers out of the group's presets (JSON
@@ -162,6 +164,21 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if err := h.unmarshalMerge(d, at, sub); err != nil {
 				return err
 			}
+		case "metrics", "log_violations":
+			if d.NextArg() {
+				return errf(d, "robots_txt: %s takes no argument", sub)
+			}
+			if d.NextBlock(d.Nesting()) {
+				return errf(d, "robots_txt: %s takes no block", sub)
+			}
+			flag := &h.Metrics
+			if sub == "log_violations" {
+				flag = &h.LogViolations
+			}
+			if *flag {
+				return errf(d, "robots_txt: %s given twice", sub)
+			}
+			*flag = true
 		default:
 			return unknownSubdirective(d, inRobotsTxt, "robots_txt")
 		}
