@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -246,15 +247,65 @@ func TestMetricsCaddyfile(t *testing.T) {
 		t.Errorf("metrics %v, log_violations %v", h.Metrics, h.LogViolations)
 	}
 	for in, want := range map[string]string{
-		"robots_txt {\n\tmetrics\n\tmetrics\n}":               "metrics given twice, at Testfile:3",
-		"robots_txt {\n\tlog_violations on\n}":                "log_violations takes no argument, at Testfile:2",
-		"robots_txt {\n\tmetrics {\n\t\tx\n\t}\n}":            "metrics takes no block",
-		"robots_txt {\n\tlog_violations\n\tlog_violations\n}": "log_violations given twice",
+		"robots_txt {\n\tmetrics\n\tmetrics\n}":                                                          "metrics given twice, at Testfile:3",
+		"robots_txt {\n\tlog_violations on\n}":                                                           "log_violations takes no argument, at Testfile:2",
+		"robots_txt {\n\tmetrics {\n\t\tx\n\t}\n}":                                                       "metrics takes no block",
+		"robots_txt {\n\tlog_violations\n\tlog_violations\n}":                                            "log_violations given twice",
+		"robots_txt {\n\tgroup GPTBot {\n\t\tcrawl_delay 2\n\t}\n\tenforce {\n\t\tcrawl_delay 2\n\t}\n}": "crawl_delay takes no argument",
+		// No group that names a crawler has a delay: the field path and the line.
+		"robots_txt {\n\tgroup GPTBot {\n\t\tdisallow /x\n\t}\n\tenforce {\n\t\tcrawl_delay\n\t}\n}": "Testfile:6",
 	} {
 		var h RobotsTxt
 		err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(in))
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v, want %q", in, err, want)
 		}
+	}
+}
+
+// Crawl-delay in a real Caddy over loopback: a crawler asking again at once gets 429 with
+// Retry-After in whole seconds (through the server's error handling when it has some),
+// counted as rate_limited; browsers and a crawler named without a delay never get it.
+func TestCrawlDelayCaddy(t *testing.T) {
+	caddyTesterWithGlobals(t, "", `:@PORT@ {
+	robots_txt {
+		metrics
+		group GPTBot {
+			crawl_delay 5
+			disallow /private/
+		}
+		group Googlebot {
+			disallow /private/
+		}
+		enforce {
+			crawl_delay
+		}
+	}
+	respond "ok"
+}
+`)
+	before := seriesOf(scrapeMetrics(t), prom.RequestsName)
+	ua := "User-Agent: Mozilla/5.0 (compatible; GPTBot/1.2)"
+	resp, _ := do(t, "GET", siteURL("/page"), ua)
+	wantStatus(t, resp, 200)
+	resp, _ = do(t, "GET", siteURL("/page"), ua)
+	wantStatus(t, resp, http.StatusTooManyRequests)
+	if n, err := strconv.Atoi(resp.Header.Get("Retry-After")); err != nil || n < 1 || n > 5 {
+		t.Errorf("Retry-After %q, want 1 to 5 seconds", resp.Header.Get("Retry-After"))
+	}
+	for range 10 {
+		for _, ua := range []string{"User-Agent: Mozilla/5.0 Firefox/133.0", "User-Agent: Googlebot/2.1"} {
+			resp, _ := do(t, "GET", siteURL("/page"), ua)
+			wantStatus(t, resp, 200)
+		}
+	}
+	got := delta(before, seriesOf(scrapeMetrics(t), prom.RequestsName))
+	want := map[string]float64{
+		"category=ai,crawler=openai-crawler,identity_status=unchecked,outcome=allowed":            1,
+		"category=ai,crawler=openai-crawler,identity_status=unchecked,outcome=rate_limited":       1,
+		"category=search-engine,crawler=google-crawler,identity_status=unchecked,outcome=allowed": 10,
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("counted %v, want %v", got, want)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"sync"
 
 	"github.com/caddyserver/caddy/v2"
@@ -98,9 +99,10 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 			return err
 		}
 		opts.Identify = func(r *http.Request) identity.Identity { return app.identify(r).id }
-	} else if h.Metrics || h.LogViolations {
-		// Counted and logged under the identity status when crawler verification is
-		// configured; without it, as "unchecked" (the crawlers app is not loaded for this).
+	} else if h.Metrics || h.LogViolations || cfg.Enforce != nil && cfg.Enforce.CrawlDelay {
+		// Counted, logged and given a crawl-delay budget under the identity status when
+		// crawler verification is configured; without it, as "unchecked" (the crawlers app
+		// is not loaded for this).
 		if app, err := ctx.AppIfConfigured("crawlers"); err == nil {
 			a := app.(*Crawlers)
 			opts.Identify = func(r *http.Request) identity.Identity { return a.identify(r).id }
@@ -146,8 +148,17 @@ func (h *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddy
 			if b.Impostor != nil {
 				rule = "impostor"
 			}
-			h.logger.Info(msg, zap.String("token", b.Token), zap.String("rule", rule),
-				zap.Int("status", b.Status), zap.String("method", r.Method), zap.String("uri", r.RequestURI))
+			level := zap.InfoLevel
+			if b.RetryAfter > 0 {
+				// A crawler over its crawl-delay is refused often: debug, so that it cannot
+				// flood the log (the metrics count each).
+				rule, level = "crawl-delay", zap.DebugLevel
+				w.Header().Set("Retry-After", strconv.Itoa(b.RetryAfter))
+			}
+			if ce := h.logger.Check(level, msg); ce != nil {
+				ce.Write(zap.String("token", b.Token), zap.String("rule", rule),
+					zap.Int("status", b.Status), zap.String("method", r.Method), zap.String("uri", r.RequestURI))
+			}
 			if b.AcceptSignature != "" {
 				w.Header().Set("Accept-Signature", b.AcceptSignature)
 			}

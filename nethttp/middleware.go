@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"strconv"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/crawlers"
@@ -228,7 +229,16 @@ func (h *middlewareHandler) refused(w http.ResponseWriter, r *http.Request) bool
 	if b.Impostor != nil {
 		rule = "impostor"
 	}
-	h.m.logger.InfoContext(r.Context(), msg, "token", b.Token, "rule", rule, "status", b.Status, "method", r.Method, "uri", r.RequestURI)
+	level := slog.LevelInfo
+	if b.RetryAfter > 0 {
+		// A crawler over its crawl-delay is refused often: debug, so that it cannot flood the
+		// log (the counters count each).
+		rule, level = "crawl-delay", slog.LevelDebug
+		w.Header().Set("Retry-After", strconv.Itoa(b.RetryAfter))
+	}
+	if h.m.logger.Enabled(r.Context(), level) {
+		h.m.logger.Log(r.Context(), level, msg, "token", b.Token, "rule", rule, "status", b.Status, "method", r.Method, "uri", r.RequestURI)
+	}
 	if b.AcceptSignature != "" {
 		w.Header().Set("Accept-Signature", b.AcceptSignature)
 	}

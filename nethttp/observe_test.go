@@ -84,3 +84,58 @@ func BenchmarkObserveCrawlerRequest(b *testing.B) {
 func BenchmarkObserveCrawlerOff(b *testing.B) {
 	benchUA(b, observingMiddleware(b, nethttp.Options{}).Handler(http.HandlerFunc(okHandler)), "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)")
 }
+
+// Crawl-delay over loopback (HTTP/1.1 and HTTP/2): a crawler asking again at once is
+// answered 429 with Retry-After in whole seconds; a browser and a crawler named without a
+// delay never are.
+func TestCrawlDelayLoopback(t *testing.T) {
+	for _, h2 := range []bool{false, true} {
+		// A middleware per protocol: the budgets are the middleware's.
+		m, err := nethttp.NewFromJSON([]byte(`{"robots_txt": {"groups": [
+			{"user_agents": ["GPTBot"], "crawl_delay": 5, "rules": [{"type": "disallow", "path": "/private/"}]},
+			{"user_agents": ["Googlebot"], "rules": [{"type": "disallow", "path": "/private/"}]}],
+			"enforce": {"crawl_delay": true}}}`), nethttp.Options{Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewUnstartedServer(m.Handler(http.HandlerFunc(okHandler)))
+		client := http.DefaultClient
+		if h2 {
+			srv.EnableHTTP2 = true
+			srv.StartTLS()
+			client = srv.Client()
+		} else {
+			srv.Start()
+		}
+		get := func(ua string) (int, string) {
+			req, _ := http.NewRequest("GET", srv.URL+"/page", nil)
+			req.Header.Set("User-Agent", ua)
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			return resp.StatusCode, resp.Header.Get("Retry-After")
+		}
+		ua := "Mozilla/5.0 (compatible; GPTBot/1.2)"
+		if code, _ := get(ua); code != 200 {
+			t.Fatalf("first request: %d", code)
+		}
+		code, ra := get(ua)
+		if code != http.StatusTooManyRequests {
+			t.Fatalf("h2=%v: second request at once: %d", h2, code)
+		}
+		if n, err := strconv.Atoi(ra); err != nil || n < 1 || n > 5 {
+			t.Errorf("Retry-After %q, want 1 to 5 seconds", ra)
+		}
+		for range 10 {
+			for _, ua := range []string{chromeUA, "Googlebot/2.1"} {
+				if code, _ := get(ua); code != 200 {
+					t.Errorf("%s: %d", ua, code)
+				}
+			}
+		}
+		srv.Close()
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/crawlers"
@@ -44,6 +46,9 @@ type enforcer struct {
 	// observe, if not nil, counts and reports requests from crawlers (Options.Counters,
 	// Options.Violations); Check then decides once for all of them (checkObserved).
 	observe *observer
+	// crawlDelay answers crawlers that ask sooner than their group's crawl_delay
+	// (Enforce.CrawlDelay); it needs observe.
+	crawlDelay bool
 }
 
 // enforceState is what enforcement decides with for one version of the served file.
@@ -53,6 +58,9 @@ type enforceState struct {
 	// custom is set when a group names a crawler that crawlers.IdentifyBot does not know, so
 	// that a header naming no bot of the catalogue must be scanned for the file's names.
 	custom bool
+	// delays are the crawl-delay budgets of the names whose groups have a crawl_delay (by
+	// the name as UAMatcher returns it), made when the state is.
+	delays map[string]*delaySlot
 }
 
 // newEnforceState prepares f, a file for matching (robotsgen.File.Expand(true),
@@ -73,6 +81,22 @@ func newEnforceState(f *robotsgen.File) *enforceState {
 			es.custom = true
 		}
 	}
+	for _, t := range tokens {
+		if _, ok := es.delays[t]; ok {
+			continue
+		}
+		groups, _ := ef.Select(t, "")
+		var delay float64
+		for _, g := range groups {
+			delay = max(delay, ef.Groups[g].CrawlDelay)
+		}
+		if delay > 0 {
+			if es.delays == nil {
+				es.delays = make(map[string]*delaySlot)
+			}
+			es.delays[t] = &delaySlot{delay: int64(delay * float64(time.Second))}
+		}
+	}
 	if len(tokens) > 0 {
 		// Validate and Parse accept only names NewUAMatcher takes.
 		es.ua, _ = crawlers.NewUAMatcher(tokens)
@@ -90,10 +114,41 @@ type Block struct {
 	// AcceptSignature, if not "", is the Accept-Signature field the refusal carries
 	// (Enforce.AcceptSignature): the front end sets it before answering.
 	AcceptSignature string
+	// RetryAfter, when not 0, is the Retry-After of a request refused for asking sooner than
+	// its group's crawl_delay (Enforce.CrawlDelay), in whole seconds: the front end sets it.
+	RetryAfter int
 	// Impostor is set when the request was refused because its User-Agent names a crawler
 	// whose verification it fails (Enforce.Impostors); Token is then the crawler's first
 	// name in the bot catalogue and Rule is zero.
 	Impostor *identity.Identity
+}
+
+// delaySlot is one crawler's crawl-delay budget: the earliest time (Unix nanoseconds) its
+// next request is served, for requests not verified ([0]: without verification, every
+// request) and for verified ones ([1]), so that a claim cannot use up the budget of the
+// crawler it claims to be.
+type delaySlot struct {
+	delay int64 // nanoseconds
+	next  [2]atomic.Int64
+}
+
+// take serves a request at now from budget k, or reports how long until one is served.
+func (s *delaySlot) take(k int, now time.Time) (wait time.Duration, limited bool) {
+	n := now.UnixNano()
+	for {
+		next := s.next[k].Load()
+		if n < next {
+			return time.Duration(next - n), true
+		}
+		if s.next[k].CompareAndSwap(next, n+s.delay) {
+			return 0, false
+		}
+	}
+}
+
+// retryAfter is wait in whole seconds, rounded up, at least 1.
+func retryAfter(wait time.Duration) int {
+	return max(1, int((wait+time.Second-1)/time.Second))
 }
 
 // newEnforcer prepares enforcement of what rt serves, and of up's merges when up is not nil,
@@ -120,6 +175,16 @@ func newEnforcer(rt *robotsTxt, up *upstream, cfg *policy.Enforce, opts Options)
 		}
 		if es.ua == nil && cfg.Impostors == nil {
 			return nil, configerr.New("enforce", "", "no group names a crawler or a preset, so enforcement would never apply: it answers only crawlers that a group names, never for the * group")
+		}
+		if cfg.CrawlDelay && len(es.delays) == 0 {
+			return nil, configerr.New("enforce.crawl_delay", "", "no group that names a crawler has a crawl_delay, so crawl-delay enforcement would never apply (the * group's is not enforced)")
+		}
+		e.crawlDelay = cfg.CrawlDelay
+		if e.crawlDelay && e.observe == nil {
+			e.observe = &observer{now: opts.now}
+			if e.observe.now == nil {
+				e.observe.now = time.Now
+			}
 		}
 		e.refuse, e.status = true, status
 		if cfg.AcceptSignature {
@@ -202,6 +267,9 @@ func botName(id string) string {
 
 // Message is the short text a blocked request is told, and that is logged.
 func (b Block) Message() string {
+	if b.RetryAfter > 0 {
+		return fmt.Sprintf("robots.txt asks %s to wait between requests (Crawl-delay): retry after %d s", b.Token, b.RetryAfter)
+	}
 	if b.Impostor != nil {
 		return fmt.Sprintf("this request names %s but does not come from its operator's published addresses or host names", b.Token)
 	}

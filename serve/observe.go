@@ -137,19 +137,31 @@ func (e *enforcer) checkObserved(r *http.Request) (Block, bool) {
 	c := metrics.CrawlerOf(bot)
 	d := es.m.Decide(tok, "", requestTarget(r))
 	disallowed := !d.Allowed && d.Rule != nil
-	switch {
-	case disallowed && tok != "" && e.refuse:
+	if disallowed && tok != "" && e.refuse {
 		o.count(c, status, metrics.Enforced)
 		return Block{Token: tok, Rule: *d.Rule, Status: e.status, AcceptSignature: e.acceptSignature}, true
-	case disallowed:
-		o.count(c, status, metrics.DisallowedServed)
-		if o.violations != nil {
-			if n, ok := o.allow(c); ok {
-				o.violations(r, Violation{Crawler: c.Name(), Token: tok, Status: metrics.StatusLabel(status), Path: requestTarget(r), Rule: *d.Rule, Line: e.ruleLine(r, tok, *d.Rule), Suppressed: n})
+	}
+	if e.crawlDelay && tok != "" {
+		if ds := es.delays[tok]; ds != nil {
+			k := 0
+			if status == identity.Verified {
+				k = 1
+			}
+			if wait, limited := ds.take(k, o.now()); limited {
+				o.count(c, status, metrics.RateLimited)
+				return Block{Token: tok, Status: http.StatusTooManyRequests, RetryAfter: retryAfter(wait), AcceptSignature: e.acceptSignature}, true
 			}
 		}
-	default:
+	}
+	if !disallowed {
 		o.count(c, status, metrics.Allowed)
+		return Block{}, false
+	}
+	o.count(c, status, metrics.DisallowedServed)
+	if o.violations != nil {
+		if n, ok := o.allow(c); ok {
+			o.violations(r, Violation{Crawler: c.Name(), Token: tok, Status: metrics.StatusLabel(status), Path: requestTarget(r), Rule: *d.Rule, Line: e.ruleLine(r, tok, *d.Rule), Suppressed: n})
+		}
 	}
 	return Block{}, false
 }
