@@ -309,3 +309,48 @@ func TestCrawlDelayCaddy(t *testing.T) {
 		t.Errorf("counted %v, want %v", got, want)
 	}
 }
+
+// The README's example loads in a real Caddy and does what the README says of it: GPTBot
+// is counted, and answered 429 when it asks again at once; the README's sample of /metrics
+// parses and has the metrics' names and labels as Caddy serves them.
+func TestREADMEMetrics(t *testing.T) {
+	block := docBlock(t, "../README.md", "metrics-caddyfile", "caddyfile")
+	site := strings.NewReplacer("example.com {", ":@PORT@ {", "reverse_proxy localhost:3000", `respond "ok"`).Replace(block)
+	caddyTesterWithGlobals(t, "", site)
+	ua := "User-Agent: Mozilla/5.0 (compatible; GPTBot/1.2)"
+	resp, _ := do(t, "GET", siteURL("/private/x"), ua)
+	wantStatus(t, resp, http.StatusForbidden)
+	resp, _ = do(t, "GET", siteURL("/page"), ua)
+	wantStatus(t, resp, 200)
+	resp, _ = do(t, "GET", siteURL("/page"), ua)
+	wantStatus(t, resp, http.StatusTooManyRequests)
+	resp, _ = do(t, "GET", siteURL("/admin/"), "User-Agent: Googlebot/2.1")
+	wantStatus(t, resp, 200)
+	do(t, "GET", siteURL("/robots.txt"), ua)
+	served := scrapeMetrics(t)
+
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	sample, err := p.TextToMetricFamilies(strings.NewReader(docBlock(t, "../README.md", "metrics-output", "text")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := func(f *dto.MetricFamily) string {
+		var ls []string
+		for _, l := range f.Metric[0].Label {
+			ls = append(ls, l.GetName())
+		}
+		return strings.Join(ls, ",")
+	}
+	for _, name := range []string{prom.RequestsName, prom.RobotsTxtName} {
+		s, c := sample[name], served[name]
+		if s == nil || c == nil {
+			t.Fatalf("%s: in the README %v, served %v", name, s != nil, c != nil)
+		}
+		if labels(s) != labels(c) {
+			t.Errorf("%s: the README's labels %s, served %s", name, labels(s), labels(c))
+		}
+	}
+	if len(sample) != 2 {
+		t.Errorf("the README's sample has %d metrics", len(sample))
+	}
+}
