@@ -32,7 +32,7 @@ const full = `{
 		"sitemaps": ["/s0"],
 		"records": [{"key": "k0", "value": "v0"}],
 		"max_age": "2h",
-		"enforce": {"status": 429, "impostors": {"status": 410}, "accept_signature": true},
+		"enforce": {"status": 429, "impostors": {"status": 410}, "accept_signature": true, "crawl_delay": true},
 		"merge_file": "mf",
 		"merge_upstream": true,
 		"merge_upstream_timeout": "3s"
