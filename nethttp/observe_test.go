@@ -139,3 +139,52 @@ func TestCrawlDelayLoopback(t *testing.T) {
 		srv.Close()
 	}
 }
+
+// With merge_upstream, a violation of a rule of the backend's own robots.txt is logged with
+// the rule's line in the merged file served to that origin.
+func TestViolationLogMergeUpstream(t *testing.T) {
+	var logs bytes.Buffer
+	m, err := nethttp.NewFromJSON([]byte(`{"robots_txt": {"merge_upstream": true, "groups": [
+		{"user_agents": ["GPTBot"], "rules": [{"type": "disallow", "path": "/private/"}]}]}}`),
+		nethttp.Options{LogViolations: true, Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	backend := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			w.Header().Set("Content-Type", "text/plain")
+			io.WriteString(w, "# the CMS's file\nUser-agent: *\nDisallow: /wp-admin/\n\nUser-agent: GPTBot\nDisallow: /cms-private/\n")
+			return
+		}
+		io.WriteString(w, "page")
+	})
+	srv := httptest.NewServer(m.Handler(backend))
+	defer srv.Close()
+	get := func(path, ua string) string {
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
+		req.Header.Set("User-Agent", ua)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	robots := get("/robots.txt", "")
+	line := 0
+	for i, l := range strings.Split(robots, "\n") {
+		if l == "Disallow: /cms-private/" {
+			line = i + 1
+		}
+	}
+	if line == 0 {
+		t.Fatalf("the merge lacks the backend's rule:\n%s", robots)
+	}
+	get("/cms-private/x", "GPTBot/1.2")
+	for _, want := range []string{`"crawler":"openai-crawler"`, `"token":"GPTBot"`, `"rule":"disallow: /cms-private/"`, `"line":` + strconv.Itoa(line) + `,`} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log lacks %s:\n%s\nserved:\n%s", want, logs.String(), robots)
+		}
+	}
+}
