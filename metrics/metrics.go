@@ -8,8 +8,9 @@
 // metrics, so that one that does not never downloads the Prometheus client.
 //
 // Label values are bounded by construction: a crawler is a bot of the catalogue (its ID,
-// crawlers.BotByID) or "other" (a crawler only the served robots.txt names), never text from
-// a request.
+// crawlers.BotByID), a crawler of the AI catalogue that the bot catalogue does not know (its
+// name, crawlers.Lookup), or "other" (a crawler only the served robots.txt names), never
+// text from a request.
 package metrics
 
 import (
@@ -60,24 +61,26 @@ func StatusLabel(s identity.Status) string {
 	return s.String()
 }
 
-// Crawler is a crawler's slot: 0 is "other", the others are the bots of the catalogue.
+// Crawler is a crawler's slot: 0 is "other", then the bots of the catalogue, then the
+// crawlers of the AI catalogue (crawlers.All) that the bot catalogue does not know.
 type Crawler uint16
 
-// Other is the slot of a crawler that is not in the bot catalogue (a name only the served
+// Other is the slot of a crawler that neither catalogue knows (a name only the served
 // robots.txt has).
 const Other Crawler = 0
 
 type slots struct {
-	byID       map[string]Crawler
-	names      []string // by slot
-	categories []string // by slot
+	byID       map[string]Crawler // bot catalogue IDs
+	byAIName   map[string]Crawler // AI catalogue names the bot catalogue does not know
+	names      []string           // by slot
+	categories []string           // by slot
 }
 
 var catalogue = sync.OnceValue(func() *slots {
 	bots := crawlers.Bots()
-	s := &slots{byID: make(map[string]Crawler, len(bots)), names: []string{"other"}, categories: []string{"other"}}
-	for i, b := range bots {
-		s.byID[b.ID] = Crawler(i + 1)
+	s := &slots{byID: make(map[string]Crawler, len(bots)), byAIName: map[string]Crawler{}, names: []string{"other"}, categories: []string{"other"}}
+	for _, b := range bots {
+		s.byID[b.ID] = Crawler(len(s.names))
 		s.names = append(s.names, b.ID)
 		cat := "unknown"
 		if len(b.Categories) > 0 {
@@ -85,20 +88,48 @@ var catalogue = sync.OnceValue(func() *slots {
 		}
 		s.categories = append(s.categories, cat)
 	}
+	for _, c := range crawlers.All() {
+		if _, ok := crawlers.IdentifyBot(c.Name); ok {
+			continue
+		}
+		s.byAIName[c.Name] = Crawler(len(s.names))
+		s.names = append(s.names, c.Name)
+		s.categories = append(s.categories, "ai")
+	}
 	return s
 })
 
-// CrawlerOf returns the slot of the bot with catalogue ID id, Other for any other string.
+// NumCrawlers is the number of crawler slots.
+func NumCrawlers() int { return len(catalogue().names) }
+
+// CrawlerOf returns the slot of the bot with catalogue ID id (crawlers.BotByID), Other for
+// any other string.
 func CrawlerOf(id string) Crawler {
 	return catalogue().byID[id]
 }
 
-// Name is the crawler's label value: its catalogue ID, or "other".
+// CrawlerNamed returns the slot of a crawler by a name robots.txt names it by: the bot
+// crawlers.IdentifyBot finds in the name, else the AI catalogue's crawler of that name
+// (crawlers.Lookup), else Other. It is for names known when a file is loaded: it scans the
+// catalogue.
+func CrawlerNamed(name string) Crawler {
+	if id, ok := crawlers.IdentifyBot(name); ok {
+		return CrawlerOf(id)
+	}
+	if c, ok := crawlers.Lookup(name); ok {
+		return catalogue().byAIName[c.Name]
+	}
+	return Other
+}
+
+// Name is the crawler's label value: its bot catalogue ID, its AI catalogue name, or
+// "other".
 func (c Crawler) Name() string { return catalogue().names[c] }
 
 // Category is the crawler's category label value: the first of the bot's categories in the
 // catalogue's words (crawlers.Bot.Categories, sorted, so "ai" comes before "preview" and
-// "social"), "unknown" for a bot the data gives none, "other" for Other.
+// "social"), "unknown" for a bot the data gives none, "ai" for a crawler only the AI
+// catalogue knows, "other" for Other.
 func (c Crawler) Category() string { return catalogue().categories[c] }
 
 // Counters are the counts. The zero value is not usable: use NewCounters. A Counters is
@@ -108,8 +139,8 @@ type Counters struct {
 	robots   []atomic.Uint64 // [crawler]
 }
 
-// NewCounters returns counters with a slot for every bot of the catalogue, "other", every
-// identity status and outcome: about 180 KiB.
+// NewCounters returns counters with a slot for every crawler (NumCrawlers), identity status
+// and outcome: about 200 KiB.
 func NewCounters() *Counters {
 	n := len(catalogue().names)
 	return &Counters{

@@ -153,7 +153,7 @@ func (c *Core) IsRobotsTxt(r *http.Request) bool {
 // without merge_upstream.
 func (c *Core) ServeRobotsTxt(w http.ResponseWriter, r *http.Request, upstream func(*http.Request) Fetch) error {
 	if c.enforce != nil {
-		c.enforce.observe.countRobotsTxt(r)
+		c.enforce.countRobotsTxt(r)
 	}
 	if c.merge != nil {
 		return c.merge.ServeHTTP(w, r, upstream)

@@ -10,6 +10,7 @@ import (
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/identity"
+	"github.com/sitepolicy/caddy-robots/metrics"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 	"github.com/sitepolicy/caddy-robots/webbotauth"
@@ -61,6 +62,9 @@ type enforceState struct {
 	// delays are the crawl-delay budgets of the names whose groups have a crawl_delay (by
 	// the name as UAMatcher returns it), made when the state is.
 	delays map[string]*delaySlot
+	// slots are the metrics slots of the names (metrics.CrawlerNamed), for requests whose
+	// User-Agent names no bot of the catalogue (a crawler only the AI catalogue knows).
+	slots map[string]metrics.Crawler
 }
 
 // newEnforceState prepares f, a file for matching (robotsgen.File.Expand(true),
@@ -79,6 +83,10 @@ func newEnforceState(f *robotsgen.File) *enforceState {
 	for _, t := range tokens {
 		if _, ok := crawlers.IdentifyBot(t); !ok {
 			es.custom = true
+			if es.slots == nil {
+				es.slots = make(map[string]metrics.Crawler)
+			}
+			es.slots[t] = metrics.CrawlerNamed(t)
 		}
 	}
 	for _, t := range tokens {

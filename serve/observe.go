@@ -12,8 +12,8 @@ import (
 )
 
 // Violation is a request from a crawler for a path that the served robots.txt disallows for
-// it, which was served (Options.Violations). Crawler is "other" for a crawler that only the
-// file names; Token is the name the file's group names it by ("" when no group names it and
+// it, which was served (Options.Violations). Crawler is its metrics label (metrics.Crawler
+// .Name: a catalogue's name, "other" for a crawler that only the file names); Token is the name the file's group names it by ("" when no group names it and
 // the "*" group decided).
 type Violation struct {
 	Crawler string
@@ -71,7 +71,7 @@ func newObserver(opts Options) *observer {
 		o.now = time.Now
 	}
 	if o.violations != nil {
-		o.limits = make([]violationLimit, len(crawlers.Bots())+1)
+		o.limits = make([]violationLimit, metrics.NumCrawlers())
 	}
 	return o
 }
@@ -135,6 +135,9 @@ func (e *enforcer) checkObserved(r *http.Request) (Block, bool) {
 		return Block{}, false
 	}
 	c := metrics.CrawlerOf(bot)
+	if bot == "" {
+		c = es.slots[tok]
+	}
 	d := es.m.Decide(tok, "", requestTarget(r))
 	disallowed := !d.Allowed && d.Rule != nil
 	if disallowed && tok != "" && e.refuse {
@@ -202,12 +205,25 @@ func (e *enforcer) servedBody(r *http.Request) *robotsBody {
 	return b
 }
 
-// countRobotsTxt counts a request for /robots.txt.
-func (o *observer) countRobotsTxt(r *http.Request) {
-	if o == nil || o.counters == nil {
+// countRobotsTxt counts a request for /robots.txt by a crawler of either catalogue.
+func (e *enforcer) countRobotsTxt(r *http.Request) {
+	if e.observe == nil || e.observe.counters == nil {
 		return
 	}
-	if bot, ok := crawlers.IdentifyBotHeader(r.Header["User-Agent"]); ok {
-		o.counters.RobotsTxt(metrics.CrawlerOf(bot))
+	uas := r.Header["User-Agent"]
+	if bot, ok := crawlers.IdentifyBotHeader(uas); ok {
+		e.observe.counters.RobotsTxt(metrics.CrawlerOf(bot))
+		return
+	}
+	// robots.txt is served from the responder's file: its names.
+	if es := e.rt.state.Load().enforce.Load(); es != nil && es.ua != nil && es.custom {
+		for _, ua := range uas {
+			if t, ok := es.ua.Match(ua); ok {
+				if c := es.slots[t]; c != metrics.Other {
+					e.observe.counters.RobotsTxt(c)
+				}
+				return
+			}
+		}
 	}
 }

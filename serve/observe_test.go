@@ -13,11 +13,12 @@ import (
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 )
 
-// observedFile names GPTBot and a crawler the catalogue does not know, and keeps everyone
-// out of /admin/.
+// observedFile names GPTBot, Claude-User (which only the AI catalogue knows) and a crawler
+// neither catalogue knows, and keeps everyone out of /admin/.
 func observedFile() robotsgen.File {
 	return robotsgen.File{Groups: []robotsgen.Group{
 		{UserAgents: []string{"GPTBot"}, Rules: []robotsgen.Rule{{Type: robotsgen.Disallow, Path: "/private/"}, {Type: robotsgen.Allow, Path: "/private/ok"}}},
+		{UserAgents: []string{"Claude-User"}, Rules: []robotsgen.Rule{{Type: robotsgen.Disallow, Path: "/claude/"}}},
 		{UserAgents: []string{"ExampleBot"}, Rules: []robotsgen.Rule{{Type: robotsgen.Disallow, Path: "/x"}}},
 		{UserAgents: []string{"*"}, Rules: []robotsgen.Rule{{Type: robotsgen.Disallow, Path: "/admin/"}}},
 	}}
@@ -74,10 +75,11 @@ func TestObserveCountsAndViolations(t *testing.T) {
 		path, ua string
 	}{
 		{"/private/a", "Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)"}, // disallowed_served
-		{"/private/ok", "GPTBot/1.2"},                           // allowed (the longer Allow)
-		{"/admin/x", "Mozilla/5.0 (compatible; Googlebot/2.1)"}, // disallowed by "*"
-		{"/x", "ExampleBot/1.0"},                                // other, disallowed
-		{"/private/a", chromeUA},                                // a browser: not counted
+		{"/private/ok", "GPTBot/1.2"},                              // allowed (the longer Allow)
+		{"/admin/x", "Mozilla/5.0 (compatible; Googlebot/2.1)"},    // disallowed by "*"
+		{"/x", "ExampleBot/1.0"},                                   // other, disallowed
+		{"/claude/a", "Mozilla/5.0 (compatible; Claude-User/1.0)"}, // the AI catalogue's name, disallowed
+		{"/private/a", chromeUA},                                   // a browser: not counted
 		{"/admin/x", chromeUA},
 	}
 	for _, q := range reqs {
@@ -85,7 +87,7 @@ func TestObserveCountsAndViolations(t *testing.T) {
 			t.Fatalf("%s %s blocked without enforce", q.ua, q.path)
 		}
 	}
-	for _, q := range []string{"GPTBot/1.2", "Googlebot/2.1", chromeUA} {
+	for _, q := range []string{"GPTBot/1.2", "Googlebot/2.1", chromeUA, "Claude-User/1.0", "ExampleBot/1.0"} {
 		if err := c.ServeRobotsTxt(httptest.NewRecorder(), uaRequest("/robots.txt", q), nil); err != nil {
 			t.Fatal(err)
 		}
@@ -99,22 +101,24 @@ func TestObserveCountsAndViolations(t *testing.T) {
 		"openai-crawler ai unchecked allowed":                      1,
 		"google-crawler search-engine unchecked disallowed_served": 1,
 		"other other unchecked disallowed_served":                  1,
+		"Claude-User ai unchecked disallowed_served":               1,
 	}
 	if !mapsEqual(series, want) {
 		t.Errorf("series %v, want %v", series, want)
 	}
 	fetches := map[string]uint64{}
 	counters.EachRobotsTxt(func(c, _ string, n uint64) { fetches[c] = n })
-	if !mapsEqual(fetches, map[string]uint64{"openai-crawler": 1, "google-crawler": 1}) {
+	if !mapsEqual(fetches, map[string]uint64{"openai-crawler": 1, "google-crawler": 1, "Claude-User": 1}) {
 		t.Errorf("robots.txt fetches %v", fetches)
 	}
-	if len(got) != 3 {
-		t.Fatalf("violations %+v, want 3", got)
+	if len(got) != 4 {
+		t.Fatalf("violations %+v, want 4", got)
 	}
 	wantV := []Violation{
 		{Crawler: "openai-crawler", Token: "GPTBot", Status: "unchecked", Path: "/private/a", Rule: robotsgen.Rule{Type: robotsgen.Disallow, Path: "/private/"}, Line: lineOf(t, body, "Disallow: /private/")},
 		{Crawler: "google-crawler", Status: "unchecked", Path: "/admin/x", Rule: robotsgen.Rule{Type: robotsgen.Disallow, Path: "/admin/"}, Line: lineOf(t, body, "Disallow: /admin/")},
 		{Crawler: "other", Token: "ExampleBot", Status: "unchecked", Path: "/x", Rule: robotsgen.Rule{Type: robotsgen.Disallow, Path: "/x"}, Line: lineOf(t, body, "Disallow: /x")},
+		{Crawler: "Claude-User", Token: "Claude-User", Status: "unchecked", Path: "/claude/a", Rule: robotsgen.Rule{Type: robotsgen.Disallow, Path: "/claude/"}, Line: lineOf(t, body, "Disallow: /claude/")},
 	}
 	for i := range wantV {
 		if got[i] != wantV[i] {

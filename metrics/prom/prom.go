@@ -36,10 +36,10 @@ func NewCollector(c *metrics.Counters) *Collector {
 	return &Collector{
 		counters: c,
 		requests: prometheus.NewDesc(RequestsName,
-			"Requests from crawlers (robots.txt excepted), by crawler (bot catalogue ID or other), its category, its identity status and what became of the request.",
+			"Requests from crawlers (robots.txt excepted), by crawler (bot catalogue ID, AI catalogue name, or other), its category, its identity status and what became of the request.",
 			[]string{"crawler", "category", "identity_status", "outcome"}, nil),
 		robots: prometheus.NewDesc(RobotsTxtName,
-			"Requests for /robots.txt by crawlers of the bot catalogue.",
+			"Requests for /robots.txt by crawlers of the bot or AI catalogue.",
 			[]string{"crawler", "category"}, nil),
 	}
 }
