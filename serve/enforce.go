@@ -167,7 +167,7 @@ func retryAfter(wait time.Duration) int {
 // enforcement that would never apply: a file in which no group names a crawler (path
 // "enforce").
 func newEnforcer(rt *robotsTxt, up *upstream, cfg *policy.Enforce, opts Options) (*enforcer, error) {
-	e := &enforcer{rt: rt, up: up, observe: newObserver(opts), identify: opts.Identify}
+	e := &enforcer{rt: rt, up: up, observe: newObserver(opts, false), identify: opts.Identify}
 	st := rt.state.Load()
 	es := newEnforceState(st.matching)
 	if cfg != nil {
@@ -189,10 +189,7 @@ func newEnforcer(rt *robotsTxt, up *upstream, cfg *policy.Enforce, opts Options)
 		}
 		e.crawlDelay = cfg.CrawlDelay
 		if e.crawlDelay && e.observe == nil {
-			e.observe = &observer{now: opts.now}
-			if e.observe.now == nil {
-				e.observe.now = time.Now
-			}
+			e.observe = newObserver(opts, true)
 		}
 		e.refuse, e.status = true, status
 		if cfg.AcceptSignature {

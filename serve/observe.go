@@ -1,12 +1,15 @@
 package serve
 
 import (
+	"hash/maphash"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/identity"
+	"github.com/sitepolicy/caddy-robots/internal/coarse"
 	"github.com/sitepolicy/caddy-robots/metrics"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 )
@@ -51,7 +54,57 @@ type observer struct {
 	counters   *metrics.Counters              // nil: not counted
 	violations func(*http.Request, Violation) // nil: not reported
 	limits     []violationLimit               // by metrics.Crawler
-	now        func() time.Time
+	now        func() time.Time               // crawl-delay's clock
+	coarseNow  func() time.Time               // the violation limit's
+	names      nameMemo
+}
+
+// nameMemo remembers what headers seen lately name: which of a file's names
+// (enforceState.ua) and which bot of the catalogue (crawlers.IdentifyBot):
+// crawlers and browsers send the same User-Agent over and over, and a hash and a comparison
+// cost a fraction of the scan. Like crawlers.IdentifyBot's memory, a fixed number of slots,
+// each overwritten by the next header that hashes to it (with a per-observer seed), holding
+// headers of at most maxMemoUA bytes: at most about 0.5 MiB, whatever clients send. An answer
+// is for the state it was found with: a new version of the file is scanned afresh.
+type nameMemo struct {
+	seed  maphash.Seed
+	slots [1024]atomic.Pointer[nameAnswer]
+}
+
+type nameAnswer struct {
+	es      *enforceState
+	ua, tok string          // tok: the file's name the header names, "" for none
+	bot     bool            // the header names a bot of the catalogue (crawlers.IdentifyBot)
+	slot    metrics.Crawler // that bot's slot
+}
+
+// maxMemoUA is the longest header remembered; longer ones are scanned each time.
+const maxMemoUA = 512
+
+// lookup returns what one User-Agent value names: a name of es's file (es.ua.Match) and a
+// bot of the catalogue, remembered.
+func (m *nameMemo) lookup(es *enforceState, ua string) nameAnswer {
+	if len(ua) > maxMemoUA {
+		return scanNames(es, ua)
+	}
+	slot := &m.slots[maphash.String(m.seed, ua)&uint64(len(m.slots)-1)]
+	if a := slot.Load(); a != nil && a.es == es && a.ua == ua {
+		return *a
+	}
+	a := scanNames(es, ua)
+	slot.Store(&a)
+	return a
+}
+
+func scanNames(es *enforceState, ua string) nameAnswer {
+	a := nameAnswer{es: es, ua: ua}
+	if es.ua != nil {
+		a.tok, _ = es.ua.Match(ua)
+	}
+	if id, ok := crawlers.IdentifyBot(ua); ok {
+		a.bot, a.slot = true, metrics.CrawlerOf(id)
+	}
+	return a
 }
 
 // violationLimit is one crawler's count of reports in the current interval.
@@ -62,13 +115,18 @@ type violationLimit struct {
 	suppressed int
 }
 
-func newObserver(opts Options) *observer {
-	if opts.Counters == nil && opts.Violations == nil {
+// newObserver returns the observer opts asks for, nil for none; crawlDelay asks for one too.
+func newObserver(opts Options, crawlDelay bool) *observer {
+	if opts.Counters == nil && opts.Violations == nil && !crawlDelay {
 		return nil
 	}
-	o := &observer{counters: opts.Counters, violations: opts.Violations, now: opts.now}
+	// The violation limit's interval is a minute: a clock kept to the second will do, and
+	// reading it costs an atomic load. Crawl-delay's waits are told in seconds, from the
+	// exact time.
+	o := &observer{counters: opts.Counters, violations: opts.Violations, now: opts.now, coarseNow: opts.now}
+	o.names.seed = maphash.MakeSeed()
 	if o.now == nil {
-		o.now = time.Now
+		o.now, o.coarseNow = time.Now, coarse.Now
 	}
 	if o.violations != nil {
 		o.limits = make([]violationLimit, metrics.NumCrawlers())
@@ -80,7 +138,7 @@ func newObserver(opts Options) *observer {
 // report before.
 func (o *observer) allow(c metrics.Crawler) (suppressed int, ok bool) {
 	l := &o.limits[c]
-	now := o.now()
+	now := o.coarseNow()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.start.IsZero() || now.Sub(l.start) >= ViolationInterval {
@@ -110,32 +168,32 @@ func (e *enforcer) checkObserved(r *http.Request) (Block, bool) {
 			return Block{Token: botName(bot), Status: e.impostors, Impostor: &id, AcceptSignature: e.acceptSignature}, true
 		}
 	}
-	if bot == "" {
-		bot, _ = crawlers.IdentifyBotHeader(r.Header["User-Agent"])
-	}
 	es := e.rt.state.Load().enforce.Load()
 	if e.up != nil {
 		if hs := e.up.enforceFor(r); hs != nil {
 			es = hs
 		}
 	}
-	// The file's names are looked for in the header when enforcement needs them, or when the
-	// header names a bot (a browser's costs no scan), or when the file names a crawler that
-	// is not in the catalogue.
+	// Which of the file's names the header names, and which bot of the catalogue: the first
+	// value naming one of each, as enforcement and crawlers.IdentifyBotHeader read them.
 	var tok string
-	if es.ua != nil && (e.refuse || bot != "" || es.custom) {
-		for _, ua := range r.Header["User-Agent"] {
-			if t, ok := es.ua.Match(ua); ok {
-				tok = t
-				break
-			}
+	c, haveBot := metrics.Other, bot != ""
+	if haveBot {
+		c = metrics.CrawlerOf(bot)
+	}
+	for _, ua := range r.Header["User-Agent"] {
+		a := o.names.lookup(es, ua)
+		if !haveBot && a.bot {
+			c, haveBot = a.slot, true
+		}
+		if tok == "" {
+			tok = a.tok
 		}
 	}
-	if tok == "" && bot == "" {
+	if tok == "" && !haveBot {
 		return Block{}, false
 	}
-	c := metrics.CrawlerOf(bot)
-	if bot == "" {
+	if !haveBot {
 		c = es.slots[tok]
 	}
 	d := es.m.Decide(tok, "", requestTarget(r))
