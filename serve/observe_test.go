@@ -1,12 +1,15 @@
 package serve
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/metrics"
 	"github.com/sitepolicy/caddy-robots/policy"
@@ -240,5 +243,107 @@ func BenchmarkObserve(b *testing.B) {
 				sinkBlock, _ = cf.Enforce(r)
 			}
 		})
+	}
+}
+
+// Property: observing does not change what enforcement refuses. Over generated files and
+// requests (names of both catalogues, in any case, alone or beside a browser's value in a
+// second User-Agent field, each sent twice so that the second is answered from memory), the
+// enforcer that also counts and reports refuses exactly what the plain one does, with the
+// same Block; every request it counts is one whose header names a bot or a name of the file.
+func TestObservedEnforcementAgrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 9))
+	agents := []string{"*", "GPTBot", "CCBot", "ExampleBot", "Googlebot", "bingbot", "ClaudeBot", "Claude-User"}
+	presets := crawlers.Categories()
+	patterns := []string{"/", "/a", "/a/", "/*.pdf$", "/private/", "/x$", "*"}
+	paths := []string{"/", "/a", "/a/b", "/a/c.pdf", "/private/1", "/x", "/xy"}
+	all, _ := crawlers.Category(crawlers.AIAll)
+	names := append([]string{"Googlebot", "bingbot", "ExampleBot", "facebookexternalhit/1.1 Facebot Twitterbot"}, agents[1:]...)
+	for _, c := range all {
+		names = append(names, c.Name)
+	}
+	iters := 200
+	if raceEnabled {
+		iters = 30
+	}
+	compared, blocked := 0, 0
+	for range iters {
+		var f robotsgen.File
+		for n := 1 + rng.IntN(4); n > 0; n-- {
+			var g robotsgen.Group
+			for k := rng.IntN(3); k > 0; k-- {
+				g.UserAgents = append(g.UserAgents, agents[rng.IntN(len(agents))])
+			}
+			if rng.IntN(2) == 0 || len(g.UserAgents) == 0 {
+				g.Presets = append(g.Presets, presets[rng.IntN(len(presets))])
+			}
+			for k := 1 + rng.IntN(3); k > 0; k-- {
+				typ := robotsgen.Disallow
+				if rng.IntN(3) == 0 {
+					typ = robotsgen.Allow
+				}
+				g.Rules = append(g.Rules, robotsgen.Rule{Type: typ, Path: patterns[rng.IntN(len(patterns))]})
+			}
+			f.Groups = append(f.Groups, g)
+		}
+		if f.Validate() != nil {
+			continue
+		}
+		plain, err := fileEnforcer(f, 0)
+		if err != nil {
+			continue
+		}
+		rt, err := newRobotsTxt(f, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counters := metrics.NewCounters()
+		observed, err := newEnforcer(rt, nil, &policy.Enforce{}, Options{Counters: counters, Violations: func(*http.Request, Violation) {}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		counted := uint64(0)
+		for range 30 {
+			name := names[rng.IntN(len(names))]
+			if rng.IntN(3) == 0 {
+				name = strings.ToLower(name)
+			}
+			var values []string
+			switch rng.IntN(4) {
+			case 0:
+				values = []string{chromeUA}
+			case 1:
+				values = []string{chromeUA, "Mozilla/5.0 (compatible; " + name + "/1.0)"}
+			default:
+				values = []string{"Mozilla/5.0 (compatible; " + name + "/1.0)"}
+			}
+			path := paths[rng.IntN(len(paths))]
+			for range 2 {
+				r := uaRequest(path, "")
+				r.Header["User-Agent"] = values
+				pb, pBlocked := plain.Check(r)
+				ob, oBlocked := observed.Check(r)
+				if pBlocked != oBlocked || pBlocked && fmt.Sprint(pb) != fmt.Sprint(ob) {
+					t.Fatalf("%q %s: plain %v %+v, observed %v %+v", values, path, pBlocked, pb, oBlocked, ob)
+				}
+				compared++
+				if pBlocked {
+					blocked++
+				}
+				_, bot := crawlers.IdentifyBotHeader(values)
+				_, _, tokOK := plain.Crawler(r)
+				if bot || tokOK {
+					counted++
+				}
+			}
+		}
+		var total uint64
+		counters.EachRequest(func(s metrics.RequestSeries) { total += s.Count })
+		if total != counted {
+			t.Fatalf("counted %d requests, %d named a bot or a name of the file\n%+v", total, counted, f)
+		}
+	}
+	if compared < iters*30 || blocked < compared/20 {
+		t.Errorf("%d requests compared, %d refused: the generator is off balance", compared, blocked)
 	}
 }
