@@ -357,3 +357,22 @@ func TestREADMEMetrics(t *testing.T) {
 		t.Errorf("the README's sample has %d metrics", len(sample))
 	}
 }
+
+// With the crawlers app configured, requests are counted under their identity status, not
+// "unchecked".
+func TestMetricsIdentityStatus(t *testing.T) {
+	caddyTesterWithGlobals(t, "\tcrawlers {\n\t\tlists off\n\t\treverse_dns off\n\t}\n", metricsSite)
+	before := seriesOf(scrapeMetrics(t), prom.RequestsName)
+	resp, _ := do(t, "GET", siteURL("/page"), "User-Agent: Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)")
+	wantStatus(t, resp, 200)
+	got := delta(before, seriesOf(scrapeMetrics(t), prom.RequestsName))
+	if len(got) != 1 {
+		t.Fatalf("counted %v, want one series", got)
+	}
+	for k := range got {
+		// Nothing can verify it (no lists, no reverse DNS): the app says pending.
+		if k != "category=search-engine,crawler=google-crawler,identity_status=pending,outcome=allowed" {
+			t.Errorf("counted %s", k)
+		}
+	}
+}
