@@ -80,9 +80,13 @@ func parseRobotsTag(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		max_age <duration>            # Cache-Control max-age of robots.txt (default 1h)
 //		enforce [<status>] {          # answer crawlers the file disallows with 403 (or <status>)
 //			impostors [<status>]      # and, first, requests whose crawler fails verification
-//		}                             # (the crawlers app), with 403 (or <status>)
+//			                          # (the crawlers app), with 403 (or <status>)
+//			crawl_delay               # 429 to a named crawler asking sooner than its group's
+//		}                             # crawl_delay
 //		merge_file <file>             # merge a robots.txt file, read at load (merge.go)
 //		merge_upstream [<timeout>]    # merge the next handler's /robots.txt at serve time
+//		metrics                       # count crawlers' requests at Caddy's /metrics
+//		log_violations                # log crawlers served a path the file disallows for them
 //	}
 //
 // "except GoogleOther Applebot" leaves those crawlers out of the group's presets (JSON
@@ -185,6 +189,21 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if err := h.unmarshalMerge(d, at, sub); err != nil {
 				return err
 			}
+		case "metrics", "log_violations":
+			if d.NextArg() {
+				return errf(d, "robots_txt: %s takes no argument", sub)
+			}
+			if d.NextBlock(d.Nesting()) {
+				return errf(d, "robots_txt: %s takes no block", sub)
+			}
+			flag := &h.Metrics
+			if sub == "log_violations" {
+				flag = &h.LogViolations
+			}
+			if *flag {
+				return errf(d, "robots_txt: %s given twice", sub)
+			}
+			*flag = true
 		default:
 			return unknownSubdirective(d, inRobotsTxt, "robots_txt")
 		}
@@ -329,6 +348,15 @@ func parseEnforce(d *caddyfile.Dispenser, at *positions, e *policy.Enforce) erro
 			}
 			e.AcceptSignature = true
 			at.mark("enforce.accept_signature")
+		case "crawl_delay":
+			if d.NextArg() {
+				return errf(d, "robots_txt: crawl_delay takes no argument: the delay is each group's crawl_delay")
+			}
+			if e.CrawlDelay {
+				return errf(d, "robots_txt: crawl_delay given twice")
+			}
+			e.CrawlDelay = true
+			at.mark("enforce.crawl_delay")
 		default:
 			return errf(d, "robots_txt: enforce's block takes %s (got %q)", strings.Join(enforceSubdirectives, ", "), sub)
 		}

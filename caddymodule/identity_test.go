@@ -221,7 +221,7 @@ func TestCrawlerConfigErrors(t *testing.T) {
 		{site("\t@g expression crawler('nobot-at-all')\n\trespond @g 1"), `"nobot-at-all": not a status`},
 		{site("\trobots_txt {\n\t\tgroup GPTBot {\n\t\t\tdisallow /\n\t\t}\n\t\tenforce {\n\t\t\timpostors 302\n\t\t}\n\t}"), `impostors "302": the status of a blocked request is a client or server error, 400 to 599 (default 403), at Caddyfile:13`},
 		{site("\trobots_txt {\n\t\tgroup GPTBot {\n\t\t\tdisallow /\n\t\t}\n\t\tenforce {\n\t\t\timpostors x\n\t\t}\n\t}"), `impostors "x": the status is a number`},
-		{site("\trobots_txt {\n\t\tgroup GPTBot {\n\t\t\tdisallow /\n\t\t}\n\t\tenforce {\n\t\t\tblock\n\t\t}\n\t}"), `enforce's block takes impostors, accept_signature (got "block")`},
+		{site("\trobots_txt {\n\t\tgroup GPTBot {\n\t\t\tdisallow /\n\t\t}\n\t\tenforce {\n\t\t\tblock\n\t\t}\n\t}"), `enforce's block takes impostors, accept_signature, crawl_delay (got "block")`},
 		{strings.Replace(globals(), "}\n", "\tcrawlers {\n\t\tlists sometimes\n\t}\n}\n", 1) + expand(":@PORT@ {\n\trespond 1\n}\n"), `lists "sometimes": off or offline`},
 		{strings.Replace(globals(), "}\n", "\tcrawlers {\n\t\trefrsh 1h\n\t}\n}\n", 1) + expand(":@PORT@ {\n\trespond 1\n}\n"), `unknown sub-directive "refrsh"`},
 		{strings.Replace(globals(), "}\n", "\tcrawlers {\n\t\trefrsh 1h\n\t}\n}\n", 1) + expand(":@PORT@ {\n\trespond 1\n}\n"), `did you mean "refresh"?`},

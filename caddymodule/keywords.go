@@ -15,10 +15,10 @@ import (
 // exactly these (TestSubdirectiveLists reads the switches), README.md's syntax summary lists
 // them (TestREADMESyntaxSummary), and an unknown one is refused with the list.
 var (
-	robotsTxtSubdirectives = []string{"comment", "sitemap", "group", "preset", "record", "max_age", "enforce", "merge_file", "merge_upstream", "license", "license_document"}
+	robotsTxtSubdirectives = []string{"comment", "sitemap", "group", "preset", "record", "max_age", "enforce", "merge_file", "merge_upstream", "license", "license_document", "metrics", "log_violations"}
 	groupSubdirectives     = []string{"user_agent", "preset", "except", "purpose", "allow", "disallow", "crawl_delay", "record", "content_usage", "content_signal"}
 	robotsTagSubdirectives = []string{"agent", "preset", "except", "meta", "x_robots_tag", "content_usage", "license"}
-	enforceSubdirectives   = []string{"impostors", "accept_signature"}
+	enforceSubdirectives   = []string{"impostors", "accept_signature", "crawl_delay"}
 	// The blocks of license_document and of its content elements (RSL documents).
 	licenseDocumentSubdirectives = []string{"content"}
 	licenseContentSubdirectives  = []string{"permits", "prohibits", "payment", "standard", "custom"}

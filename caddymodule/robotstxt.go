@@ -14,7 +14,10 @@ package caddymodule
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
+	"strconv"
+	"sync"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -24,6 +27,8 @@ import (
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/identity"
+	"github.com/sitepolicy/caddy-robots/metrics"
+	"github.com/sitepolicy/caddy-robots/metrics/prom"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/serve"
 )
@@ -48,8 +53,23 @@ func init() {
 type RobotsTxt struct {
 	// The robots.txt file, its max-age, merging and enforcement. The handler's JSON is the
 	// JSON of policy.RobotsTxt: "comments", "groups", "sitemaps", "records", "max_age",
-	// "enforce", "merge_file", "merge_upstream", "merge_upstream_timeout".
+	// "enforce", "merge_file", "merge_upstream", "merge_upstream_timeout"; and the two fields
+	// below.
 	policy.RobotsTxt
+
+	// Metrics counts the requests of crawlers that pass this handler, and their fetches of
+	// robots.txt, in Caddy's metrics registry (Caddy's /metrics, with its own metrics):
+	// caddy_robots_crawler_requests_total and caddy_robots_robots_txt_fetches_total (package
+	// github.com/sitepolicy/caddy-robots/metrics/prom). The counts are the process's, kept
+	// over config reloads like Caddy's own HTTP metrics, shared by every handler that counts.
+	Metrics bool `json:"metrics,omitempty"`
+
+	// LogViolations logs, at info level, a request from a crawler for a path the served
+	// robots.txt disallows for it that is served all the same: the crawler, its identity
+	// status, the path, the rule and its line in the served file (the line `caddy robots
+	// check` shows). At most serve.ViolationBurst lines per crawler per
+	// serve.ViolationInterval, then the count of those left out.
+	LogViolations bool `json:"log_violations,omitempty"`
 
 	core   *serve.Core
 	logger *zap.Logger
@@ -79,6 +99,28 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 			return err
 		}
 		opts.Identify = func(r *http.Request) identity.Identity { return app.identify(r).id }
+	} else if h.Metrics || h.LogViolations || cfg.Enforce != nil && cfg.Enforce.CrawlDelay {
+		// Counted, logged and given a crawl-delay budget under the identity status when
+		// crawler verification is configured; without it, as "unchecked" (the crawlers app
+		// is not loaded for this).
+		if app, err := ctx.AppIfConfigured("crawlers"); err == nil {
+			a := app.(*Crawlers)
+			opts.Identify = func(r *http.Request) identity.Identity { return a.identify(r).id }
+		}
+	}
+	if h.Metrics {
+		opts.Counters = processCounters()
+		if err := prom.Register(ctx.GetMetricsRegistry(), processCollector()); err != nil {
+			return fmt.Errorf("robots_txt: metrics: %w", err)
+		}
+	}
+	if h.LogViolations {
+		opts.Violations = func(r *http.Request, v serve.Violation) {
+			if ce := h.logger.Check(zap.InfoLevel, serve.ViolationMessage); ce != nil {
+				ce.Write(zap.String("crawler", v.Crawler), zap.String("token", v.Token), zap.String("identity_status", v.Status),
+					zap.String("host", r.Host), zap.String("path", v.Path), zap.String("rule", v.RuleText()), zap.Int("line", v.Line), zap.Int("suppressed", v.Suppressed))
+			}
+		}
 	}
 	core, err := serve.New(policy.Config{RobotsTxt: &cfg}, opts)
 	if err != nil {
@@ -106,8 +148,17 @@ func (h *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddy
 			if b.Impostor != nil {
 				rule = "impostor"
 			}
-			h.logger.Info(msg, zap.String("token", b.Token), zap.String("rule", rule),
-				zap.Int("status", b.Status), zap.String("method", r.Method), zap.String("uri", r.RequestURI))
+			level := zap.InfoLevel
+			if b.RetryAfter > 0 {
+				// A crawler over its crawl-delay is refused often: debug, so that it cannot
+				// flood the log (the metrics count each).
+				rule, level = "crawl-delay", zap.DebugLevel
+				w.Header().Set("Retry-After", strconv.Itoa(b.RetryAfter))
+			}
+			if ce := h.logger.Check(level, msg); ce != nil {
+				ce.Write(zap.String("token", b.Token), zap.String("rule", rule),
+					zap.Int("status", b.Status), zap.String("method", r.Method), zap.String("uri", r.RequestURI))
+			}
 			if b.AcceptSignature != "" {
 				w.Header().Set("Accept-Signature", b.AcceptSignature)
 			}
@@ -129,6 +180,14 @@ func (h *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddy
 	}
 	return nil
 }
+
+// processCounters are the counts of every handler with metrics, the process's: a reload
+// keeps them, as Caddy keeps its own HTTP metrics, and each config's registry (Caddy makes
+// one per config load) gets the one collector over them.
+var (
+	processCounters  = sync.OnceValue(metrics.NewCounters)
+	processCollector = sync.OnceValue(func() *prom.Collector { return prom.NewCollector(processCounters()) })
+)
 
 // Cleanup stops merge_upstream's cache timers when a reload replaces this handler.
 func (h *RobotsTxt) Cleanup() error {

@@ -122,7 +122,7 @@ func TestXcaddyManifest(t *testing.T) {
 		}
 		replaced[r.Old] = true
 	}
-	for _, need := range []string{self, root} {
+	for _, need := range []string{self, root, modulePath(t, "../metrics/prom")} {
 		if !replaced[need] {
 			t.Errorf("xcaddy.json does not replace %s with its directory in this repository", need)
 		}
@@ -187,8 +187,8 @@ func TestXcaddyManifestResolves(t *testing.T) {
 }
 
 // TestReleaseScript runs release.sh in a clone of this repository: it must tag the root module,
-// make caddymodule require that version (keeping the replace for development), and tag
-// caddymodule, leaving a module that still builds.
+// make metrics/prom and caddymodule require that version (and caddymodule metrics/prom's,
+// keeping the replaces for development), and tag both, leaving modules that still build.
 func TestReleaseScript(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs git and the go command")
@@ -218,7 +218,7 @@ func TestReleaseScript(t *testing.T) {
 	run(repo, nil, "git", "clone", "-q", repo, dir)
 	run(dir, []string{"RELEASE_SKIP_TESTS=1"}, "./release.sh", "v0.9.1")
 	tags := run(dir, nil, "git", "tag", "-l")
-	for _, want := range []string{"v0.9.1", "caddymodule/v0.9.1"} {
+	for _, want := range []string{"v0.9.1", "caddymodule/v0.9.1", "metrics/prom/v0.9.1"} {
 		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(want) + `$`).MatchString(tags) {
 			t.Errorf("tag %s missing: %q", want, tags)
 		}
@@ -227,12 +227,22 @@ func TestReleaseScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`(?m)^\s*github\.com/sitepolicy/caddy-robots v0\.9\.1$`).Match(gomod) || !regexp.MustCompile(`(?m)^replace github\.com/sitepolicy/caddy-robots => \.\./?$`).Match(gomod) {
+	if !regexp.MustCompile(`(?m)^\s*github\.com/sitepolicy/caddy-robots/metrics/prom v0\.9\.1$`).Match(gomod) || !regexp.MustCompile(`(?m)^\s*github\.com/sitepolicy/caddy-robots v0\.9\.1$`).Match(gomod) || !regexp.MustCompile(`(?m)^replace github\.com/sitepolicy/caddy-robots => \.\./?$`).Match(gomod) {
 		t.Errorf("caddymodule/go.mod after the release:\n%s", gomod)
 	}
 	// The tag of the caddymodule release holds that go.mod.
 	if got := run(dir, nil, "git", "show", "caddymodule/v0.9.1:caddymodule/go.mod"); got != string(gomod) {
 		t.Error("caddymodule/v0.9.1 does not hold the bumped go.mod")
+	}
+	promMod, err := os.ReadFile(filepath.Join(dir, "metrics", "prom", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^\s*github\.com/sitepolicy/caddy-robots v0\.9\.1$`).Match(promMod) || !regexp.MustCompile(`(?m)^replace github\.com/sitepolicy/caddy-robots => \.\./\.\./?$`).Match(promMod) {
+		t.Errorf("metrics/prom/go.mod after the release:\n%s", promMod)
+	}
+	if got := run(dir, nil, "git", "show", "metrics/prom/v0.9.1:metrics/prom/go.mod"); got != string(promMod) {
+		t.Error("metrics/prom/v0.9.1 does not hold the bumped go.mod")
 	}
 	run(filepath.Join(dir, "caddymodule"), nil, "go", goBuild(".")...)
 }

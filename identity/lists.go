@@ -16,10 +16,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/net/publicsuffix"
+
+	"github.com/sitepolicy/caddy-robots/internal/coarse"
 )
 
 // Source is one published address list: where it is and how to read it (the fields of
@@ -121,7 +122,7 @@ type ListStatus struct {
 // goroutine.
 type Lists struct {
 	opts    ListsOptions
-	coarse  bool // opts.Now is the default: Prefixes reads coarseNow
+	coarse  bool // opts.Now is the default: Prefixes reads coarse.Now
 	client  *http.Client
 	sources []Source
 
@@ -305,32 +306,14 @@ func (l *Lists) prefixesOf(li *list) (*Prefixes, bool) {
 	return p, true
 }
 
-// now is the clock a request's lookup reads: ListsOptions.Now when set, else coarseNow (a list
+// now is the clock a request's lookup reads: ListsOptions.Now when set, else coarse.Now (a list
 // is trusted for days; reading the clock would cost as much as the rest of a lookup on some
 // machines).
 func (l *Lists) now() time.Time {
 	if l.coarse {
-		return coarseNow()
+		return coarse.Now()
 	}
 	return l.opts.Now()
-}
-
-// coarse is time.Now to within a second, kept by one goroutine started on first use.
-var coarse struct {
-	once sync.Once
-	now  atomic.Int64
-}
-
-func coarseNow() time.Time {
-	coarse.once.Do(func() {
-		coarse.now.Store(time.Now().UnixNano())
-		go func() {
-			for t := range time.Tick(time.Second) {
-				coarse.now.Store(t.UnixNano())
-			}
-		}()
-	})
-	return time.Unix(0, coarse.now.Load())
 }
 
 // Status returns the state of every list, in the order of the sources.

@@ -10,7 +10,9 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/sitepolicy/caddy-robots/metrics"
 	"github.com/sitepolicy/caddy-robots/nethttp"
+	core "github.com/sitepolicy/caddy-robots/serve"
 )
 
 // TestAllocationBudget makes the allocation numbers that are a contract fail loudly: the
@@ -164,5 +166,32 @@ func TestLicenseAllocationBudget(t *testing.T) {
 	dh := docs.Handler(http.HandlerFunc(okHandler))
 	if got, rt := measure(dh, "/license.xml"), measure(without.Handler(http.HandlerFunc(okHandler)), "/robots.txt"); got > rt {
 		t.Errorf("license document: %v allocs/op, robots.txt %v", got, rt)
+	}
+}
+
+// TestObserveAllocationBudget: counting and the violation check add no allocation to a
+// browser's request or a crawler's (its reports past the limit).
+func TestObserveAllocationBudget(t *testing.T) {
+	if testing.CoverMode() != "" {
+		t.Skip("coverage instrumentation changes allocation counts")
+	}
+	for _, ua := range []string{chromeUA, "Googlebot/2.1", "GPTBot/1.2"} {
+		measure := func(h http.Handler) float64 {
+			req := httptest.NewRequest("GET", "/admin/x", nil)
+			req.Header.Set("User-Agent", ua)
+			w := &benchWriter{h: http.Header{}}
+			for range core.ViolationBurst + 1 {
+				h.ServeHTTP(w, req)
+			}
+			return testing.AllocsPerRun(200, func() {
+				clear(w.h)
+				h.ServeHTTP(w, req)
+			})
+		}
+		with := measure(observingMiddleware(t, nethttp.Options{Counters: metrics.NewCounters(), LogViolations: true}).Handler(http.HandlerFunc(okHandler)))
+		without := measure(observingMiddleware(t, nethttp.Options{}).Handler(http.HandlerFunc(okHandler)))
+		if with > without {
+			t.Errorf("%s: %v allocs/op observed, %v without", ua, with, without)
+		}
 	}
 }

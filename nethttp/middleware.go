@@ -7,10 +7,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"strconv"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/identity"
+	"github.com/sitepolicy/caddy-robots/metrics"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/serve"
 	"github.com/sitepolicy/caddy-robots/webbotauth"
@@ -38,6 +40,17 @@ type Options struct {
 	// proxy, the address the proxy reports, never a forwarding header a client can write);
 	// nil means the connection's address (Request.RemoteAddr).
 	ClientAddr func(*http.Request) netip.Addr
+	// Counters, if set, counts requests from crawlers and their fetches of robots.txt
+	// (package metrics; the module github.com/sitepolicy/caddy-robots/metrics/prom exposes
+	// them to Prometheus). Counting needs robots_txt in the config.
+	Counters *metrics.Counters
+	// LogViolations logs, at info level, a request from a crawler for a path the served
+	// robots.txt disallows for it that is served all the same (enforcement refuses none, or
+	// its group is the "*" group): the crawler, identity status, path, rule and the rule's
+	// line in the served file; at most serve.ViolationBurst lines per crawler per
+	// serve.ViolationInterval. Off by default: it decides for every crawler's request, which
+	// a site that does not read the log need not pay for.
+	LogViolations bool
 }
 
 func (o Options) logger() *slog.Logger {
@@ -57,11 +70,21 @@ func (o Options) coreOptions() serve.Options {
 			}
 		}
 	}
-	return serve.Options{
+	so := serve.Options{
 		Log:      serve.Log{Debug: logAt(slog.LevelDebug), Warn: logAt(slog.LevelWarn)},
 		Warn:     func(msg string) { l.Warn(msg) },
-		Identify: func(r *http.Request) identity.Identity { id, _ := Identity(r); return id },
+		Counters: o.Counters,
 	}
+	if o.Verifier != nil || o.Signatures != nil {
+		so.Identify = func(r *http.Request) identity.Identity { id, _ := Identity(r); return id }
+	}
+	if o.LogViolations {
+		so.Violations = func(r *http.Request, v serve.Violation) {
+			l.InfoContext(r.Context(), serve.ViolationMessage, "crawler", v.Crawler, "token", v.Token,
+				"identity_status", v.Status, "path", v.Path, "rule", v.RuleText(), "line", v.Line, "suppressed", v.Suppressed)
+		}
+	}
+	return so
 }
 
 // identityKey is the context key of a request's identity.
@@ -93,7 +116,7 @@ type Middleware struct {
 	signatures *webbotauth.Verifier
 	clientAddr func(*http.Request) netip.Addr
 	tags       bool // the config has routes: responses go through core.Tag
-	enforce    bool // the config enforces robots.txt: requests go through core.Enforce
+	enforce    bool // the config enforces robots.txt or requests are observed: requests go through core.Enforce
 }
 
 // New checks cfg and precomputes everything the middleware sends. The error names every
@@ -111,7 +134,7 @@ func New(cfg Config, opts Options) (*Middleware, error) {
 		return nil, err
 	}
 	m := &Middleware{core: core, logger: opts.logger(), tags: len(cfg.RobotsTag) > 0,
-		enforce: cfg.RobotsTxt != nil && cfg.RobotsTxt.Enforce != nil, verifier: opts.Verifier, signatures: opts.Signatures, clientAddr: opts.ClientAddr}
+		enforce: core.Observes(), verifier: opts.Verifier, signatures: opts.Signatures, clientAddr: opts.ClientAddr}
 	if m.clientAddr == nil {
 		m.clientAddr = remoteAddr
 	}
@@ -206,7 +229,16 @@ func (h *middlewareHandler) refused(w http.ResponseWriter, r *http.Request) bool
 	if b.Impostor != nil {
 		rule = "impostor"
 	}
-	h.m.logger.InfoContext(r.Context(), msg, "token", b.Token, "rule", rule, "status", b.Status, "method", r.Method, "uri", r.RequestURI)
+	level := slog.LevelInfo
+	if b.RetryAfter > 0 {
+		// A crawler over its crawl-delay is refused often: debug, so that it cannot flood the
+		// log (the counters count each).
+		rule, level = "crawl-delay", slog.LevelDebug
+		w.Header().Set("Retry-After", strconv.Itoa(b.RetryAfter))
+	}
+	if h.m.logger.Enabled(r.Context(), level) {
+		h.m.logger.Log(r.Context(), level, msg, "token", b.Token, "rule", rule, "status", b.Status, "method", r.Method, "uri", r.RequestURI)
+	}
 	if b.AcceptSignature != "" {
 		w.Header().Set("Accept-Signature", b.AcceptSignature)
 	}

@@ -105,6 +105,16 @@ type Enforce struct {
 	// Bot Auth signature (webbotauth.AcceptSignature), so that a signing agent knows what to
 	// send to be verified.
 	AcceptSignature bool `json:"accept_signature,omitempty"`
+	// CrawlDelay answers 429 Too Many Requests, with Retry-After in whole seconds, to a
+	// crawler that a group with a crawl_delay names when it asks sooner than that delay after
+	// its last request served. Crawlers are told apart by the name the file's group names
+	// them by, never by address (crawlers use many); with crawler verification configured, a
+	// verified crawler has a budget of its own, which requests that claim its name without
+	// being verified do not use up. Without verification anyone who sends a crawler's
+	// User-Agent uses up that crawler's budget. The memory is one slot per crawler name with
+	// a delay, fixed when the file is loaded, per server instance: a fleet needs a
+	// distributed rate limiter (README, "Crawl-delay in a fleet").
+	CrawlDelay bool `json:"crawl_delay,omitempty"`
 }
 
 // Impostors is how enforcement answers a request that claims a crawler it does not come

@@ -35,7 +35,7 @@ const full = `{
 		"license_documents": [{"path": "/d0", "content": [{"url": "/u0", "permits": ["pe0"], "prohibits": ["ph0"],
 			"payment": {"type": "pt0", "standard": "ps0", "custom": "pc0"}}]}],
 		"max_age": "2h",
-		"enforce": {"status": 429, "impostors": {"status": 410}, "accept_signature": true},
+		"enforce": {"status": 429, "impostors": {"status": 410}, "accept_signature": true, "crawl_delay": true},
 		"merge_file": "mf",
 		"merge_upstream": true,
 		"merge_upstream_timeout": "3s"

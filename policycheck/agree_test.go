@@ -136,6 +136,11 @@ func genAgreeConfig(r *rand.Rand, dir string, c int) (*nethttp.RobotsTxtConfig, 
 	if r.IntN(3) == 0 {
 		cfg.Enforce.AcceptSignature = true // a header on refusals: the decisions do not change
 	}
+	if r.IntN(3) == 0 && slices.ContainsFunc(cfg.Groups, func(g robotsgen.Group) bool { return g.CrawlDelay > 0 && !slices.Equal(g.UserAgents, []string{"*"}) }) {
+		// Crawl-delay answers 429 only to requests the file does not refuse (those are
+		// refused first): a 429 is not the file's enforcement, and check does not predict it.
+		cfg.Enforce.CrawlDelay = true
+	}
 	other := ""
 	if r.IntN(4) != 0 {
 		var b strings.Builder
@@ -234,6 +239,9 @@ func TestCheckServedAndEnforcementAgree(t *testing.T) {
 				}
 				if syntax.CrawlerToken(agent) && agent != "Googlebot" || !syntax.CrawlerToken(agent) && !strings.HasPrefix(agent, "Mozilla") {
 					n["requests from catalogue or named crawlers"]++
+				}
+				if res.StatusCode == http.StatusTooManyRequests && res.Header.Get("Retry-After") != "" {
+					n["rate limited (crawl-delay)"]++
 				}
 				if enforced {
 					n["enforced"]++

@@ -27,6 +27,7 @@ type Replay struct {
 	site   *Site
 	core   *serve.Core // the site's robots.txt with enforcement on; nil when it serves none
 	robots *robotsText // the file served, for the lines of its rules
+	body   []byte      // that file
 	lines  map[ruleKey]*RuleInfo
 }
 
@@ -57,7 +58,7 @@ func NewReplay(site *Site, origin string) (*Replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	rp.robots = readRobots(body)
+	rp.robots, rp.body = readRobots(body), body
 	// Enforcement reads the crawler and decides: on here whatever the config says, since a
 	// violation is what it would refuse. A file no group of which names a crawler has no
 	// violations (serve.New refuses enforcement there).
@@ -81,7 +82,7 @@ func (rp *Replay) RobotsTxt() []byte {
 	if rp.robots == nil {
 		return nil
 	}
-	return rp.robots.body
+	return rp.body
 }
 
 // Replayed is what Replay makes of one request.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/identity"
+	"github.com/sitepolicy/caddy-robots/metrics"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 	"github.com/sitepolicy/caddy-robots/tagemit"
@@ -38,6 +39,17 @@ type Options struct {
 	// (policy.Enforce.Impostors). Nil means identities are not known here, and no request is
 	// refused as an impostor.
 	Identify func(*http.Request) identity.Identity
+	// Counters, if set, counts the requests of crawlers (the crawler of the bot catalogue
+	// their User-Agent names, or a name of the served robots.txt), by identity status
+	// (Identify's; metrics.Unchecked without it) and outcome, and their requests for
+	// robots.txt. Counting needs robots_txt: without it nothing is counted.
+	Counters *metrics.Counters
+	// Violations, if set, is told of requests from crawlers for paths the served robots.txt
+	// disallows for them, which are served (not refused by enforcement): at most
+	// ViolationBurst per crawler per ViolationInterval.
+	Violations func(*http.Request, Violation)
+
+	now func() time.Time // the clock of violation reports and crawl-delay; nil: time.Now
 }
 
 // Core serves one config. It is safe for concurrent use. Close it when it is replaced, to
@@ -75,8 +87,8 @@ func New(cfg policy.Config, opts Options) (*Core, error) {
 		c.robots, c.merge = rt, up
 		if err != nil {
 			errs = append(errs, configerr.Prefix("robots_txt", err))
-		} else if e := rc.Enforce; e != nil {
-			c.enforce, err = newEnforcer(rt, up, *e, opts.Identify)
+		} else if rc.Enforce != nil || opts.Counters != nil || opts.Violations != nil {
+			c.enforce, err = newEnforcer(rt, up, rc.Enforce, opts)
 			errs = append(errs, configerr.Prefix("robots_txt", err))
 		}
 		c.warnings = append(c.warnings, configerr.PrefixAll("robots_txt", file.Warnings())...)
@@ -149,6 +161,9 @@ func (c *Core) ServeRobotsTxt(w http.ResponseWriter, r *http.Request, upstream f
 	if d := c.doc(r); d != nil {
 		return c.serveDoc(w, r, d)
 	}
+	if c.enforce != nil {
+		c.enforce.countRobotsTxt(r)
+	}
 	if c.merge != nil {
 		return c.merge.ServeHTTP(w, r, upstream)
 	}
@@ -157,13 +172,19 @@ func (c *Core) ServeRobotsTxt(w http.ResponseWriter, r *http.Request, upstream f
 
 // Enforce reports whether enforcement refuses r: its User-Agent names a crawler that the
 // served robots.txt disallows for r's path. It is false without enforce, for /robots.txt, and
-// for the RSL license documents (a crawler must be able to read the terms).
+// for the RSL license documents (a crawler must be able to read the terms). With
+// Options.Counters or Options.Violations, it also counts and reports r: front ends call it
+// for every request but those for robots.txt (see Observes).
 func (c *Core) Enforce(r *http.Request) (Block, bool) {
 	if c.enforce == nil || c.doc(r) != nil {
 		return Block{}, false
 	}
 	return c.enforce.Check(r)
 }
+
+// Observes reports whether requests must go through Enforce: enforcement is configured, or
+// requests are counted or reported.
+func (c *Core) Observes() bool { return c.enforce != nil }
 
 // Crawler is the crawler that r's User-Agent names as enforcement reads it, and the decision
 // of the file enforcement decides with at r's path; ok is false without enforce or when the

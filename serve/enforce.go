@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/identity"
+	"github.com/sitepolicy/caddy-robots/metrics"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 	"github.com/sitepolicy/caddy-robots/webbotauth"
@@ -29,6 +32,9 @@ import (
 // It is safe for concurrent use. A request whose User-Agent names no crawler costs one
 // UAMatcher scan and no allocation.
 type enforcer struct {
+	// refuse is set when enforcement is configured; without it the enforcer only observes
+	// (observe), and refuses nothing.
+	refuse bool
 	status int
 	rt     *robotsTxt
 	up     *upstream
@@ -38,12 +44,27 @@ type enforcer struct {
 	identify  func(*http.Request) identity.Identity
 	// acceptSignature is the Accept-Signature value refusals carry; "" for none.
 	acceptSignature string
+	// observe, if not nil, counts and reports requests from crawlers (Options.Counters,
+	// Options.Violations); Check then decides once for all of them (checkObserved).
+	observe *observer
+	// crawlDelay answers crawlers that ask sooner than their group's crawl_delay
+	// (Enforce.CrawlDelay); it needs observe.
+	crawlDelay bool
 }
 
 // enforceState is what enforcement decides with for one version of the served file.
 type enforceState struct {
 	ua *crawlers.UAMatcher // nil when no group names a crawler
 	m  *robotsgen.Matcher
+	// custom is set when a group names a crawler that crawlers.IdentifyBot does not know, so
+	// that a header naming no bot of the catalogue must be scanned for the file's names.
+	custom bool
+	// delays are the crawl-delay budgets of the names whose groups have a crawl_delay (by
+	// the name as UAMatcher returns it), made when the state is.
+	delays map[string]*delaySlot
+	// slots are the metrics slots of the names (metrics.CrawlerNamed), for requests whose
+	// User-Agent names no bot of the catalogue (a crawler only the AI catalogue knows).
+	slots map[string]metrics.Crawler
 }
 
 // newEnforceState prepares f, a file for matching (robotsgen.File.Expand(true),
@@ -59,6 +80,31 @@ func newEnforceState(f *robotsgen.File) *enforceState {
 		}
 	}
 	es := &enforceState{m: robotsgen.NewMatcher(ef)}
+	for _, t := range tokens {
+		if _, ok := crawlers.IdentifyBot(t); !ok {
+			es.custom = true
+			if es.slots == nil {
+				es.slots = make(map[string]metrics.Crawler)
+			}
+			es.slots[t] = metrics.CrawlerNamed(t)
+		}
+	}
+	for _, t := range tokens {
+		if _, ok := es.delays[t]; ok {
+			continue
+		}
+		groups, _ := ef.Select(t, "")
+		var delay float64
+		for _, g := range groups {
+			delay = max(delay, ef.Groups[g].CrawlDelay)
+		}
+		if delay > 0 {
+			if es.delays == nil {
+				es.delays = make(map[string]*delaySlot)
+			}
+			es.delays[t] = &delaySlot{delay: int64(delay * float64(time.Second))}
+		}
+	}
 	if len(tokens) > 0 {
 		// Validate and Parse accept only names NewUAMatcher takes.
 		es.ua, _ = crawlers.NewUAMatcher(tokens)
@@ -76,42 +122,85 @@ type Block struct {
 	// AcceptSignature, if not "", is the Accept-Signature field the refusal carries
 	// (Enforce.AcceptSignature): the front end sets it before answering.
 	AcceptSignature string
+	// RetryAfter, when not 0, is the Retry-After of a request refused for asking sooner than
+	// its group's crawl_delay (Enforce.CrawlDelay), in whole seconds: the front end sets it.
+	RetryAfter int
 	// Impostor is set when the request was refused because its User-Agent names a crawler
 	// whose verification it fails (Enforce.Impostors); Token is then the crawler's first
 	// name in the bot catalogue and Rule is zero.
 	Impostor *identity.Identity
 }
 
-// newEnforcer prepares enforcement of what rt serves, and of up's merges when up is not nil,
-// as cfg says (a zero status is policy.DefaultEnforceStatus); identify, when cfg answers
-// impostors, is the request's crawler identity. Errors: a status that is not 4xx or 5xx (path
-// "enforce.status", "enforce.impostors.status"), and a file in which no group names a
-// crawler, where enforcement would never apply (path "enforce").
-func newEnforcer(rt *robotsTxt, up *upstream, cfg policy.Enforce, identify func(*http.Request) identity.Identity) (*enforcer, error) {
-	status, err := enforceStatus(cfg.Status, "enforce.status")
-	if err != nil {
-		return nil, err
-	}
-	var impostors int
-	if cfg.Impostors != nil {
-		if impostors, err = enforceStatus(cfg.Impostors.Status, "enforce.impostors.status"); err != nil {
-			return nil, err
+// delaySlot is one crawler's crawl-delay budget: the earliest time (Unix nanoseconds) its
+// next request is served, for requests not verified ([0]: without verification, every
+// request) and for verified ones ([1]), so that a claim cannot use up the budget of the
+// crawler it claims to be.
+type delaySlot struct {
+	delay int64 // nanoseconds
+	next  [2]atomic.Int64
+}
+
+// take serves a request at now from budget k, or reports how long until one is served.
+func (s *delaySlot) take(k int, now time.Time) (wait time.Duration, limited bool) {
+	n := now.UnixNano()
+	for {
+		next := s.next[k].Load()
+		if n < next {
+			return time.Duration(next - n), true
+		}
+		if s.next[k].CompareAndSwap(next, n+s.delay) {
+			return 0, false
 		}
 	}
+}
+
+// retryAfter is wait in whole seconds, rounded up, at least 1.
+func retryAfter(wait time.Duration) int {
+	return max(1, int((wait+time.Second-1)/time.Second))
+}
+
+// newEnforcer prepares enforcement of what rt serves, and of up's merges when up is not nil,
+// as cfg says (a zero status is policy.DefaultEnforceStatus), and the observation of
+// requests opts asks for (Counters, Violations); cfg is nil when only observing. opts.Identify,
+// when set, is the request's crawler identity, which impostors are refused by. Errors: a
+// status that is not 4xx or 5xx (path "enforce.status", "enforce.impostors.status"), and an
+// enforcement that would never apply: a file in which no group names a crawler (path
+// "enforce").
+func newEnforcer(rt *robotsTxt, up *upstream, cfg *policy.Enforce, opts Options) (*enforcer, error) {
+	e := &enforcer{rt: rt, up: up, observe: newObserver(opts, false), identify: opts.Identify}
 	st := rt.state.Load()
 	es := newEnforceState(st.matching)
-	if es.ua == nil && cfg.Impostors == nil {
-		return nil, configerr.New("enforce", "", "no group names a crawler or a preset, so enforcement would never apply: it answers only crawlers that a group names, never for the * group")
+	if cfg != nil {
+		status, err := enforceStatus(cfg.Status, "enforce.status")
+		if err != nil {
+			return nil, err
+		}
+		var impostors int
+		if cfg.Impostors != nil {
+			if impostors, err = enforceStatus(cfg.Impostors.Status, "enforce.impostors.status"); err != nil {
+				return nil, err
+			}
+		}
+		if es.ua == nil && cfg.Impostors == nil {
+			return nil, configerr.New("enforce", "", "no group names a crawler or a preset, so enforcement would never apply: it answers only crawlers that a group names, never for the * group")
+		}
+		if cfg.CrawlDelay && len(es.delays) == 0 {
+			return nil, configerr.New("enforce.crawl_delay", "", "no group that names a crawler has a crawl_delay, so crawl-delay enforcement would never apply (the * group's is not enforced)")
+		}
+		e.crawlDelay = cfg.CrawlDelay
+		if e.crawlDelay && e.observe == nil {
+			e.observe = newObserver(opts, true)
+		}
+		e.refuse, e.status = true, status
+		if cfg.AcceptSignature {
+			e.acceptSignature = webbotauth.AcceptSignature("sig1")
+		}
+		if opts.Identify != nil {
+			e.impostors = impostors
+		}
 	}
 	st.enforce.Store(es)
 	rt.enforcing.Store(true)
-	e := &enforcer{status: status, rt: rt, up: up}
-	if cfg.AcceptSignature {
-		e.acceptSignature = webbotauth.AcceptSignature("sig1")
-	}
-	if identify != nil {
-		e.impostors, e.identify = impostors, identify
-	}
 	return e, nil
 }
 
@@ -133,6 +222,9 @@ func (e *enforcer) Status() int { return e.status }
 // Check reports whether r comes from a crawler that robots.txt disallows for r's path (its
 // path and query as sent). Requests for /robots.txt are never blocked.
 func (e *enforcer) Check(r *http.Request) (Block, bool) {
+	if e.observe != nil {
+		return e.checkObserved(r)
+	}
 	if e.impostors != 0 && !e.rt.Matches(r) {
 		if id := e.identify(r); id.Status == identity.Impostor {
 			return Block{Token: botName(id.Bot), Status: e.impostors, Impostor: &id, AcceptSignature: e.acceptSignature}, true
@@ -180,6 +272,9 @@ func botName(id string) string {
 
 // Message is the short text a blocked request is told, and that is logged.
 func (b Block) Message() string {
+	if b.RetryAfter > 0 {
+		return fmt.Sprintf("robots.txt asks %s to wait between requests (Crawl-delay): retry after %d s", b.Token, b.RetryAfter)
+	}
 	if b.Impostor != nil {
 		return fmt.Sprintf("this request names %s but does not come from its operator's published addresses or host names", b.Token)
 	}

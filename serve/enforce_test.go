@@ -50,7 +50,7 @@ func fileEnforcer(f robotsgen.File, status int) (*enforcer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newEnforcer(rt, nil, policy.Enforce{Status: status}, nil)
+	return newEnforcer(rt, nil, &policy.Enforce{Status: status}, Options{})
 }
 
 func TestEnforcer(t *testing.T) {

@@ -74,6 +74,19 @@ type robotsBody struct {
 	etagValue     []string
 	contentLength []string
 	contentType   []string // textPlainUTF8 for robots.txt, rsl.MediaType for a license document
+	// text is the body as read for the lines of its rules (robotsgen.ReadText), made when a
+	// violation is first logged with it.
+	text atomic.Pointer[robotsgen.Text]
+}
+
+// readText returns the body as read for its lines, made once.
+func (b *robotsBody) readText() *robotsgen.Text {
+	if t := b.text.Load(); t != nil {
+		return t
+	}
+	t := robotsgen.ReadText(b.body)
+	b.text.Store(t)
+	return t
 }
 
 var (

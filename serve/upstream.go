@@ -244,9 +244,9 @@ func (u *upstream) ServeHTTP(w http.ResponseWriter, r *http.Request, fetchFor fu
 	return u.rt.serveBody(w, r, st.body, st.modTime, st.lastModified)
 }
 
-// enforceFor returns what enforcement decides with for r's origin: the merge last served
-// there, or nil before the first (then the responder's, which that merge only adds to).
-func (u *upstream) enforceFor(r *http.Request) *enforceState {
+// served returns the last merge served to r's origin, nil before the first or when the
+// last fetch failed without a good merge before it.
+func (u *upstream) served(r *http.Request) *hostState {
 	key := originKey{https: r.TLS != nil, host: strings.ToLower(r.Host)}
 	u.mu.RLock()
 	e := u.hosts[key]
@@ -255,6 +255,23 @@ func (u *upstream) enforceFor(r *http.Request) *enforceState {
 		return nil
 	}
 	if st := e.state.Load(); st != nil && st.body != nil {
+		return st
+	}
+	return nil
+}
+
+// bodyFor returns the merge last served to r's origin, nil before the first.
+func (u *upstream) bodyFor(r *http.Request) *robotsBody {
+	if st := u.served(r); st != nil {
+		return st.body
+	}
+	return nil
+}
+
+// enforceFor returns what enforcement decides with for r's origin: the merge last served
+// there, or nil before the first (then the responder's, which that merge only adds to).
+func (u *upstream) enforceFor(r *http.Request) *enforceState {
+	if st := u.served(r); st != nil {
 		return st.enforce
 	}
 	return nil

@@ -1,0 +1,74 @@
+// Package prom exposes a metrics.Counters (package github.com/sitepolicy/caddy-robots/metrics)
+// as Prometheus counters. It is a module of its own so that an application that does not
+// want metrics does not download the Prometheus client: the Caddy module registers it with
+// Caddy's metrics registry, and a Go application registers it with its own:
+//
+//	counters := metrics.NewCounters()
+//	if err := prom.Register(prometheus.DefaultRegisterer, prom.NewCollector(counters)); err != nil { ... }
+//	mw, err := nethttp.New(cfg, nethttp.Options{Counters: counters})
+//
+// Only series counted at least once are exported, as a CounterVec exports only the label
+// values it has seen; every label value is a name of the bot catalogue or a fixed word.
+package prom
+
+import (
+	"errors"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sitepolicy/caddy-robots/metrics"
+)
+
+// The metrics' names.
+const (
+	RequestsName  = "caddy_robots_crawler_requests_total"
+	RobotsTxtName = "caddy_robots_robots_txt_fetches_total"
+)
+
+// Collector is a prometheus.Collector over a metrics.Counters.
+type Collector struct {
+	counters         *metrics.Counters
+	requests, robots *prometheus.Desc
+}
+
+// NewCollector returns a Collector of c.
+func NewCollector(c *metrics.Counters) *Collector {
+	return &Collector{
+		counters: c,
+		requests: prometheus.NewDesc(RequestsName,
+			"Requests from crawlers (robots.txt excepted), by crawler (bot catalogue ID, AI catalogue name, or other), its category, its identity status and what became of the request.",
+			[]string{"crawler", "category", "identity_status", "outcome"}, nil),
+		robots: prometheus.NewDesc(RobotsTxtName,
+			"Requests for /robots.txt by crawlers of the bot or AI catalogue.",
+			[]string{"crawler", "category"}, nil),
+	}
+}
+
+// Describe sends the two metrics' descriptions.
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.requests
+	ch <- c.robots
+}
+
+// Collect sends the series counted so far.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	c.counters.EachRequest(func(s metrics.RequestSeries) {
+		ch <- prometheus.MustNewConstMetric(c.requests, prometheus.CounterValue, float64(s.Count), s.Crawler, s.Category, s.Status, s.Outcome)
+	})
+	c.counters.EachRobotsTxt(func(crawler, category string, n uint64) {
+		ch <- prometheus.MustNewConstMetric(c.robots, prometheus.CounterValue, float64(n), crawler, category)
+	})
+}
+
+// Register registers a Collector of c with reg. Registering the same Collector again (a
+// Caddy config reload that registers with the same registry) is not an error.
+func Register(reg prometheus.Registerer, c *Collector) error {
+	err := reg.Register(c)
+	var are prometheus.AlreadyRegisteredError
+	if errors.As(err, &are) && are.ExistingCollector == c {
+		return nil
+	}
+	return err
+}
+
+var _ prometheus.Collector = (*Collector)(nil)

@@ -1,0 +1,164 @@
+package serve
+
+import (
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sitepolicy/caddy-robots/identity"
+	"github.com/sitepolicy/caddy-robots/metrics"
+	"github.com/sitepolicy/caddy-robots/policy"
+	"github.com/sitepolicy/caddy-robots/robotsgen"
+)
+
+// delayFile asks GPTBot for delay seconds between requests; Googlebot is named without a
+// delay, and "*" has one, which is not enforced.
+func delayFile(delay float64) robotsgen.File {
+	return robotsgen.File{Groups: []robotsgen.Group{
+		{UserAgents: []string{"GPTBot"}, CrawlDelay: delay, Rules: []robotsgen.Rule{{Type: robotsgen.Disallow, Path: "/private/"}}},
+		{UserAgents: []string{"Googlebot"}, Rules: []robotsgen.Rule{{Type: robotsgen.Disallow, Path: "/private/"}}},
+		{UserAgents: []string{"*"}, CrawlDelay: 30, Rules: []robotsgen.Rule{{Type: robotsgen.Disallow, Path: "/admin/"}}},
+	}}
+}
+
+// crawl sends n requests of ua every interval from the clock's time, and returns the
+// Retry-After of each (0: served).
+func crawl(c *Core, clock *fakeClock, ua string, interval time.Duration, n int, hdr ...string) []int {
+	var out []int
+	for range n {
+		r := uaRequest("/page", ua)
+		for i := 0; i+1 < len(hdr); i += 2 {
+			r.Header.Set(hdr[i], hdr[i+1])
+		}
+		b, blocked := c.Enforce(r)
+		switch {
+		case !blocked:
+			out = append(out, 0)
+		case b.Status == http.StatusTooManyRequests && b.RetryAfter > 0:
+			out = append(out, b.RetryAfter)
+		default:
+			out = append(out, -1)
+		}
+		clock.advance(interval)
+	}
+	return out
+}
+
+// A crawler at twice its group's rate gets every other request refused with the wait
+// rounded up to whole seconds; at half the rate, never; browsers, crawlers named without a
+// delay and crawlers only "*" addresses, never.
+func TestCrawlDelay(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)}
+	counters := metrics.NewCounters()
+	c := observedCore(t, delayFile(10), &policy.Enforce{CrawlDelay: true}, Options{now: clock.now, Counters: counters})
+	got := crawl(c, clock, "Mozilla/5.0 (compatible; GPTBot/1.2)", 5*time.Second, 6)
+	if want := []int{0, 5, 0, 5, 0, 5}; !slicesEqual(got, want) {
+		t.Errorf("2x: %v, want %v", got, want)
+	}
+	clock.advance(time.Minute)
+	if got := crawl(c, clock, "GPTBot/1.2", 20*time.Second, 6); !slicesEqual(got, make([]int, 6)) {
+		t.Errorf("0.5x: %v", got)
+	}
+	for _, ua := range []string{chromeUA, "Googlebot/2.1", "bingbot/2.0"} {
+		if got := crawl(c, clock, ua, time.Millisecond, 20); !slicesEqual(got, make([]int, 20)) {
+			t.Errorf("%s: %v", ua, got)
+		}
+	}
+	n := uint64(0)
+	counters.EachRequest(func(s metrics.RequestSeries) {
+		if s.Outcome == "rate_limited" {
+			n += s.Count
+		}
+	})
+	if n != 3 {
+		t.Errorf("%d rate_limited counted, want 3", n)
+	}
+	// A delay that is not whole seconds: the wait is rounded up, never 0.
+	c = observedCore(t, delayFile(2.5), &policy.Enforce{CrawlDelay: true}, Options{now: clock.now})
+	if got, want := crawl(c, clock, "GPTBot/1", time.Second, 4), []int{0, 2, 1, 0}; !slicesEqual(got, want) {
+		t.Errorf("2.5 s at 1 s: %v, want %v", got, want)
+	}
+	c = observedCore(t, delayFile(1), &policy.Enforce{CrawlDelay: true}, Options{now: clock.now})
+	if got, want := crawl(c, clock, "GPTBot/1", time.Millisecond, 3), []int{0, 1, 1}; !slicesEqual(got, want) {
+		t.Errorf("1 s at 1 ms: %v, want %v", got, want)
+	}
+}
+
+// With verification, a verified crawler has its own budget: requests that claim its name
+// without being verified do not use it up (they share another).
+func TestCrawlDelayVerified(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)}
+	identify := func(r *http.Request) identity.Identity {
+		if r.Header.Get("X-Verified") != "" {
+			return identity.Identity{Bot: "openai-crawler", Status: identity.Verified}
+		}
+		return identity.Identity{Bot: "openai-crawler", Status: identity.Pending}
+	}
+	c := observedCore(t, delayFile(10), &policy.Enforce{CrawlDelay: true}, Options{now: clock.now, Identify: identify})
+	// Claims flood first.
+	if got := crawl(c, clock, "GPTBot/1.2", time.Millisecond, 50); got[0] != 0 || got[1] == 0 {
+		t.Fatalf("claims: %v", got)
+	}
+	if got := crawl(c, clock, "GPTBot/1.2", 10*time.Second, 5, "X-Verified", "1"); !slicesEqual(got, make([]int, 5)) {
+		t.Errorf("the verified crawler at its rate, after a flood of claims: %v", got)
+	}
+}
+
+// Property: over random delays and request times, what is refused and the Retry-After sent
+// are those of a model that serves a request when at least the delay has passed since the
+// last one served.
+func TestCrawlDelayModel(t *testing.T) {
+	n := 2000
+	if raceEnabled {
+		n = 200
+	}
+	rnd := rand.New(rand.NewPCG(5, 6))
+	for i := range n {
+		delay := []float64{0.5, 1, 2.5, 10, 60}[i%5]
+		clock := &fakeClock{t: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)}
+		c := observedCore(t, delayFile(delay), &policy.Enforce{CrawlDelay: true}, Options{now: clock.now})
+		var last time.Time
+		served := false
+		d := time.Duration(delay * float64(time.Second))
+		for range 20 {
+			clock.advance(time.Duration(rnd.Int64N(int64(2 * d))))
+			b, blocked := c.Enforce(uaRequest("/", "GPTBot/1"))
+			wantBlocked := served && clock.t.Before(last.Add(d))
+			if blocked != wantBlocked {
+				t.Fatalf("delay %v: at %v after the last served, blocked %v", delay, clock.t.Sub(last), blocked)
+			}
+			if blocked {
+				want := max(1, int(math.Ceil(last.Add(d).Sub(clock.t).Seconds())))
+				if b.RetryAfter != want {
+					t.Fatalf("delay %v: Retry-After %d, want %d", delay, b.RetryAfter, want)
+				}
+				continue
+			}
+			last, served = clock.t, true
+		}
+	}
+}
+
+// crawl_delay needs a group that names a crawler with a delay.
+func TestCrawlDelayConfigError(t *testing.T) {
+	f := delayFile(0)
+	_, err := New(policy.Config{RobotsTxt: &policy.RobotsTxt{Groups: f.Groups, Enforce: &policy.Enforce{CrawlDelay: true}}}, Options{})
+	if err == nil || !strings.Contains(err.Error(), "robots_txt.enforce.crawl_delay") {
+		t.Errorf("error %v", err)
+	}
+}
+
+func slicesEqual(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,287 @@
+package serve
+
+import (
+	"hash/maphash"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sitepolicy/caddy-robots/crawlers"
+	"github.com/sitepolicy/caddy-robots/identity"
+	"github.com/sitepolicy/caddy-robots/internal/coarse"
+	"github.com/sitepolicy/caddy-robots/metrics"
+	"github.com/sitepolicy/caddy-robots/robotsgen"
+)
+
+// Violation is a request from a crawler for a path that the served robots.txt disallows for
+// it, which was served (Options.Violations). Crawler is its metrics label (metrics.Crawler
+// .Name: a catalogue's name, "other" for a crawler that only the file names); Token is the name the file's group names it by ("" when no group names it and
+// the "*" group decided).
+type Violation struct {
+	Crawler string
+	Token   string
+	Status  string // the identity status (metrics.StatusLabel): "unchecked" when no verification is configured
+	Path    string // the path and query as sent
+	Rule    robotsgen.Rule
+	// Line is the rule's line in the robots.txt served to the request's origin (the line
+	// `robots check` shows), 0 when the rule is not written there (a name robots.txt cannot
+	// carry, decided by its preset's group).
+	Line int
+	// Suppressed is how many violations of this crawler were not reported since the last
+	// one reported (ViolationBurst per ViolationInterval).
+	Suppressed int
+}
+
+// ViolationMessage is the message a violation is logged with; its fields carry the rest.
+const ViolationMessage = "a crawler fetched a path robots.txt disallows for it"
+
+// RuleText is the rule as robots.txt writes it, "disallow: /private/".
+func (v Violation) RuleText() string { return string(v.Rule.Type) + ": " + v.Rule.Path }
+
+// How many violations a crawler has reported: the first ViolationBurst in each
+// ViolationInterval, then none until the next interval, whose first report counts the
+// suppressed ones. A crawl cannot flood the log: at most ViolationBurst lines per crawler of
+// the catalogue (and one slot for all others) per interval.
+const (
+	ViolationBurst    = 10
+	ViolationInterval = time.Minute
+)
+
+// observer is what requests from crawlers are counted and reported with, besides
+// enforcement.
+type observer struct {
+	counters   *metrics.Counters              // nil: not counted
+	violations func(*http.Request, Violation) // nil: not reported
+	limits     []violationLimit               // by metrics.Crawler
+	now        func() time.Time               // crawl-delay's clock
+	coarseNow  func() time.Time               // the violation limit's
+	names      nameMemo
+}
+
+// nameMemo remembers what headers seen lately name: which of a file's names
+// (enforceState.ua) and which bot of the catalogue (crawlers.IdentifyBot):
+// crawlers and browsers send the same User-Agent over and over, and a hash and a comparison
+// cost a fraction of the scan. Like crawlers.IdentifyBot's memory, a fixed number of slots,
+// each overwritten by the next header that hashes to it (with a per-observer seed), holding
+// headers of at most maxMemoUA bytes: at most about 0.5 MiB, whatever clients send. An answer
+// is for the state it was found with: a new version of the file is scanned afresh.
+type nameMemo struct {
+	seed  maphash.Seed
+	slots [1024]atomic.Pointer[nameAnswer]
+}
+
+type nameAnswer struct {
+	es      *enforceState
+	ua, tok string          // tok: the file's name the header names, "" for none
+	bot     bool            // the header names a bot of the catalogue (crawlers.IdentifyBot)
+	slot    metrics.Crawler // that bot's slot
+}
+
+// maxMemoUA is the longest header remembered; longer ones are scanned each time.
+const maxMemoUA = 512
+
+// lookup returns what one User-Agent value names: a name of es's file (es.ua.Match) and a
+// bot of the catalogue, remembered.
+func (m *nameMemo) lookup(es *enforceState, ua string) nameAnswer {
+	if len(ua) > maxMemoUA {
+		return scanNames(es, ua)
+	}
+	slot := &m.slots[maphash.String(m.seed, ua)&uint64(len(m.slots)-1)]
+	if a := slot.Load(); a != nil && a.es == es && a.ua == ua {
+		return *a
+	}
+	a := scanNames(es, ua)
+	slot.Store(&a)
+	return a
+}
+
+func scanNames(es *enforceState, ua string) nameAnswer {
+	a := nameAnswer{es: es, ua: ua}
+	if es.ua != nil {
+		a.tok, _ = es.ua.Match(ua)
+	}
+	if id, ok := crawlers.IdentifyBot(ua); ok {
+		a.bot, a.slot = true, metrics.CrawlerOf(id)
+	}
+	return a
+}
+
+// violationLimit is one crawler's count of reports in the current interval.
+type violationLimit struct {
+	mu         sync.Mutex
+	start      time.Time
+	n          int
+	suppressed int
+}
+
+// newObserver returns the observer opts asks for, nil for none; crawlDelay asks for one too.
+func newObserver(opts Options, crawlDelay bool) *observer {
+	if opts.Counters == nil && opts.Violations == nil && !crawlDelay {
+		return nil
+	}
+	// The violation limit's interval is a minute: a clock kept to the second will do, and
+	// reading it costs an atomic load. Crawl-delay's waits are told in seconds, from the
+	// exact time.
+	o := &observer{counters: opts.Counters, violations: opts.Violations, now: opts.now, coarseNow: opts.now}
+	o.names.seed = maphash.MakeSeed()
+	if o.now == nil {
+		o.now, o.coarseNow = time.Now, coarse.Now
+	}
+	if o.violations != nil {
+		o.limits = make([]violationLimit, metrics.NumCrawlers())
+	}
+	return o
+}
+
+// allow reports whether crawler c may report a violation now, and how many it did not
+// report before.
+func (o *observer) allow(c metrics.Crawler) (suppressed int, ok bool) {
+	l := &o.limits[c]
+	now := o.coarseNow()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.start.IsZero() || now.Sub(l.start) >= ViolationInterval {
+		l.start, l.n = now, 0
+	}
+	if l.n >= ViolationBurst {
+		l.suppressed++
+		return 0, false
+	}
+	l.n++
+	suppressed, l.suppressed = l.suppressed, 0
+	return suppressed, true
+}
+
+// checkObserved is Check when requests are counted or reported: one decision (which crawler,
+// whether the file disallows the path for it and by which rule) serves enforcement, the
+// counters, the report of violations and crawl-delay.
+func (e *enforcer) checkObserved(r *http.Request) (Block, bool) {
+	o := e.observe
+	status := metrics.Unchecked
+	var bot string
+	if e.identify != nil {
+		id := e.identify(r)
+		status, bot = id.Status, id.Bot
+		if e.impostors != 0 && id.Status == identity.Impostor {
+			o.count(metrics.CrawlerOf(bot), status, metrics.Impostor)
+			return Block{Token: botName(bot), Status: e.impostors, Impostor: &id, AcceptSignature: e.acceptSignature}, true
+		}
+	}
+	es := e.rt.state.Load().enforce.Load()
+	if e.up != nil {
+		if hs := e.up.enforceFor(r); hs != nil {
+			es = hs
+		}
+	}
+	// Which of the file's names the header names, and which bot of the catalogue: the first
+	// value naming one of each, as enforcement and crawlers.IdentifyBotHeader read them.
+	var tok string
+	c, haveBot := metrics.Other, bot != ""
+	if haveBot {
+		c = metrics.CrawlerOf(bot)
+	}
+	for _, ua := range r.Header["User-Agent"] {
+		a := o.names.lookup(es, ua)
+		if !haveBot && a.bot {
+			c, haveBot = a.slot, true
+		}
+		if tok == "" {
+			tok = a.tok
+		}
+	}
+	if tok == "" && !haveBot {
+		return Block{}, false
+	}
+	if !haveBot {
+		c = es.slots[tok]
+	}
+	d := es.m.Decide(tok, "", requestTarget(r))
+	disallowed := !d.Allowed && d.Rule != nil
+	if disallowed && tok != "" && e.refuse {
+		o.count(c, status, metrics.Enforced)
+		return Block{Token: tok, Rule: *d.Rule, Status: e.status, AcceptSignature: e.acceptSignature}, true
+	}
+	if e.crawlDelay && tok != "" {
+		if ds := es.delays[tok]; ds != nil {
+			k := 0
+			if status == identity.Verified {
+				k = 1
+			}
+			if wait, limited := ds.take(k, o.now()); limited {
+				o.count(c, status, metrics.RateLimited)
+				return Block{Token: tok, Status: http.StatusTooManyRequests, RetryAfter: retryAfter(wait), AcceptSignature: e.acceptSignature}, true
+			}
+		}
+	}
+	if !disallowed {
+		o.count(c, status, metrics.Allowed)
+		return Block{}, false
+	}
+	o.count(c, status, metrics.DisallowedServed)
+	if o.violations != nil {
+		if n, ok := o.allow(c); ok {
+			o.violations(r, Violation{Crawler: c.Name(), Token: tok, Status: metrics.StatusLabel(status), Path: requestTarget(r), Rule: *d.Rule, Line: e.ruleLine(r, tok, *d.Rule), Suppressed: n})
+		}
+	}
+	return Block{}, false
+}
+
+func (o *observer) count(c metrics.Crawler, s identity.Status, out metrics.Outcome) {
+	if o.counters != nil {
+		o.counters.Request(c, s, out)
+	}
+}
+
+// ruleLine is the line of rule, which decided for tok ("" for the "*" group), in the
+// robots.txt served to r's origin; 0 when it is not written there. Reading the file is
+// done once per served body, when its first violation is reported; finding a line parses a
+// logarithmic number of its prefixes, for reports that the limit above bounds.
+func (e *enforcer) ruleLine(r *http.Request, tok string, rule robotsgen.Rule) int {
+	b := e.servedBody(r)
+	if b == nil {
+		return 0
+	}
+	t := b.readText()
+	groups, _ := t.File.Select(tok, "")
+	_, _, line, _ := t.DecidingRule(groups, rule)
+	return line
+}
+
+// servedBody is the robots.txt served to r's origin: the merge served there, else the
+// responder's; nil if there is none.
+func (e *enforcer) servedBody(r *http.Request) *robotsBody {
+	if e.up != nil {
+		if b := e.up.bodyFor(r); b != nil {
+			return b
+		}
+	}
+	b, err := e.rt.state.Load().bodyFor(r)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// countRobotsTxt counts a request for /robots.txt by a crawler of either catalogue.
+func (e *enforcer) countRobotsTxt(r *http.Request) {
+	if e.observe == nil || e.observe.counters == nil {
+		return
+	}
+	uas := r.Header["User-Agent"]
+	if bot, ok := crawlers.IdentifyBotHeader(uas); ok {
+		e.observe.counters.RobotsTxt(metrics.CrawlerOf(bot))
+		return
+	}
+	// robots.txt is served from the responder's file: its names.
+	if es := e.rt.state.Load().enforce.Load(); es != nil && es.ua != nil && es.custom {
+		for _, ua := range uas {
+			if t, ok := es.ua.Match(ua); ok {
+				if c := es.slots[t]; c != metrics.Other {
+					e.observe.counters.RobotsTxt(c)
+				}
+				return
+			}
+		}
+	}
+}
