@@ -91,7 +91,8 @@ func TestCheckAndLintWalk(t *testing.T) {
 	}
 	want := []visit{
 		{sub + "[0].handle[0]", `[[{"path":["/a/*"]}]]`, false},
-		{sub + "[1].handle[0]", `null`, false},
+		// The second route of group g1 runs only where the first does not match.
+		{sub + "[1].handle[0]", `[[{"(afteritsgroup)":true}]]`, false},
 		{sub + "[2].handle[0]", `null`, false},
 		{sub + "[3].handle[0]", `[[{"path":["/t/*"]}]]`, false},
 		{sub + "[4].handle[0]", `null`, false},
