@@ -13,7 +13,9 @@ import (
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/mimetype"
+	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/tagemit"
+	"github.com/sitepolicy/caddy-robots/tdmrep"
 	"github.com/sitepolicy/caddy-robots/usage"
 )
 
@@ -77,6 +79,9 @@ type tagOutput struct {
 
 	// legacy is set when the X-Robots-Tag lines are sent, so they count in the size limit too.
 	legacy bool
+
+	// tdm is the routes' TDMRep declaration and its fields.
+	tdm tdmOutput
 
 	// dropped names the members left out to keep the Robots-Tag value (and with legacy the
 	// X-Robots-Tag lines) within tagemit.MaxFieldSize; errs are what could not be read of a
@@ -153,7 +158,7 @@ func (o *tagOutput) withBackend(rt, xrt []string) *tagOutput {
 	}
 	p, dropped := tagemit.FitUnion(o.policy, backend, o.legacy)
 	m = buildTagOutput(p, append(slices.Clip(o.dropped), dropped...), o.usage, o.legacy)
-	m.meta, m.errs = o.meta, errs
+	m.meta, m.errs, m.tdm = o.meta, errs, o.tdm
 	if len(key.rt)+len(key.xrt) <= tagemit.MaxFieldSize {
 		c.mu.Lock()
 		if c.m == nil || len(c.m) >= maxMerged {
@@ -237,7 +242,7 @@ func joinKey(lines []string) string {
 // xRobotsTag is set, the meta elements when meta is set, the Content-Usage field. A route
 // needs rules, preferences or both; meta and xRobotsTag need rules. Errors name the field:
 // "rules", "except[1]", `content_usage["key"]`, "meta", "x_robots_tag".
-func newTagger(rules map[string][]string, except []string, contentUsage map[string]string, meta, xRobotsTag bool, log Log) (*tagger, error) {
+func newTagger(rules map[string][]string, except []string, contentUsage map[string]string, tdm *policy.TDM, meta, xRobotsTag bool, log Log) (*tagger, error) {
 	p, err := tagemit.NewPolicyExcept(rules, except)
 	if err != nil {
 		err = configerr.Prefix("rules", err)
@@ -252,16 +257,17 @@ func newTagger(rules map[string][]string, except []string, contentUsage map[stri
 		// Parsers read the lines together under the same limit as Robots-Tag's.
 		err = configerr.New("x_robots_tag", "", fmt.Sprintf("the X-Robots-Tag lines would be %d bytes together, over the %d-byte limit parsers must honour (the Robots-Tag field is %d); give fewer tokens or rules, or leave x_robots_tag out", n, tagemit.MaxFieldSize, len(p.RobotsTag())))
 	}
-	if err = errors.Join(err, configerr.Prefix("content_usage", uerr)); err != nil {
+	d, terr := newTDM(tdm, u)
+	if err = errors.Join(err, configerr.Prefix("content_usage", uerr), terr); err != nil {
 		return nil, err
 	}
 	if p.IsEmpty() {
-		if u.IsEmpty() {
-			return nil, configerr.New("rules", "", "no rules: give at least one rule, e.g. noindex, or Content-Usage preferences (content_usage)")
+		if u.IsEmpty() && d.IsEmpty() {
+			return nil, configerr.New("rules", "", "no rules: give at least one rule, e.g. noindex, Content-Usage preferences (content_usage), or a TDMRep declaration (tdm)")
 		}
 		var errs []error
-		if meta {
-			errs = append(errs, configerr.New("meta", "", "meta writes the route's robots rules as <meta> elements, and the route has none (Content-Usage preferences have no meta element)"))
+		if meta && d.IsEmpty() {
+			errs = append(errs, configerr.New("meta", "", "meta writes the route's robots rules and TDMRep declaration as <meta> elements, and the route has neither (Content-Usage preferences have no meta element)"))
 		}
 		if xRobotsTag {
 			errs = append(errs, configerr.New("x_robots_tag", "", "x_robots_tag sends the route's robots rules as X-Robots-Tag, and the route has none"))
@@ -272,6 +278,7 @@ func newTagger(rules map[string][]string, except []string, contentUsage map[stri
 	}
 	t := &tagger{policy: p, usage: u, meta: meta, xrt: xRobotsTag, log: log}
 	t.out = *newTagOutput(p, u, xRobotsTag)
+	t.out.tdm = newTDMOutput(d)
 	return t, nil
 }
 
@@ -377,11 +384,12 @@ func combined(taggers []*tagger) *tagOutput {
 			return o.(*tagOutput)
 		}
 	}
-	p, u, legacy := taggers[0].policy, taggers[0].usage, taggers[0].xrt
+	p, u, legacy, d := taggers[0].policy, taggers[0].usage, taggers[0].xrt, taggers[0].out.tdm.decl
 	for _, t := range taggers[1:] {
-		p, u, legacy = p.Union(t.policy), usage.Combine(u, t.usage), legacy || t.xrt
+		p, u, legacy, d = p.Union(t.policy), usage.Combine(u, t.usage), legacy || t.xrt, tdmrep.Combine(d, t.out.tdm.decl)
 	}
 	o := newTagOutput(p, u, legacy)
+	o.tdm = newTDMOutput(d)
 	if cacheable {
 		if prev, loaded := taggers[0].unions.LoadOrStore(key, o); loaded {
 			return prev.(*tagOutput)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sitepolicy/caddy-robots/mimetype"
 	"github.com/sitepolicy/caddy-robots/tagemit"
+	"github.com/sitepolicy/caddy-robots/tdmrep"
 )
 
 // tagWriter is the response wrapper behind Tag: it sets Robots-Tag (and, when asked,
@@ -42,6 +43,7 @@ type tagWriter struct {
 	origLen   int64 // Content-Length the handler declared, -1 if none
 	sink      injectSink
 	meta      []byte
+	tdm       tdmrep.Declaration // what the TDMRep meta elements state, with meta
 	debugFunc func(*http.Request, string)
 
 	// While sniff is set, the first body bytes wait here until there are sniffLen of them, the
@@ -164,8 +166,13 @@ func (tw *tagWriter) setHeaders() {
 			tw.warn(warnUsageTooLong, fmt.Sprintf("Content-Usage: the routes' preferences together are over %d bytes, which servers and proxies may refuse; left out %s (extension y values first, then n)", tagemit.MaxFieldSize, strings.Join(out.usageDropped, ", ")))
 		}
 	}
+	tdm := setTDM(h, &out.tdm)
+	if tw.wantMeta && !tdm.IsEmpty() {
+		tw.tdm = tdm
+		tw.meta = tdmMetaWanted
+	}
 	if out.policy.IsEmpty() {
-		// Only Content-Usage routes: the robots headers are the handler's business.
+		// Only Content-Usage and TDMRep routes: the robots headers are the handler's business.
 		return
 	}
 	if ownRT, ownXRT := h["Robots-Tag"], h["X-Robots-Tag"]; len(ownRT) > 0 || len(ownXRT) > 0 {
@@ -181,10 +188,13 @@ func (tw *tagWriter) setHeaders() {
 	if len(out.dropped) > 0 {
 		tw.warn(warnFieldTooLong, fmt.Sprintf("Robots-Tag: the union of the routes' and the backend's rules is over %d bytes, which parsers may ignore; left out %s (the routes' members are kept first, then the backend's; on each side \"*\", then noindex, then the other restrictions, limits, and last what only relaxes)", tagemit.MaxFieldSize, listSome(out.dropped)))
 	}
-	if tw.wantMeta {
+	if tw.wantMeta && len(out.meta) > 0 {
 		tw.meta = out.meta
 	}
 }
+
+// tdmMetaWanted marks a response whose only meta elements are TDMRep's.
+var tdmMetaWanted = []byte{}
 
 // listSome joins at most ten names and counts the rest, so that a backend sending thousands
 // of members does not make a warning of their size.
@@ -264,6 +274,7 @@ func (tw *tagWriter) startInjection() {
 	// (RFC 9110 §8.8.1), and byte ranges of the original do not address it.
 	weakenETag(h)
 	delete(h, "Accept-Ranges")
+	opts.TDM = tw.tdm
 	tw.inj = tagemit.NewInjector(&tw.sink, combined(tw.all).policy, opts)
 }
 
