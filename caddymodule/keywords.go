@@ -17,7 +17,7 @@ import (
 var (
 	robotsTxtSubdirectives = []string{"comment", "sitemap", "group", "preset", "record", "max_age", "enforce", "merge_file", "merge_upstream"}
 	groupSubdirectives     = []string{"user_agent", "preset", "except", "purpose", "allow", "disallow", "crawl_delay", "record", "content_usage", "content_signal"}
-	robotsTagSubdirectives = []string{"agent", "preset", "except", "meta", "x_robots_tag", "content_usage"}
+	robotsTagSubdirectives = []string{"agent", "preset", "except", "meta", "x_robots_tag", "content_usage", "tdm"}
 	enforceSubdirectives   = []string{"impostors", "accept_signature"}
 	crawlersSubdirectives  = []string{"lists", "list_file", "lists_dir", "refresh", "max_age", "fetch_timeout", "reverse_dns", "dns_timeout", "dns_wait", "dns_max_in_flight", "signature_agent", "signatures_fetch_untrusted", "signatures_replay_protection", "signatures_skew", "signatures_max_validity"}
 )
