@@ -52,7 +52,7 @@ func tdmFront(c *serve.Core, next http.Handler) http.Handler {
 // handler's malformed or repeated value is unset and never removes the route's reservation.
 func TestTDMFields(t *testing.T) {
 	cfg := policy.Config{RobotsTag: []policy.Route{
-		tdmRoute([]string{"/images/*"}, 1, ""),  // report §5.2, first example
+		tdmRoute([]string{"/images/*"}, 1, ""),    // report §5.2, first example
 		tdmRoute([]string{"/articles/*"}, 1, pol), // second example
 		tdmRoute([]string{"/open/*"}, 0, ""),
 		tdmRoute([]string{"/articles/open/*"}, 0, "https://other.example/p"),
