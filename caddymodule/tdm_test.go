@@ -1,16 +1,13 @@
 package caddymodule
 
 import (
-	"bytes"
-	"fmt"
+	"slices"
 	"strings"
 	"testing"
-
-	"github.com/caddyserver/caddy/v2/caddyconfig"
-	"golang.org/x/net/html"
 )
 
-// badTDMCaddyfiles are tdm lines refused at load, each naming its line ("# <-").
+// badTDMCaddyfiles are tdm lines refused at load, each naming its line ("# <-"), checked
+// with badCaddyfiles by TestBadCaddyfilesRefusedWithLine.
 var badTDMCaddyfiles = []struct {
 	name, site, want string
 }{
@@ -29,54 +26,16 @@ var badTDMCaddyfiles = []struct {
 	{"meta without rules or tdm", "robots_tag { # <-\n\tcontent_usage train-ai=n\n\tmeta\n}", "has neither"},
 }
 
-func TestBadTDMCaddyfilesRefusedWithLine(t *testing.T) {
-	adapter := caddyconfig.GetAdapter("caddyfile")
-	for _, c := range badTDMCaddyfiles {
-		t.Run(c.name, func(t *testing.T) {
-			cfg, line := badCaddyfile(t, c.site)
-			_, _, err := adapter.Adapt([]byte(cfg), map[string]any{"filename": "Caddyfile"})
-			if err == nil {
-				t.Fatalf("adapted without error:\n%s", cfg)
-			}
-			msg := err.Error()
-			if !strings.Contains(msg, c.want) || !strings.Contains(msg, fmt.Sprintf("Caddyfile:%d", line)) {
-				t.Errorf("error %q, want %q at Caddyfile:%d", msg, c.want, line)
-			}
-		})
-	}
-}
-
-// headMetaWords is the head's meta elements as "name=content" words, in order, as
-// x/net/html's full parser reads the page.
+// headMetaWords is the head's meta elements (metaElements) as "name=content" words, sorted.
 func headMetaWords(t *testing.T, body []byte) string {
-	t.Helper()
-	doc, err := html.Parse(bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	metas, _ := metaElements(t, body, nil)
 	var words []string
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.ElementNode && n.Data == "body" {
-			return
-		}
-		if n.Type == html.ElementNode && n.Data == "meta" {
-			var name, content string
-			for _, a := range n.Attr {
-				switch a.Key {
-				case "name":
-					name = a.Val
-				case "content":
-					content = a.Val
-				}
-			}
-			words = append(words, name+"="+content)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
+	for name, contents := range metas {
+		for _, c := range contents {
+			words = append(words, name+"="+c)
 		}
 	}
-	walk(doc)
+	slices.Sort(words)
 	return strings.Join(words, " ")
 }
 
@@ -99,7 +58,7 @@ respond "<!doctype html><title>t</title><p>x"
 	}
 	const policyURL = "https://example.com/policies/tdm.json"
 	for path, want := range map[string][4]string{
-		"/articles/a":  {"train-ai=n, search=y", "1", policyURL, "tdm-reservation=1 tdm-policy=" + policyURL},
+		"/articles/a":  {"train-ai=n, search=y", "1", policyURL, "tdm-policy=" + policyURL + " tdm-reservation=1"},
 		"/press/a":     {"", "0", "", ""},
 		"/press/own/a": {"", "1", "", ""},
 		"/other":       {"", "", "", ""},

@@ -7,8 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/net/html"
-
+	"github.com/sitepolicy/caddy-robots/internal/fixture"
 	"github.com/sitepolicy/caddy-robots/nethttp"
 	"github.com/sitepolicy/caddy-robots/tdmrep"
 )
@@ -72,34 +71,10 @@ func TestTDMOverLoopback(t *testing.T) {
 
 // headMetaString is the head's meta elements as "name=content" words, in order.
 func headMetaString(t *testing.T, body []byte) string {
-	t.Helper()
-	doc, err := html.Parse(strings.NewReader(string(body)))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var words []string
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.ElementNode && n.Data == "body" {
-			return
-		}
-		if n.Type == html.ElementNode && n.Data == "meta" {
-			var name, content string
-			for _, a := range n.Attr {
-				switch a.Key {
-				case "name":
-					name = a.Val
-				case "content":
-					content = a.Val
-				}
-			}
-			words = append(words, name+"="+content)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
+	for _, kv := range fixture.HeadMeta(t, body) {
+		words = append(words, kv[0]+"="+kv[1])
 	}
-	walk(doc)
 	return strings.Join(words, " ")
 }
 

@@ -176,7 +176,7 @@ type Tags struct {
 	TDM *TDM `json:"tdm,omitempty"`
 }
 
-// TDM is a route's TDMRep declaration (docs/tdmrep.md): a reservation, given or derived from
+// TDM is a route's TDMRep declaration (README, "Licensing and legal signals"): a reservation, given or derived from
 // the route's Content-Usage, and optionally the URL of a TDM Policy. Exactly one of
 // Reservation and Derive is set.
 type TDM struct {

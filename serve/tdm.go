@@ -72,8 +72,8 @@ func newTDMOutput(d tdmrep.Declaration) tdmOutput {
 // setTDM sets the routes' TDMRep fields on h, combined with what the handler sent, and
 // returns the declaration the page's <meta> elements may state: none when the handler's own
 // reservation outranks the routes' (its 1 over their 0), since a meta element supersedes the
-// fields (report §5.7) and must not weaken them. The handler's tdm-reservation is read as a
-// TDM agent reads it: one line of "0" or "1", anything else unset (§4.1), so a malformed one
+// fields (report #sec-processing-priority) and must not weaken them. The handler's tdm-reservation is read as a
+// TDM agent reads it: one line of "0" or "1", anything else unset (#sec-tdm-reservation), so a malformed one
 // never removes the routes' reservation. Nothing allocates.
 func setTDM(h http.Header, o *tdmOutput) tdmrep.Declaration {
 	if o.reservation == nil {
@@ -113,7 +113,7 @@ type tdmFile struct {
 // tdmRouteRules returns the rules of tdmrep.json for the routes, and a warning for each
 // route with a declaration that no location can express, which the file then says nothing
 // for. The routes' declarations combine with a reservation winning (tdmrep.Combine), and a
-// TDM agent takes the first rule that matches (report §5.1), so the rules are ordered:
+// TDM agent takes the first rule that matches (report #sec-tdm-file), so the rules are ordered:
 // reservations with a policy, reservations without, then non-reservations (each in route
 // order). The non-reservations are left out when some reserving route has no location, or
 // one whose case matters (route paths match without case, TDM agents with it): a rule of 0
@@ -160,7 +160,7 @@ func tdmRouteRules(cfg policy.Config, routes []route) ([]tdmrep.Rule, []*confige
 }
 
 // tdmLocations writes a route's path patterns as tdmrep.json locations (robots.txt
-// patterns, report §5.1.1), or says why they cannot be.
+// patterns, report #sec-tdm-file-regexp), or says why they cannot be.
 func tdmLocations(r policy.Route, patterns []pathPattern) ([]string, string) {
 	if r.Match != nil {
 		return nil, "it has a match function, which no location can express"

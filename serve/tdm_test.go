@@ -1,7 +1,6 @@
 package serve_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,9 +14,9 @@ import (
 	"testing"
 
 	"github.com/jimsmart/grobotstxt"
-	"golang.org/x/net/html"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/internal/fixture"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/serve"
 	"github.com/sitepolicy/caddy-robots/tdmrep"
@@ -47,12 +46,12 @@ func tdmFront(c *serve.Core, next http.Handler) http.Handler {
 }
 
 // TestTDMFields: a route's declaration is the tdm-reservation and tdm-policy fields of report
-// §5.2 (the report's two examples), combined over routes (a 1 from any route wins, with its
+// #sec-tdm-header (the report's two examples), combined over routes (a 1 from any route wins, with its
 // policy) and with the handler's own fields: a handler's 1 stands over a route's 0; a
 // handler's malformed or repeated value is unset and never removes the route's reservation.
 func TestTDMFields(t *testing.T) {
 	cfg := policy.Config{RobotsTag: []policy.Route{
-		tdmRoute([]string{"/images/*"}, 1, ""),    // report §5.2, first example
+		tdmRoute([]string{"/images/*"}, 1, ""),    // report #sec-tdm-header, first example
 		tdmRoute([]string{"/articles/*"}, 1, pol), // second example
 		tdmRoute([]string{"/open/*"}, 0, ""),
 		tdmRoute([]string{"/articles/open/*"}, 0, "https://other.example/p"),
@@ -103,41 +102,7 @@ func TestTDMFields(t *testing.T) {
 	}
 }
 
-// metaList is the name/content of each meta element in the head, in order, as x/net/html's
-// full parser reads the page.
-func metaList(t testing.TB, body []byte) [][2]string {
-	t.Helper()
-	doc, err := html.Parse(bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out [][2]string
-	var walk func(*html.Node, bool)
-	walk = func(n *html.Node, inHead bool) {
-		inHead = inHead || n.Type == html.ElementNode && n.Data == "head"
-		if inHead && n.Type == html.ElementNode && n.Data == "meta" {
-			var kv [2]string
-			for _, a := range n.Attr {
-				switch a.Key {
-				case "name":
-					kv[0] = a.Val
-				case "content":
-					kv[1] = a.Val
-				}
-			}
-			if kv[0] != "" {
-				out = append(out, kv)
-			}
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c, inHead)
-		}
-	}
-	walk(doc, false)
-	return out
-}
-
-// TestTDMMeta: with meta, HTML pages get the declaration as report §5.3's elements, after
+// TestTDMMeta: with meta, HTML pages get the declaration as report #sec-tdm-html-meta's elements, after
 // the robots ones; a page that already states the reservation gets no duplicate (only the
 // policy it lacks); a page stating a lesser reservation gets ours before its own, which stays;
 // a page stating more keeps its own alone; where the handler's field reserves over the
@@ -182,7 +147,7 @@ func TestTDMMeta(t *testing.T) {
 			page = "<!DOCTYPE html><html><head>" + tc.head + "<title>t</title></head><body>x</body></html>"
 			backend = tc.backend
 			resp, body := s.do(t, "GET", tc.path)
-			if got := metaList(t, body); !reflect.DeepEqual(got, tc.want) {
+			if got := fixture.HeadMeta(t, body); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("%s %s %q: meta %v, want %v", s.name, tc.path, tc.head, got, tc.want)
 			}
 			if resp.ContentLength != int64(len(body)) {
@@ -228,7 +193,7 @@ func TestTDMConfigErrors(t *testing.T) {
 	}
 }
 
-// TestTDMRepFile: the generated /.well-known/tdmrep.json (report §5.1) is the report's
+// TestTDMRepFile: the generated /.well-known/tdmrep.json (report #sec-tdm-file) is the report's
 // examples for the routes that state them, with robots.txt's caching (Cache-Control, ETag,
 // Last-Modified, 304) and methods; routes no location expresses are warnings, and the file
 // says nothing for them.
@@ -329,7 +294,7 @@ func TestTDMRepFileZeroRules(t *testing.T) {
 	}
 }
 
-// locationMatches asks grobotstxt, Google's robots.txt matcher (which report §5.1.1 says to
+// locationMatches asks grobotstxt, Google's robots.txt matcher (which report #sec-tdm-file-regexp says to
 // follow), whether a tdmrep.json location matches a path: as a Disallow pattern.
 func locationMatches(loc, escapedPath string) bool {
 	return !grobotstxt.AgentAllowed("User-agent: *\nDisallow: "+loc+"\n", "agent", "http://example.com"+escapedPath)

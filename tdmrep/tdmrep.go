@@ -3,11 +3,12 @@
 // reserves text and data mining rights (the opt-out of Article 4 of the EU DSM Directive,
 // 2019/790) in a machine-readable way, and where a TDM Policy says how to acquire a license.
 //
-// A Declaration is a tdm-reservation value and an optional tdm-policy URL (report §4). This
-// package spells it in the three forms a web server sends: the tdm-reservation and tdm-policy
-// response fields (§5.2), <meta> elements in an HTML head (§5.3), and rules of the site-wide
-// file /.well-known/tdmrep.json (§5.1). Package serve sends them per route; docs/tdmrep.md
-// says how the config maps to them.
+// A Declaration is a tdm-reservation value and an optional tdm-policy URL (report section
+// #sec-properties; sections are cited by their anchors in the report). This package spells it
+// in the three forms a web server sends: the tdm-reservation and tdm-policy response fields
+// (#sec-tdm-header), <meta> elements in an HTML head (#sec-tdm-html-meta), and rules of the
+// site-wide file /.well-known/tdmrep.json (#sec-tdm-file). Package serve sends them per route;
+// README.md ("Licensing and legal signals") says how the config maps to them.
 package tdmrep
 
 import (
@@ -21,9 +22,9 @@ import (
 
 // The names the report gives.
 const (
-	// WellKnownPath is where the site-wide file is served (report §5.1).
+	// WellKnownPath is where the site-wide file is served (report #sec-tdm-file).
 	WellKnownPath = "/.well-known/tdmrep.json"
-	// ReservationField and PolicyField are the response fields of report §5.2, in the
+	// ReservationField and PolicyField are the response fields of report #sec-tdm-header, in the
 	// canonical form of net/http's header map.
 	ReservationField = "Tdm-Reservation"
 	PolicyField      = "Tdm-Policy"
@@ -34,7 +35,7 @@ const (
 type Reservation uint8
 
 const (
-	// Unset: no declaration, or a value the report calls a protocol error (§4.1: "other
+	// Unset: no declaration, or a value the report calls a protocol error (#sec-tdm-reservation: "other
 	// values are considered protocol errors [...] tdm-reservation is unset").
 	Unset Reservation = iota
 	// NotReserved is tdm-reservation 0: TDM rights are not reserved.
@@ -68,7 +69,7 @@ func ParseReservation(s string) Reservation {
 }
 
 // Declaration is one rightsholder's choice for a resource: a reservation and, optionally,
-// the URL of a TDM Policy (report §4.2).
+// the URL of a TDM Policy (report #sec-tdm-policy).
 type Declaration struct {
 	Reservation Reservation
 	// Policy is an absolute http or https URL (CheckPolicy), or "" for none.
@@ -91,7 +92,7 @@ func Combine(a, b Declaration) Declaration {
 	return a
 }
 
-// CheckPolicy says what is wrong with a tdm-policy URL, or "" if nothing. The report (§4.2)
+// CheckPolicy says what is wrong with a tdm-policy URL, or "" if nothing. The report (#sec-tdm-policy)
 // calls it "a URL pointing to a TDM Policy"; every example is absolute, and neither a response
 // field nor tdmrep.json gives a base a relative reference could be resolved against, so an
 // absolute http or https URL with a host is required. It must be printable ASCII without
@@ -120,14 +121,14 @@ func CheckPolicy(s string) string {
 	case err != nil:
 		return "a tdm-policy URL must be a URL: " + strings.TrimPrefix(err.Error(), "parse "+`"`+s+`": `)
 	case u.Scheme != "http" && u.Scheme != "https":
-		return "a tdm-policy URL must be absolute, http or https (report §4.2: nothing gives a relative reference a base), e.g. https://example.com/policies/policy.json"
+		return "a tdm-policy URL must be absolute, http or https (report #sec-tdm-policy: nothing gives a relative reference a base), e.g. https://example.com/policies/policy.json"
 	case u.Host == "":
 		return "a tdm-policy URL must name a host, e.g. https://example.com/policies/policy.json"
 	}
 	return ""
 }
 
-// MetaElements returns d as the <meta> elements of report §5.3, e.g.
+// MetaElements returns d as the <meta> elements of report #sec-tdm-html-meta, e.g.
 // `<meta name="tdm-reservation" content="1"><meta name="tdm-policy" content="https://...">`,
 // the policy escaped as an attribute value: the tdm-reservation element unless the
 // reservation is Unset, the tdm-policy element if there is a policy (a page that states the
@@ -147,7 +148,7 @@ func (d Declaration) MetaElements() []byte {
 	return b.Bytes()
 }
 
-// Rule is one rule of tdmrep.json (report §5.1): the paths Location matches (robots.txt
+// Rule is one rule of tdmrep.json (report #sec-tdm-file): the paths Location matches (robots.txt
 // patterns: "*" any characters, a final "$" the end of the path) and their declaration.
 type Rule struct {
 	Location    string `json:"location"`

@@ -7,22 +7,21 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/net/html"
-
+	"github.com/sitepolicy/caddy-robots/internal/fixture"
 	"github.com/sitepolicy/caddy-robots/tdmrep"
 )
 
 // The examples of the W3C TDMRep Final Community Group Report (10 May 2024), as the report
 // writes them.
 const (
-	// §5.1 "Examples": a rightsholder opting out for every file.
+	// #sec-tdm-file-example: a rightsholder opting out for every file.
 	reportFileAll = `[
   {
   "location": "/",
   "tdm-reservation": 1
   }
 ]`
-	// §5.1 "Examples": three groups of files.
+	// #sec-tdm-file-example: three groups of files.
 	reportFileGroups = `[
   {
   "location": "/directory-a/",
@@ -38,7 +37,7 @@ const (
   "tdm-reservation": 0
   }
 ]`
-	// §5.3: an html document associated with a TDM Policy.
+	// #sec-tdm-html-meta: an html document associated with a TDM Policy.
 	reportHTML = `<!DOCTYPE html>
 <html lang="en">
   <head>
@@ -53,7 +52,7 @@ const (
 	reportPolicy = "https://provider.com/policies/policy.json"
 )
 
-// TestFileReportExamples: File writes the report's two tdmrep.json examples (§5.1) as the
+// TestFileReportExamples: File writes the report's two tdmrep.json examples (#sec-tdm-file) as the
 // same JSON values.
 func TestFileReportExamples(t *testing.T) {
 	for _, c := range []struct {
@@ -84,45 +83,12 @@ func TestFileReportExamples(t *testing.T) {
 	}
 }
 
-// metaOf parses doc with the HTML parser and returns the content of each meta element by
-// name, in document order.
-func metaOf(t *testing.T, doc string) [][2]string {
-	t.Helper()
-	n, err := html.Parse(strings.NewReader(doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out [][2]string
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.ElementNode && n.Data == "meta" {
-			var name, content string
-			for _, a := range n.Attr {
-				switch a.Key {
-				case "name":
-					name = a.Val
-				case "content":
-					content = a.Val
-				}
-			}
-			if name != "" {
-				out = append(out, [2]string{name, content})
-			}
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-	}
-	walk(n)
-	return out
-}
-
 // TestMetaElementsReportExample: the elements read back by the HTML parser are the report's
-// §5.3 example's.
+// #sec-tdm-html-meta example's.
 func TestMetaElementsReportExample(t *testing.T) {
-	want := metaOf(t, reportHTML)
+	want := fixture.HeadMeta(t, []byte(reportHTML))
 	d := tdmrep.Declaration{Reservation: tdmrep.Reserved, Policy: reportPolicy}
-	got := metaOf(t, "<!DOCTYPE html><html><head>"+string(d.MetaElements())+"</head></html>")
+	got := fixture.HeadMeta(t, []byte("<!DOCTYPE html><html><head>"+string(d.MetaElements())+"</head></html>"))
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("meta elements %v, want the report's %v", got, want)
 	}
@@ -138,7 +104,7 @@ func TestMetaElementsReportExample(t *testing.T) {
 }
 
 // TestParseReservation: "1" and "0" around white space; every other value is a protocol
-// error, unset (§4.1).
+// error, unset (#sec-tdm-reservation).
 func TestParseReservation(t *testing.T) {
 	for in, want := range map[string]tdmrep.Reservation{
 		"1": tdmrep.Reserved, " 1 ": tdmrep.Reserved, "\t0": tdmrep.NotReserved, "0": tdmrep.NotReserved,
@@ -243,7 +209,7 @@ func FuzzMetaElements(f *testing.F) {
 		if bytes.Count(el, []byte("<")) != 2 || bytes.Count(el, []byte(">")) != 2 {
 			t.Fatalf("%q: markup in the elements", el)
 		}
-		got := metaOf(t, "<html><head>"+string(el)+"</head></html>")
+		got := fixture.HeadMeta(t, []byte("<html><head>"+string(el)+"</head></html>"))
 		want := [][2]string{{"tdm-reservation", d.Reservation.Value()}, {"tdm-policy", policy}}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q parses as %v, want %v", el, got, want)
