@@ -167,7 +167,7 @@ type Tags struct {
 	// Content-Usage response field (draft-ietf-aipref-attach), e.g. {"train-ai": "n",
 	// "search": "y"}: keys train-ai and search, or an extension written "+key"; values y or
 	// n. The preferences of every matching route and a Content-Usage the handler sent are
-	// combined (any n wins, else any y). A route needs Rules, ContentUsage or both.
+	// combined (any n wins, else any y). A route needs Rules, ContentUsage or TDM (or several).
 	ContentUsage map[string]string `json:"content_usage,omitempty"`
 
 	// TDM is the route's TDM Reservation Protocol declaration (W3C TDMRep): the

@@ -239,9 +239,10 @@ func joinKey(lines []string) string {
 // the crawlers its presets leave out (tagemit.NewPolicyExcept, tagemit.CheckExcept) and its
 // Content-Usage preferences (usage.ContentUsage.FromConfig: {"train-ai": "n"}), and
 // precomputes everything it sends: the Robots-Tag field, the X-Robots-Tag lines when
-// xRobotsTag is set, the meta elements when meta is set, the Content-Usage field. A route
-// needs rules, preferences or both; meta and xRobotsTag need rules. Errors name the field:
-// "rules", "except[1]", `content_usage["key"]`, "meta", "x_robots_tag".
+// xRobotsTag is set, the meta elements when meta is set, the Content-Usage field, and the
+// TDMRep fields of tdm (newTDM). A route needs rules, preferences or a TDMRep declaration;
+// xRobotsTag needs rules, meta rules or a declaration. Errors name the field: "rules",
+// "except[1]", `content_usage["key"]`, "tdm.policy", "meta", "x_robots_tag".
 func newTagger(rules map[string][]string, except []string, contentUsage map[string]string, tdm *policy.TDM, meta, xRobotsTag bool, log Log) (*tagger, error) {
 	p, err := tagemit.NewPolicyExcept(rules, except)
 	if err != nil {
