@@ -23,7 +23,7 @@ var badTDMCaddyfiles = []struct {
 	{"derive from y", "robots_tag {\n\tcontent_usage train-ai=y\n\ttdm derive # <-\n}", "a permission is never derived from silence"},
 	{"twice", "robots_tag {\n\ttdm 1\n\ttdm 0 # <-\n}", "tdm given twice"},
 	{"block", "robots_tag {\n\ttdm 1 {\n\t\tx # <-\n\t}\n}", "it takes no block"},
-	{"meta without rules or tdm", "robots_tag { # <-\n\tcontent_usage train-ai=n\n\tmeta\n}", "has neither"},
+	{"meta without rules or tdm", "robots_tag { # <-\n\tcontent_usage train-ai=n\n\tmeta\n}", "the route has none"},
 }
 
 // headMetaWords is the head's meta elements (metaElements) as "name=content" words, sorted.

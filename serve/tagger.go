@@ -268,7 +268,7 @@ func newTagger(rules map[string][]string, except []string, contentUsage map[stri
 		}
 		var errs []error
 		if meta && d.IsEmpty() {
-			errs = append(errs, configerr.New("meta", "", "meta writes the route's robots rules and TDMRep declaration as <meta> elements, and the route has neither (Content-Usage preferences have no meta element)"))
+			errs = append(errs, configerr.New("meta", "", "meta writes the route's robots rules and TDMRep declaration as <meta> elements, and the route has none (Content-Usage preferences have no meta element)"))
 		}
 		if xRobotsTag {
 			errs = append(errs, configerr.New("x_robots_tag", "", "x_robots_tag sends the route's robots rules as X-Robots-Tag, and the route has none"))

@@ -75,7 +75,7 @@ func TestNewTaggerUsage(t *testing.T) {
 		{nil, map[string]string{}, false, false, "rules", "no rules"},
 		{nil, map[string]string{"train-ia": "n"}, false, false, `content_usage["train-ia"]`, `did you mean "train-ai"`},
 		{map[string][]string{"*": {"noindx"}}, map[string]string{"search": "no"}, false, false, `content_usage["search"]`, `did you mean "n"`},
-		{nil, map[string]string{"train-ai": "n"}, true, false, "meta", "has neither"},
+		{nil, map[string]string{"train-ai": "n"}, true, false, "meta", "has none"},
 		{nil, map[string]string{"train-ai": "n"}, false, true, "x_robots_tag", "has none"},
 	} {
 		_, err := newTagger(c.rules, nil, c.prefs, nil, c.meta, c.xrt, Log{})
