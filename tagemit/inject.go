@@ -124,7 +124,7 @@ type Injector struct {
 	htmlOpen      bool               // the html start tag was read (XML: the root element is open)
 	page          map[string]ruleSet // rules the page's own head meta elements state
 	tdm           tdmrep.Declaration // InjectorOptions.TDM
-	pageTDM       tdmrep.Declaration // what the page's own head states: the first of each element
+	pageTDM       tdmrep.Declaration // the page's own head: its first readable tdm-reservation
 	pagePolicy    bool               // the page has a tdm-policy element
 	reader        bytes.Reader
 
