@@ -93,10 +93,13 @@ func TestTDMFields(t *testing.T) {
 			{"/open/x", http.Header{"Tdm-Reservation": {"2"}}, []string{"0"}, nil},
 		} {
 			backend = tc.backend
-			resp, _ := s.do(t, "GET", tc.path)
-			gotR, gotP := resp.Header.Values("Tdm-Reservation"), resp.Header.Values("Tdm-Policy")
-			if !slices.Equal(gotR, tc.wantR) || !slices.Equal(gotP, tc.wantP) {
-				t.Errorf("%s %s backend %v: tdm-reservation %q tdm-policy %q, want %q %q", s.name, tc.path, tc.backend, gotR, gotP, tc.wantR, tc.wantP)
+			// "added to the HTTP header of the response to a GET or HEAD request"
+			for _, method := range []string{"GET", "HEAD"} {
+				resp, _ := s.do(t, method, tc.path)
+				gotR, gotP := resp.Header.Values("Tdm-Reservation"), resp.Header.Values("Tdm-Policy")
+				if !slices.Equal(gotR, tc.wantR) || !slices.Equal(gotP, tc.wantP) {
+					t.Errorf("%s %s %s backend %v: tdm-reservation %q tdm-policy %q, want %q %q", s.name, method, tc.path, tc.backend, gotR, gotP, tc.wantR, tc.wantP)
+				}
 			}
 		}
 	}
