@@ -481,13 +481,15 @@ func parseGroup(d *caddyfile.Dispenser, at *positions, path string, presets bool
 //		license <url>                      # RSL license: a Link field, and with meta a
 //		                                   # <link rel="license">; repeatable; an absolute
 //		                                   # http(s) URL or a path such as /license.xml
+//		tdm <1|0|derive> [<policy-url>]    # TDMRep: tdm-reservation (and tdm-policy) fields
 //	}
 //
 // A rule is a name such as noindex, nosnippet, nofollow, none, noarchive, noimageindex, or
 // name=value: max-snippet=50, max-image-preview=large, unavailable_after=2027-01-01T00:00:00Z.
 // The block is optional ("robots_tag /drafts/* noindex" is complete), but at least one rule,
-// content_usage or license is required. except leaves crawlers out of the block's presets as it does in robots_txt's
-// groups (policy.Tags.Except): they keep the rules of their own agent line and of *. Each token and rule is checked as it is read, so an error names its line; values
+// content_usage, license or tdm is required. except leaves crawlers out of the block's presets as it does in robots_txt's
+// groups (policy.Tags.Except): they keep the rules of their own agent line and of *. tdm is
+// the route's TDMRep declaration (tdm.go; with meta its <meta> elements too). Each token and rule is checked as it is read, so an error names its line; values
 // with {placeholders} are checked when the config is provisioned.
 func (h *RobotsTag) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name
@@ -568,6 +570,10 @@ func (h *RobotsTag) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 					return errf(d, "robots_tag: x_robots_tag given twice")
 				}
 				haveXRT, h.XRobotsTag = true, true
+			}
+		case "tdm":
+			if err := parseTagTDM(d, at, h); err != nil {
+				return err
 			}
 		default:
 			return unknownSubdirective(d, inRobotsTag, "robots_tag")

@@ -115,7 +115,7 @@ func TestBadCaddyfilesRefusedWithLine(t *testing.T) {
 		t.Fatalf("only %d bad Caddyfiles", len(badCaddyfiles))
 	}
 	adapter := caddyconfig.GetAdapter("caddyfile")
-	for _, c := range badCaddyfiles {
+	for _, c := range append(badCaddyfiles[:len(badCaddyfiles):len(badCaddyfiles)], badTDMCaddyfiles...) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg, line := badCaddyfile(t, c.site)
 			_, _, err := adapter.Adapt([]byte(cfg), map[string]any{"filename": "Caddyfile"})

@@ -140,16 +140,23 @@ func checkExampleResponses(t *testing.T, base string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The drafts route asks for meta elements, so the TDMRep declaration of the route beside
+	// it (tdm derive) is stated in the page too.
+	const tdmPolicy = "https://example.com/policies/tdm.json"
+	tdmMeta := `<meta name="tdm-reservation" content="1"><meta name="tdm-policy" content="` + tdmPolicy + `">`
 	resp, body = do(t, "GET", base+"/drafts/post.html")
 	wantStatus(t, resp, 200)
 	wantRobotsTag(t, resp, drafts)
 	wantXRobotsTag(t, resp, drafts)
-	wantInjected(t, body, page, drafts)
+	wantInjected(t, body, page, drafts, tdmMeta)
+	if r, p := resp.Header.Values("Tdm-Reservation"), resp.Header.Values("Tdm-Policy"); len(r) != 1 || r[0] != "1" || len(p) != 1 || p[0] != tdmPolicy {
+		t.Errorf("drafts/post.html: tdm-reservation %q tdm-policy %q, want 1 and %s (tdm derive)", r, p, tdmPolicy)
+	}
 	resp, body = do(t, "GET", base+"/drafts/post.html", "Accept-Encoding: gzip")
 	if resp.Header.Get("Content-Encoding") != "gzip" {
 		t.Errorf("drafts/post.html is not gzip-encoded for a client that accepts it")
 	} else {
-		wantInjected(t, gunzip(t, body), page, drafts)
+		wantInjected(t, gunzip(t, body), page, drafts, tdmMeta)
 	}
 
 	resp, _ = do(t, "GET", base+"/reports/annual-report.pdf")
@@ -204,6 +211,14 @@ func checkExampleResponses(t *testing.T, base string) {
 		wantStatus(t, resp, 200)
 		if got := resp.Header.Values("Content-Usage"); len(got) != 1 || got[0] != want {
 			t.Errorf("%s: Content-Usage %q, want %q", path, got, want)
+		}
+		// TDMRep derived from the same preferences: reserved wherever train-ai=n.
+		wantTDM := ""
+		if strings.HasPrefix(want, "train-ai=n") {
+			wantTDM = "1"
+		}
+		if got := strings.Join(resp.Header.Values("Tdm-Reservation"), "|"); got != wantTDM {
+			t.Errorf("%s: tdm-reservation %q, want %q", path, got, wantTDM)
 		}
 	}
 }
@@ -384,7 +399,7 @@ func TestExampleCaddyfileComplete(t *testing.T) {
 		"robots_txt preset", "robots_txt except", "robots_txt enforce",
 		"robots_tag robots_tag", "robots_tag agent", "robots_tag meta", "robots_tag x_robots_tag",
 		"robots_txt content_usage", "robots_txt content_signal", "robots_tag content_usage",
-		"robots_tag preset", "robots_tag except",
+		"robots_tag preset", "robots_tag except", "robots_tag tdm",
 	} {
 		if !seen[want] {
 			t.Errorf("Caddyfile.example does not use %s", want)

@@ -113,6 +113,12 @@ var badConfigs = []struct {
 		`{"handler":"robots_tag","content_usage":{"train-ai":"n"},"meta":true}`, "meta", "the route has none"},
 	{"no rules", "robots_tag {\n\tmeta\n}",
 		`{"handler":"robots_tag","meta":true}`, "rules", "no rules"},
+	{"tdm reservation 2", "robots_tag {\n\ttdm 2\n}",
+		`{"handler":"robots_tag","tdm":{"reservation":2}}`, "tdm.reservation", "tdm-reservation is 1 (TDM rights reserved) or 0 (not reserved)"},
+	{"tdm relative policy", "robots_tag {\n\ttdm 1 /policies/tdm.json\n}",
+		`{"handler":"robots_tag","tdm":{"reservation":1,"policy":"/policies/tdm.json"}}`, "tdm.policy", "a tdm-policy URL must be absolute"},
+	{"tdm derive from silence", "robots_tag noindex {\n\ttdm derive\n}",
+		`{"handler":"robots_tag","rules":{"*":["noindex"]},"tdm":{"derive":true}}`, "tdm.derive", "a permission is never derived from silence"},
 }
 
 // TestBadConfigsSameVerdictInEveryFrontEnd: each bad config is refused by the Caddyfile

@@ -17,7 +17,7 @@ import (
 var (
 	robotsTxtSubdirectives = []string{"comment", "sitemap", "group", "preset", "record", "max_age", "enforce", "merge_file", "merge_upstream", "license", "license_document", "metrics", "log_violations"}
 	groupSubdirectives     = []string{"user_agent", "preset", "except", "purpose", "allow", "disallow", "crawl_delay", "record", "content_usage", "content_signal"}
-	robotsTagSubdirectives = []string{"agent", "preset", "except", "meta", "x_robots_tag", "content_usage", "license"}
+	robotsTagSubdirectives = []string{"agent", "preset", "except", "meta", "x_robots_tag", "content_usage", "license", "tdm"}
 	enforceSubdirectives   = []string{"impostors", "accept_signature", "crawl_delay"}
 	// The blocks of license_document and of its content elements (RSL documents).
 	licenseDocumentSubdirectives = []string{"content"}

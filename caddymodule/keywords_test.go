@@ -53,7 +53,7 @@ var misplacedCaddyfiles = []struct {
 	{"preset block dissallow", "robots_txt {\n\tpreset ai-training {\n\t\tdissallow / # <-\n\t}\n}", []string{`robots_txt: preset: unknown sub-directive "dissallow"`, `(did you mean "disallow"?)`}},
 	{"group meta", "robots_txt {\n\tgroup * {\n\t\tmeta # <-\n\t}\n}", []string{`meta is a robots_tag sub-directive`}},
 	// robots_tag's block.
-	{"robots_tag agnet", "robots_tag {\n\tagnet GPTBot noindex # <-\n}", []string{`robots_tag: unknown sub-directive "agnet" (want agent, preset, except, meta, x_robots_tag, content_usage or license) (did you mean "agent"?)`}},
+	{"robots_tag agnet", "robots_tag {\n\tagnet GPTBot noindex # <-\n}", []string{`robots_tag: unknown sub-directive "agnet" (want agent, preset, except, meta, x_robots_tag, content_usage, license or tdm) (did you mean "agent"?)`}},
 	{"robots_tag x-robots-tag", "robots_tag noindex {\n\tx-robots-tag # <-\n}", []string{`(did you mean "x_robots_tag"?)`}},
 	{"robots_tag metta", "robots_tag noindex {\n\tmetta # <-\n}", []string{`(did you mean "meta"?)`}},
 	{"robots_tag contentusage", "robots_tag {\n\tcontentusage train-ai=n # <-\n}", []string{`(did you mean "content_usage"?)`}},

@@ -275,12 +275,12 @@ func renderHTML(t *testing.T, doc []byte) string {
 	return s
 }
 
-// wantInjected checks that got is orig with the meta elements of p added to its head and nothing
-// else changed, compared as parsed HTML trees.
-func wantInjected(t *testing.T, got, orig []byte, p tagemit.Policy) {
+// wantInjected checks that got is orig with the meta elements of p (and the elements extra,
+// such as TDMRep's) added to its head and nothing else changed, compared as parsed HTML trees.
+func wantInjected(t *testing.T, got, orig []byte, p tagemit.Policy, extra ...string) {
 	t.Helper()
 	// What the injector must insert, read back the same way.
-	wantMetas, _ := metaElements(t, []byte("<!DOCTYPE html><html><head>"+string(p.MetaElements())+"</head></html>"), nil)
+	wantMetas, _ := metaElements(t, []byte("<!DOCTYPE html><html><head>"+string(p.MetaElements())+strings.Join(extra, "")+"</head></html>"), nil)
 	if len(wantMetas) == 0 {
 		t.Fatalf("policy %q has no meta elements", p.RobotsTag())
 	}

@@ -31,7 +31,7 @@ import (
 type RobotsTag struct {
 	// The rules and output options. The handler's JSON is the JSON of policy.Tags: "rules"
 	// (product token -> rules, "*" = every accessor), "meta", "x_robots_tag",
-	// "content_usage", "licenses".
+	// "content_usage", "licenses", "tdm" (TDMRep: {"reservation": 1, "policy": "https://..."}).
 	policy.Tags
 
 	core *serve.Core

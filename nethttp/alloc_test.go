@@ -72,6 +72,21 @@ func TestAllocationBudget(t *testing.T) {
 	if got, without := measure(withUsageBackend, "/drafts/post"), measure(m.Handler(http.HandlerFunc(backendUsageHandler)), "/drafts/post"); got > without {
 		t.Errorf("backend Content-Usage merged: %v allocs/op, the same route without content_usage %v", got, without)
 	}
+	// TDMRep: a route with a declaration adds no allocation to the same route without one,
+	// alone, in a cached union, or combined with a handler's own tdm-reservation; the
+	// generated tdmrep.json costs what robots.txt does.
+	ht := tdmMiddleware(t).Handler(http.HandlerFunc(okHandler))
+	for _, path := range []string{"/drafts/post", "/drafts/x.pdf"} {
+		if got, without := measure(ht, path), measure(h, path); got > without {
+			t.Errorf("%s with tdm: %v allocs/op, without %v", path, got, without)
+		}
+	}
+	if got, without := measure(tdmMiddleware(t).Handler(http.HandlerFunc(backendTDMHandler)), "/drafts/post"), measure(m.Handler(http.HandlerFunc(backendTDMHandler)), "/drafts/post"); got > without {
+		t.Errorf("backend tdm-reservation combined: %v allocs/op, the same route without tdm %v", got, without)
+	}
+	if got := measure(ht, "/.well-known/tdmrep.json"); got > bare {
+		t.Errorf("tdmrep.json: %v allocs/op, bare handler %v", got, bare)
+	}
 }
 
 // TestEnforceAllocationBudget: a browser's request on a site enforcing the whole catalogue

@@ -1,11 +1,13 @@
 package nethttp_test
 
 import (
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
 	"github.com/sitepolicy/caddy-robots/nethttp"
+	"github.com/sitepolicy/caddy-robots/tdmrep"
 )
 
 // benchWriter is a minimal ResponseWriter that keeps nothing, so the benchmarks measure the
@@ -149,4 +151,53 @@ func BenchmarkBackendHeaderAlone(b *testing.B) {
 // BenchmarkRobotsTxt serves robots.txt (rendered once per origin).
 func BenchmarkRobotsTxt(b *testing.B) {
 	benchServe(b, benchMiddleware(b).Handler(http.HandlerFunc(okHandler)), "/robots.txt")
+}
+
+// tdmMiddleware is benchMiddleware's routes with a TDMRep declaration added to each.
+func tdmMiddleware(b testing.TB) *nethttp.Middleware {
+	one, zero := 1, 0
+	m, err := nethttp.New(nethttp.Config{
+		RobotsTag: []nethttp.Route{
+			{Paths: []string{"/drafts/*"}, Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex", "nosnippet"}}, TDM: &nethttp.TDM{Reservation: &one, Policy: "https://example.com/policies/tdm.json"}}},
+			{Paths: []string{"*.pdf"}, Tags: nethttp.TagConfig{Rules: map[string][]string{"*": {"noindex"}}, TDM: &nethttp.TDM{Reservation: &zero}}},
+		},
+	}, nethttp.Options{Logger: slog.New(slog.DiscardHandler)}) // the 0 rule left out of tdmrep.json is warned about
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m
+}
+
+// backendTDMHandler sends its own tdm-reservation.
+func backendTDMHandler(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Tdm-Reservation", "0")
+	_, _ = w.Write(okBody)
+}
+
+// BenchmarkMiddlewareTDM is BenchmarkMiddlewareHeaderRoute's request on the same route with a
+// TDMRep declaration (tdm-reservation and tdm-policy).
+func BenchmarkMiddlewareTDM(b *testing.B) {
+	benchServe(b, tdmMiddleware(b).Handler(http.HandlerFunc(okHandler)), "/drafts/post")
+}
+
+// BenchmarkMiddlewareTDMTwoRoutes is BenchmarkMiddlewareTwoRoutes with both routes declaring.
+func BenchmarkMiddlewareTDMTwoRoutes(b *testing.B) {
+	benchServe(b, tdmMiddleware(b).Handler(http.HandlerFunc(okHandler)), "/drafts/x.pdf")
+}
+
+// BenchmarkMiddlewareTDMBackend: the handler sends its own tdm-reservation, combined with the
+// route's.
+func BenchmarkMiddlewareTDMBackend(b *testing.B) {
+	benchServe(b, tdmMiddleware(b).Handler(http.HandlerFunc(backendTDMHandler)), "/drafts/post")
+}
+
+// BenchmarkMiddlewareTDMBackendAlone is BenchmarkMiddlewareTDMBackend's handler on the
+// route without a declaration: its baseline.
+func BenchmarkMiddlewareTDMBackendAlone(b *testing.B) {
+	benchServe(b, benchMiddleware(b).Handler(http.HandlerFunc(backendTDMHandler)), "/drafts/post")
+}
+
+// BenchmarkTDMRepFile serves the generated /.well-known/tdmrep.json.
+func BenchmarkTDMRepFile(b *testing.B) {
+	benchServe(b, tdmMiddleware(b).Handler(http.HandlerFunc(okHandler)), tdmrep.WellKnownPath)
 }

@@ -18,4 +18,6 @@ type (
 	TagConfig = policy.Tags
 	// Duration is policy.Duration.
 	Duration = policy.Duration
+	// TDM is policy.TDM, a route's TDMRep declaration.
+	TDM = policy.TDM
 )

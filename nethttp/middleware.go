@@ -74,6 +74,8 @@ func (o Options) coreOptions() serve.Options {
 		Log:      serve.Log{Debug: logAt(slog.LevelDebug), Warn: logAt(slog.LevelWarn)},
 		Warn:     func(msg string) { l.Warn(msg) },
 		Counters: o.Counters,
+		// The middleware holds every route of the site with its paths.
+		TDMRepFile: true,
 	}
 	if o.Verifier != nil || o.Signatures != nil {
 		so.Identify = func(r *http.Request) identity.Identity { id, _ := Identity(r); return id }
@@ -203,6 +205,13 @@ func (h *middlewareHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if core.IsRobotsTxt(r) {
 		if err := core.ServeRobotsTxt(w, r, h.upstream); err != nil {
+			se := err.(*serve.StatusError)
+			serve.WriteError(w, se.Code, se.Msg)
+		}
+		return
+	}
+	if core.IsTDMRep(r) {
+		if err := core.ServeTDMRep(w, r); err != nil {
 			se := err.(*serve.StatusError)
 			serve.WriteError(w, se.Code, se.Msg)
 		}

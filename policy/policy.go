@@ -186,7 +186,8 @@ type Tags struct {
 	// Content-Usage response field (draft-ietf-aipref-attach), e.g. {"train-ai": "n",
 	// "search": "y"}: keys train-ai and search, or an extension written "+key"; values y or
 	// n. The preferences of every matching route and a Content-Usage the handler sent are
-	// combined (any n wins, else any y). A route needs Rules, ContentUsage or both.
+	// combined (any n wins, else any y). A route needs Rules, ContentUsage, Licenses or TDM (or
+	// several).
 	ContentUsage map[string]string `json:"content_usage,omitempty"`
 
 	// Licenses are RSL license documents of the route's responses (RSL 1.0): absolute http(s)
@@ -197,6 +198,28 @@ type Tags struct {
 	// client resolves against the page's URL (RFC 8288 section 3.2): the same document as
 	// robots.txt's License line. A route may have only licenses.
 	Licenses []string `json:"licenses,omitempty"`
+
+	// TDM is the route's TDM Reservation Protocol declaration (W3C TDMRep): the
+	// tdm-reservation and tdm-policy response fields, with Meta their <meta> elements too, and
+	// the route's rule in /.well-known/tdmrep.json where the front end serves it.
+	TDM *TDM `json:"tdm,omitempty"`
+}
+
+// TDM is a route's TDMRep declaration (README, "Licensing and legal signals"): a reservation, given or derived from
+// the route's Content-Usage, and optionally the URL of a TDM Policy. Exactly one of
+// Reservation and Derive is set.
+type TDM struct {
+	// Reservation is 1 (TDM rights are reserved: the opt-out of Article 4 of the EU DSM
+	// Directive) or 0 (they are not).
+	Reservation *int `json:"reservation,omitempty"`
+
+	// Derive sets the reservation to 1 because the route's ContentUsage has train-ai=n, so
+	// that the choice is written once. A route whose ContentUsage does not say train-ai=n is
+	// a config error: a permission is never derived from silence.
+	Derive bool `json:"derive,omitempty"`
+
+	// Policy is the absolute http(s) URL of the TDM Policy: how to acquire a license.
+	Policy string `json:"policy,omitempty"`
 }
 
 // Decode reads a Config from JSON, refusing unknown fields (a misspelt field would otherwise

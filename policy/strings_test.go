@@ -42,7 +42,8 @@ const full = `{
 	},
 	"robots_tag": [
 		{"paths": ["/a/*", "*.pdf"], "rules": {"*": ["noindex"], "tok": ["nofollow", "nosnippet"]}, "except": ["rex0"],
-		 "meta": true, "x_robots_tag": true, "content_usage": {"train-ai": "y"}, "licenses": ["/l1"]}
+		 "meta": true, "x_robots_tag": true, "content_usage": {"train-ai": "y"}, "licenses": ["/l1"],
+		 "tdm": {"reservation": 1, "derive": true, "policy": "https://tp0"}}
 	]
 }`
 

@@ -183,6 +183,10 @@ type ResponseTags struct {
 	// ContentUsage is the Content-Usage field sent (the routes' content_usage combined with
 	// the backend's); "" for none.
 	ContentUsage string `json:"content_usage"`
+	// TDMReservation and TDMPolicy are the TDMRep tdm-reservation and tdm-policy fields sent
+	// (the routes' tdm combined with the backend's); "" for none.
+	TDMReservation string `json:"tdm_reservation,omitempty"`
+	TDMPolicy      string `json:"tdm_policy,omitempty"`
 	// RulesForAgent are the Robots-Tag rules that apply to the crawler's product token (its
 	// own and those for "*").
 	RulesForAgent []string `json:"rules_for_agent"`
@@ -425,6 +429,8 @@ func responseTags(core *serve.Core, site *Site, u *url.URL, req Request) (*Respo
 	hdr := rec.Result().Header
 	out.RobotsTag = strings.Join(hdr.Values("Robots-Tag"), ", ")
 	out.ContentUsage = strings.Join(hdr.Values("Content-Usage"), ", ")
+	out.TDMReservation = strings.Join(hdr.Values("Tdm-Reservation"), ", ")
+	out.TDMPolicy = strings.Join(hdr.Values("Tdm-Policy"), ", ")
 	if v := hdr.Values("X-Robots-Tag"); len(v) > 0 {
 		out.XRobotsTag = v
 	}

@@ -98,6 +98,12 @@ func (rep *Report) WriteText(w io.Writer) error {
 	if rt.ContentUsage != "" {
 		p("  Content-Usage:  %s", rt.ContentUsage)
 	}
+	if rt.TDMReservation != "" {
+		p("  tdm-reservation: %s", rt.TDMReservation)
+	}
+	if rt.TDMPolicy != "" {
+		p("  tdm-policy:     %s", rt.TDMPolicy)
+	}
 	if pr := rep.Preferences; len(pr.ContentUsage)+len(pr.ContentSignal) > 0 {
 		p("")
 		p("robots.txt preferences for %s at %s:", rep.ProductToken, rd.Path)

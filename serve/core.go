@@ -23,6 +23,7 @@ import (
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 	"github.com/sitepolicy/caddy-robots/tagemit"
+	"github.com/sitepolicy/caddy-robots/tdmrep"
 )
 
 // Options are the parts of a Core that are not config.
@@ -50,6 +51,12 @@ type Options struct {
 	Violations func(*http.Request, Violation)
 
 	now func() time.Time // the clock of violation reports and crawl-delay; nil: time.Now
+	// TDMRepFile serves /.well-known/tdmrep.json, generated from the routes' TDMRep
+	// declarations, when some route has one (IsTDMRep, ServeTDMRep); a route that no location
+	// can express is a warning. A front end sets it when the Core holds every route of the
+	// site with its paths, as nethttp's does; a Caddy robots_tag handler's Core holds one
+	// route, whose matcher Caddy keeps.
+	TDMRepFile bool
 }
 
 // Core serves one config. It is safe for concurrent use. Close it when it is replaced, to
@@ -62,6 +69,7 @@ type Core struct {
 	index    *routeIndex  // with indexMinRoutes routes or more
 	paths    bool         // some route has path patterns
 	docs     []licenseDoc // RSL license documents served beside robots.txt
+	tdmFile  *tdmFile     // with Options.TDMRepFile and a route declaring TDMRep
 	warnings []*configerr.Error
 }
 
@@ -105,13 +113,24 @@ func New(cfg policy.Config, opts Options) (*Core, error) {
 			cr.patterns = append(cr.patterns, pp)
 		}
 		c.paths = c.paths || len(cr.patterns) > 0
-		t, err := newTagger(r.Rules, r.Except, r.ContentUsage, r.Meta, r.XRobotsTag, r.Licenses, opts.Log)
+		t, err := newTagger(r.Rules, r.Except, r.ContentUsage, r.TDM, r.Meta, r.XRobotsTag, r.Licenses, opts.Log)
 		if err != nil {
 			errs = append(errs, configerr.Prefix(at, err))
 		}
 		c.warnings = append(c.warnings, configerr.PrefixAll(at+".rules", tagemit.Warnings(r.Rules))...)
 		cr.tagger = t
 		c.routes = append(c.routes, cr)
+	}
+	if opts.TDMRepFile && len(errs) == 0 {
+		declared := false
+		for _, r := range c.routes {
+			declared = declared || !r.tagger.out.tdm.decl.IsEmpty()
+		}
+		if declared {
+			rules, warnings := tdmRouteRules(cfg, c.routes)
+			c.tdmFile = newTDMFile(rules)
+			c.warnings = append(c.warnings, warnings...)
+		}
 	}
 	if len(c.routes) >= indexMinRoutes {
 		c.index = newRouteIndex(c.routes)
@@ -168,6 +187,19 @@ func (c *Core) ServeRobotsTxt(w http.ResponseWriter, r *http.Request, upstream f
 		return c.merge.ServeHTTP(w, r, upstream)
 	}
 	return c.robots.ServeHTTP(w, r)
+}
+
+// IsTDMRep reports whether the Core answers r itself with the generated TDMRep file: it
+// serves one (Options.TDMRepFile) and r's path is /.well-known/tdmrep.json.
+func (c *Core) IsTDMRep(r *http.Request) bool {
+	return c.tdmFile != nil && r.URL.Path == tdmrep.WellKnownPath
+}
+
+// ServeTDMRep answers a request for the TDMRep file (see IsTDMRep): GET and HEAD get it as
+// application/json with robots.txt's Cache-Control (1h) and validators, or 304 Not
+// Modified; another method gets the Allow header and a 405 *StatusError.
+func (c *Core) ServeTDMRep(w http.ResponseWriter, r *http.Request) error {
+	return c.tdmFile.serve(w, r)
 }
 
 // Enforce reports whether enforcement refuses r: its User-Agent names a crawler that the

@@ -13,9 +13,11 @@ import (
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/mimetype"
+	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 	"github.com/sitepolicy/caddy-robots/rsl"
 	"github.com/sitepolicy/caddy-robots/tagemit"
+	"github.com/sitepolicy/caddy-robots/tdmrep"
 	"github.com/sitepolicy/caddy-robots/usage"
 )
 
@@ -85,6 +87,8 @@ type tagOutput struct {
 	// Link field lines, one per license, each with no spare capacity; nil when none.
 	licenses tagemit.Licenses
 	link     []string
+	// tdm is the routes' TDMRep declaration and its fields.
+	tdm tdmOutput
 
 	// dropped names the members left out to keep the Robots-Tag value (and with legacy the
 	// X-Robots-Tag lines) within tagemit.MaxFieldSize; errs are what could not be read of a
@@ -191,7 +195,7 @@ func (o *tagOutput) withBackend(rt, xrt []string) *tagOutput {
 	}
 	p, dropped := tagemit.FitUnion(o.policy, backend, o.legacy)
 	m = buildTagOutput(p, append(slices.Clip(o.dropped), dropped...), o.usage, o.legacy)
-	m.meta, m.errs = o.meta, errs
+	m.meta, m.errs, m.tdm = o.meta, errs, o.tdm
 	m.licenses, m.link = o.licenses, o.link
 	if len(key.rt)+len(key.xrt) <= tagemit.MaxFieldSize {
 		c.mu.Lock()
@@ -273,12 +277,13 @@ func joinKey(lines []string) string {
 // the crawlers its presets leave out (tagemit.NewPolicyExcept, tagemit.CheckExcept) and its
 // Content-Usage preferences (usage.ContentUsage.FromConfig: {"train-ai": "n"}), and
 // precomputes everything it sends: the Robots-Tag field, the X-Robots-Tag lines when
-// xRobotsTag is set, the meta elements when meta is set, the Content-Usage field. A route
-// needs rules, preferences or both; meta and xRobotsTag need rules. Errors name the field:
-// "rules", "except[1]", `content_usage["key"]`, "meta", "x_robots_tag", "licenses[0]". The RSL
-// license URLs (licenses) are checked as robots.txt's (robotsgen.File.Licenses) and sent as Link
-// field lines, and with meta as <link> elements; a route may have only licenses.
-func newTagger(rules map[string][]string, except []string, contentUsage map[string]string, meta, xRobotsTag bool, licenses []string, log Log) (*tagger, error) {
+// xRobotsTag is set, the meta elements when meta is set, the Content-Usage field, and the
+// TDMRep fields of tdm (newTDM). A route needs rules, preferences, an RSL license or a TDMRep
+// declaration; xRobotsTag needs rules, meta rules or a declaration. Errors name the field:
+// "rules", "except[1]", `content_usage["key"]`, "tdm.policy", "meta", "x_robots_tag",
+// "licenses[0]". The RSL license URLs (licenses) are checked as robots.txt's
+// (robotsgen.File.Licenses) and sent as Link field lines, and with meta as <link> elements.
+func newTagger(rules map[string][]string, except []string, contentUsage map[string]string, tdm *policy.TDM, meta, xRobotsTag bool, licenses []string, log Log) (*tagger, error) {
 	p, err := tagemit.NewPolicyExcept(rules, except)
 	if err != nil {
 		err = configerr.Prefix("rules", err)
@@ -293,18 +298,19 @@ func newTagger(rules map[string][]string, except []string, contentUsage map[stri
 		// Parsers read the lines together under the same limit as Robots-Tag's.
 		err = configerr.New("x_robots_tag", "", fmt.Sprintf("the X-Robots-Tag lines would be %d bytes together, over the %d-byte limit parsers must honour (the Robots-Tag field is %d); give fewer tokens or rules, or leave x_robots_tag out", n, tagemit.MaxFieldSize, len(p.RobotsTag())))
 	}
+	d, terr := newTDM(tdm, u)
 	// The license URLs are checked as robots.txt's are, with the same field paths.
 	lerr := (&robotsgen.File{Licenses: licenses}).Validate()
-	if err = errors.Join(err, configerr.Prefix("content_usage", uerr), lerr); err != nil {
+	if err = errors.Join(err, configerr.Prefix("content_usage", uerr), terr, lerr); err != nil {
 		return nil, err
 	}
 	if p.IsEmpty() && len(licenses) == 0 {
-		if u.IsEmpty() {
-			return nil, configerr.New("rules", "", "no rules: give at least one rule, e.g. noindex, Content-Usage preferences (content_usage), or an RSL license (licenses)")
+		if u.IsEmpty() && d.IsEmpty() {
+			return nil, configerr.New("rules", "", "no rules: give at least one rule, e.g. noindex, Content-Usage preferences (content_usage), an RSL license (licenses) or a TDMRep declaration (tdm)")
 		}
 		var errs []error
-		if meta {
-			errs = append(errs, configerr.New("meta", "", "meta writes the route's robots rules as <meta> elements, and the route has none (Content-Usage preferences have no meta element)"))
+		if meta && d.IsEmpty() {
+			errs = append(errs, configerr.New("meta", "", "meta writes the route's robots rules and TDMRep declaration as <meta> elements, and the route has none (Content-Usage preferences have no meta element)"))
 		}
 		if xRobotsTag {
 			errs = append(errs, configerr.New("x_robots_tag", "", "x_robots_tag sends the route's robots rules as X-Robots-Tag, and the route has none"))
@@ -318,6 +324,7 @@ func newTagger(rules map[string][]string, except []string, contentUsage map[stri
 	}
 	t := &tagger{policy: p, usage: u, lics: slices.Clip(licenses), meta: meta, xrt: xRobotsTag, log: log}
 	t.out = *newTagOutput(p, u, xRobotsTag).withLicenses(licenses)
+	t.out.tdm = newTDMOutput(d)
 	return t, nil
 }
 
@@ -423,13 +430,14 @@ func combined(taggers []*tagger) *tagOutput {
 			return o.(*tagOutput)
 		}
 	}
-	p, u, legacy := taggers[0].policy, taggers[0].usage, taggers[0].xrt
+	p, u, legacy, d := taggers[0].policy, taggers[0].usage, taggers[0].xrt, taggers[0].out.tdm.decl
 	lics := taggers[0].lics
 	for _, t := range taggers[1:] {
-		p, u, legacy = p.Union(t.policy), usage.Combine(u, t.usage), legacy || t.xrt
+		p, u, legacy, d = p.Union(t.policy), usage.Combine(u, t.usage), legacy || t.xrt, tdmrep.Combine(d, t.out.tdm.decl)
 		lics = append(slices.Clip(lics), t.lics...)
 	}
 	o := newTagOutput(p, u, legacy).withLicenses(lics)
+	o.tdm = newTDMOutput(d)
 	if cacheable {
 		if prev, loaded := taggers[0].unions.LoadOrStore(key, o); loaded {
 			return prev.(*tagOutput)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sitepolicy/caddy-robots/mimetype"
 	"github.com/sitepolicy/caddy-robots/tagemit"
+	"github.com/sitepolicy/caddy-robots/tdmrep"
 )
 
 // tagWriter is the response wrapper behind Tag: it sets Robots-Tag (and, when asked,
@@ -42,6 +43,7 @@ type tagWriter struct {
 	origLen   int64 // Content-Length the handler declared, -1 if none
 	sink      injectSink
 	meta      []byte
+	tdm       tdmrep.Declaration // what the TDMRep meta elements state, with meta
 	debugFunc func(*http.Request, string)
 
 	// While sniff is set, the first body bytes wait here until there are sniffLen of them, the
@@ -167,9 +169,14 @@ func (tw *tagWriter) setHeaders() {
 	if out.link != nil {
 		out.setLink(h, tw.req.Host)
 	}
+	tdm := setTDM(h, &out.tdm)
+	if tw.wantMeta && !tdm.IsEmpty() {
+		tw.tdm = tdm
+		tw.meta = tdmMetaWanted
+	}
 	if out.policy.IsEmpty() {
-		// Only Content-Usage and license routes: the robots headers are the handler's
-		// business.
+		// Only Content-Usage, license and TDMRep routes: the robots headers are the
+		// handler's business.
 		if tw.wantMeta && !out.licenses.IsEmpty() {
 			tw.meta = out.licenses.Elements()
 		}
@@ -188,10 +195,13 @@ func (tw *tagWriter) setHeaders() {
 	if len(out.dropped) > 0 {
 		tw.warn(warnFieldTooLong, fmt.Sprintf("Robots-Tag: the union of the routes' and the backend's rules is over %d bytes, which parsers may ignore; left out %s (the routes' members are kept first, then the backend's; on each side \"*\", then noindex, then the other restrictions, limits, and last what only relaxes)", tagemit.MaxFieldSize, listSome(out.dropped)))
 	}
-	if tw.wantMeta {
+	if tw.wantMeta && len(out.meta) > 0 {
 		tw.meta = out.meta
 	}
 }
+
+// tdmMetaWanted marks a response whose only meta elements are TDMRep's.
+var tdmMetaWanted = []byte{}
 
 // listSome joins at most ten names and counts the rest, so that a backend sending thousands
 // of members does not make a warning of their size.
@@ -272,7 +282,7 @@ func (tw *tagWriter) startInjection() {
 	weakenETag(h)
 	delete(h, "Accept-Ranges")
 	out := combined(tw.all)
-	opts.Licenses = out.licenses
+	opts.Licenses, opts.TDM = out.licenses, tw.tdm
 	tw.inj = tagemit.NewInjector(&tw.sink, out.policy, opts)
 }
 

@@ -11,6 +11,8 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/sitepolicy/caddy-robots/tdmrep"
 )
 
 // window is how many bytes the encoding prescan searches.
@@ -364,7 +366,19 @@ func (in *Injector) readMeta(z *html.Tokenizer) {
 		in.passThrough(notASCIICompatible("a meta element", charset))
 		return
 	}
-	if !hasName || !hasContent || !validToken(name) {
+	if !hasName || !hasContent {
+		return
+	}
+	switch {
+	case strings.EqualFold(name, "tdm-reservation"):
+		if in.pageTDM.Reservation == tdmrep.Unset {
+			in.pageTDM.Reservation = tdmrep.ParseReservation(content)
+		}
+		return
+	case strings.EqualFold(name, "tdm-policy"):
+		in.pagePolicy = true
+		return
+	case !validToken(name):
 		return
 	}
 	if in.page == nil {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+
+	"github.com/sitepolicy/caddy-robots/tdmrep"
 )
 
 // InjectState is where an Injector stands in its single decision.
@@ -58,6 +60,14 @@ type InjectorOptions struct {
 	// conditions; one the page's head already has (rel "license", the same href) is not
 	// added again.
 	Licenses Licenses
+	// TDM is a TDMRep declaration to insert as its <meta> elements
+	// (tdmrep.Declaration.MetaElements) after the robots ones. Against the page's own
+	// tdm-reservation and tdm-policy elements in the head it is deduplicated: nothing is
+	// inserted where the page states a reservation at least as restrictive (the same, or 1
+	// where TDM is 0), and the policy element only where the page has none. A page that
+	// states 0 where TDM is 1 gets the 1 inserted before its own element, which is never
+	// removed.
+	TDM tdmrep.Declaration
 }
 
 // PrescanLen is how many bytes at the start of a body are searched for a meta element that
@@ -117,6 +127,9 @@ type Injector struct {
 	xml           bool               // InjectorOptions.XML
 	htmlOpen      bool               // the html start tag was read (XML: the root element is open)
 	page          map[string]ruleSet // rules the page's own head meta elements state
+	tdm           tdmrep.Declaration // InjectorOptions.TDM
+	pageTDM       tdmrep.Declaration // the page's own head: its first readable tdm-reservation
+	pagePolicy    bool               // the page has a tdm-policy element
 	reader        bytes.Reader
 
 	checked     bool   // the first bytes were checked for a byte order mark and NULs
@@ -138,8 +151,8 @@ func NewInjector(dst io.Writer, p Policy, opts InjectorOptions) *Injector {
 	if max <= 0 {
 		max = DefaultMaxBuffer
 	}
-	in := &Injector{dst: dst, policy: p, max: max, xml: opts.XML, xhtml: opts.XML, licenses: opts.Licenses}
-	if p.IsEmpty() && opts.Licenses.IsEmpty() {
+	in := &Injector{dst: dst, policy: p, max: max, xml: opts.XML, xhtml: opts.XML, licenses: opts.Licenses, tdm: opts.TDM}
+	if p.IsEmpty() && opts.Licenses.IsEmpty() && opts.TDM.IsEmpty() {
 		in.state, in.reason = PassedThrough, "empty policy"
 	} else if opts.Charset != "" && !ASCIICompatible(opts.Charset) {
 		in.state, in.reason = PassedThrough, notASCIICompatible("Content-Type", opts.Charset)
@@ -317,6 +330,13 @@ func (in *Injector) decide(full bool) {
 		}
 		meta = build(m).MetaElements()
 	}
+	tdm := in.tdm
+	if !full {
+		tdm = in.tdmMinusPage()
+	}
+	if t := tdm.MetaElements(); len(t) > 0 {
+		meta = append(meta[:len(meta):len(meta)], t...)
+	}
 	links := in.licenseElements(full)
 	if len(meta) == 0 && len(links) == 0 {
 		in.passThrough("the page's head already states every rule of the policy")
@@ -329,6 +349,20 @@ func (in *Injector) decide(full bool) {
 	if in.prescanDone {
 		in.emit()
 	}
+}
+
+// tdmMinusPage is the part of the TDM declaration the page's head does not already state:
+// all of it where the page reserves less (or states nothing), only its policy where the page
+// states the same reservation without a policy, nothing otherwise.
+func (in *Injector) tdmMinusPage() tdmrep.Declaration {
+	d := in.tdm
+	switch {
+	case d.IsEmpty() || in.pageTDM.Reservation < d.Reservation:
+		return d
+	case in.pageTDM.Reservation == d.Reservation && !in.pagePolicy:
+		return tdmrep.Declaration{Policy: d.Policy}
+	}
+	return tdmrep.Declaration{}
 }
 
 // emit inserts the decided meta elements and writes the buffer.
