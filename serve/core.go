@@ -121,7 +121,7 @@ func New(cfg policy.Config, opts Options) (*Core, error) {
 		cr.tagger = t
 		c.routes = append(c.routes, cr)
 	}
-	if opts.TDMRepFile && len(errs) == 0 {
+	if opts.TDMRepFile && errors.Join(errs...) == nil { // errs may hold nils
 		declared := false
 		for _, r := range c.routes {
 			declared = declared || !r.tagger.out.tdm.decl.IsEmpty()
