@@ -66,6 +66,9 @@ const (
 	// LintTrainingUnstated: robots.txt lets AI training crawlers fetch every path and no
 	// signal of the site refuses AI training anywhere (informational).
 	LintTrainingUnstated = "training-unstated"
+	// LintLicenseNotServed: an RSL license (robots.txt License line, a route's Link) on the
+	// site itself that no license_document of the config serves: the backend must answer it.
+	LintLicenseNotServed = "license-not-served"
 )
 
 // Finding is one problem Lint found. Its JSON form is the output of "lint --format json".
@@ -115,6 +118,7 @@ func Lint(site *Site) ([]Finding, error) {
 	l.redundantRoutes()
 	l.signalConflicts()
 	l.trainingUnstated()
+	l.licensesServed()
 	sort.SliceStable(l.out, func(i, j int) bool {
 		a, b := l.out[i].Location, l.out[j].Location
 		if a.File != b.File {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"net/url"
+
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
@@ -54,7 +56,7 @@ func (l *linter) statements(token, purpose, path string, applies func(i int) boo
 	if l.m != nil {
 		out = l.robotsStatements(token, purpose, path, out)
 	}
-	return l.routeStatements(applies, out)
+	return l.routeStatements(path, applies, out)
 }
 
 // robotsStatements appends what robots.txt's Content-Usage and Content-Signal lines say for
@@ -116,9 +118,10 @@ func usageRuleAt(rules []usage.Rule, path, key, val string) int {
 	return best
 }
 
-// routeStatements appends what the routes that apply (applies) send in their Content-Usage
-// header, combined as the header combines them (any n wins).
-func (l *linter) routeStatements(applies func(i int) bool, out []statement) []statement {
+// routeStatements appends what the routes that apply at path (applies) send in their
+// Content-Usage header, combined as the header combines them (any n wins), and in their
+// TDMRep fields, and what the RSL license documents say at path.
+func (l *linter) routeStatements(path string, applies func(i int) bool, out []statement) []statement {
 	type pick struct {
 		val string
 		loc Location
@@ -142,6 +145,79 @@ func (l *linter) routeStatements(applies func(i int) bool, out []statement) []st
 			continue
 		}
 		out = append(out, statement{signal: "the Content-Usage header", use: u, allow: eff[k].val == "y", value: k + "=" + eff[k].val, loc: eff[k].loc})
+	}
+	// TDMRep: the routes' declarations combine as the fields do, a 1 from any route winning.
+	// A reservation reserves text and data mining, AI training among it; 0 says it is not
+	// reserved.
+	var tdm *statement
+	for i := range l.site.Routes {
+		rt := &l.site.Routes[i]
+		d := rt.Tags.TDM
+		if d == nil || !applies(i) {
+			continue
+		}
+		reserved := d.Derive || (d.Reservation != nil && *d.Reservation == 1)
+		if tdm != nil && (!tdm.allow || !reserved) {
+			continue
+		}
+		value := "tdm-reservation=0"
+		if reserved {
+			value = "tdm-reservation=1"
+		}
+		tdm = &statement{signal: "TDMRep", use: useTrain, allow: !reserved, value: value, loc: rt.Source.At("tdm")}
+	}
+	if tdm != nil {
+		out = append(out, *tdm)
+	}
+	return l.rslStatements(path, out)
+}
+
+// rslUses are the uses each RSL usage value (RSL 1.0 §3.4.1) names; ai-index, an AI
+// system's index, has no counterpart in the other signals.
+var rslUses = map[string][]use{
+	"all":      {useTrain, useSearch, useAIInput},
+	"ai-all":   {useTrain, useAIInput},
+	"ai-train": {useTrain},
+	"ai-input": {useAIInput},
+	"search":   {useSearch},
+}
+
+// rslStatements appends what the RSL license documents the site serves say at path: the
+// content element with the longest pattern matching the path, its permits and prohibits.
+func (l *linter) rslStatements(path string, out []statement) []statement {
+	if l.site.RobotsTxt == nil {
+		return out
+	}
+	for di, d := range l.site.RobotsTxt.Config.LicenseDocuments {
+		best, size := -1, -1
+		for ci, c := range d.Content {
+			p := c.URL
+			if u, err := url.Parse(p); err == nil && u.Scheme != "" {
+				p = u.EscapedPath()
+				if p == "" {
+					p = "/"
+				}
+			}
+			if g, ok := robotsGlob(p); ok && covers(g, path) && len(p) > size {
+				best, size = ci, len(p)
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		c := d.Content[best]
+		at := fmt.Sprintf("license_documents[%d].content[%d]", di, best)
+		for _, side := range []struct {
+			field  string
+			values []string
+			allow  bool
+		}{{"permits", c.Permits, true}, {"prohibits", c.Prohibits, false}} {
+			for _, v := range side.values {
+				for _, u := range rslUses[v] {
+					out = append(out, statement{signal: "the RSL license " + d.Path, use: u, allow: side.allow, value: side.field + " " + v, loc: l.robotsAt(at + "." + side.field)})
+				}
+			}
+		}
 	}
 	return out
 }
@@ -227,6 +303,19 @@ func (l *linter) samplePaths() []string {
 					if r.Path != "" {
 						addRobots(r.Path)
 					}
+				}
+			}
+		}
+	}
+	if l.site.RobotsTxt != nil {
+		for _, d := range l.site.RobotsTxt.Config.LicenseDocuments {
+			for _, c := range d.Content {
+				p := c.URL
+				if u, err := url.Parse(p); err == nil && u.Scheme != "" {
+					p = u.EscapedPath()
+				}
+				if p != "" {
+					addRobots(p)
 				}
 			}
 		}
@@ -325,7 +414,7 @@ func (l *linter) signalConflicts() {
 	var order []key
 	classes := l.crawlerClasses()
 	for _, path := range l.samplePaths() {
-		routes := l.routeStatements(l.routesAt(path), nil)
+		routes := l.routeStatements(path, l.routesAt(path), nil)
 		for _, cl := range classes {
 			var stmts []statement
 			if l.m != nil {
@@ -412,8 +501,17 @@ func (l *linter) trainingUnstated() {
 // crawler, path or condition.
 func (l *linter) refusesTraining() bool {
 	for _, rt := range l.site.Routes {
-		if rt.Tags.ContentUsage["train-ai"] == "n" {
+		if d := rt.Tags.TDM; rt.Tags.ContentUsage["train-ai"] == "n" || d != nil && (d.Derive || d.Reservation != nil && *d.Reservation == 1) {
 			return true
+		}
+	}
+	for _, d := range l.site.RobotsTxt.Config.LicenseDocuments {
+		for _, c := range d.Content {
+			for _, v := range c.Prohibits {
+				if slices.Contains(rslUses[v], useTrain) {
+					return true
+				}
+			}
 		}
 	}
 	for _, g := range l.file.Groups {
@@ -470,4 +568,43 @@ func signalConflictsAt(site *Site, token, purpose, path string, routes []int) []
 			Refuses: SignalStatement{c.deny.signal, c.deny.value, c.deny.loc}})
 	}
 	return out
+}
+
+// licensesServed reports each RSL license on the site itself (a path, or a URL on one of its
+// hosts) that no license_document of the config serves: crawlers that follow the License
+// line or the Link field must find an RSL document there, which only the backend can then
+// give. A license on another host (a collective's license server) is not looked at.
+func (l *linter) licensesServed() {
+	served := map[string]bool{}
+	if l.site.RobotsTxt != nil {
+		for _, d := range l.site.RobotsTxt.Config.LicenseDocuments {
+			served[d.Path] = true
+		}
+	}
+	check := func(lic string, loc Location) {
+		p := lic
+		if !strings.HasPrefix(lic, "/") {
+			u, err := url.Parse(lic)
+			if err != nil || len(l.site.Hosts) == 0 || !hostServed(u.Hostname(), l.site.Hosts) {
+				return
+			}
+			p = u.EscapedPath()
+		}
+		if served[p] {
+			return
+		}
+		l.add(LintLicenseNotServed, SeverityInfo, loc,
+			"declare the document with license_document "+p+" { ... }, or make sure the backend serves an RSL document (application/rsl+xml) at "+p,
+			"license %q is on this site, but the config serves no RSL document at %s: the backend must answer it", lic, p)
+	}
+	if l.site.RobotsTxt != nil {
+		for i, lic := range l.site.RobotsTxt.Config.Licenses {
+			check(lic, l.robotsAt(configerr.Index("licenses", i)))
+		}
+	}
+	for _, rt := range l.site.Routes {
+		for i, lic := range rt.Tags.Licenses {
+			check(lic, rt.Source.At(configerr.Index("licenses", i)))
+		}
+	}
 }
