@@ -218,7 +218,10 @@ func requestLine(r []byte) (method, target []byte) {
 	if sp := bytes.LastIndexByte(rest, ' '); sp >= 0 && hasPrefixFold(rest[sp+1:], "HTTP/") {
 		rest = rest[:sp]
 	}
-	return method, targetPath(rest)
+	if target = targetPath(rest); target == nil {
+		return nil, nil
+	}
+	return method, target
 }
 
 // targetPath is the origin-form target of a request-target: itself when it is one ("/a?b"),
