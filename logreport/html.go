@@ -165,7 +165,8 @@ pre { background: #f6f6f6; padding: .6em; overflow-x: auto; }
 </head>
 <body>
 <h1>Robots report: {{.Site.Name}}</h1>
-{{range .Inputs}}{{if .Error}}<p class="error" data-k="input-error"><strong>{{.Name}} could not be read to its end:</strong> {{.Error}}</p>
+{{range .Notes}}<p class="note">Note: {{.}}</p>
+{{end}}{{range .Inputs}}{{if .Error}}<p class="error" data-k="input-error"><strong>{{.Name}} could not be read to its end:</strong> {{.Error}}</p>
 {{end}}{{end}}<dl id="summary">
 <dt>Logs</dt><dd>{{range $i, $in := .Inputs}}{{if $i}}, {{end}}<code>{{$in.Name}}</code> ({{$in.Lines}} lines{{if $in.Gzip}}, gzip{{end}}{{if $in.Error}}; {{$in.Error}}{{end}}){{end}}</dd>
 {{if .Site.Host}}<dt>Host</dt><dd>{{.Site.Host}}</dd>{{end}}

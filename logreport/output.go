@@ -84,6 +84,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		site += ", host " + r.Site.Host
 	}
 	fmt.Fprintf(&b, "Replayed:   against %s, as configured now\n", site)
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "Note:       %s\n", n)
+	}
 	if !r.Range.First.IsZero() {
 		fmt.Fprintf(&b, "Period:     %s to %s UTC\n", fmtTime(r.Range.First), fmtTime(r.Range.Last))
 	}

@@ -498,6 +498,9 @@ func (b *Builder) Report() *Report {
 type Report struct {
 	// Site is the config replayed.
 	Site Site `json:"site"`
+	// Notes say what the report could not see, e.g. the backend's robots.txt that
+	// merge_upstream merges at serve time.
+	Notes []string `json:"notes,omitempty"`
 	// Inputs are the logs read, in order.
 	Inputs []*Input `json:"inputs"`
 	// Range is the time of the first and last request counted; absent without requests.
