@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // maxLine is the longest line read; a longer one is unreadable (and skipped to its end).
@@ -33,7 +34,7 @@ func (b *Builder) ReadLog(name string, r io.Reader) error {
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return fail("corrupt gzip: " + err.Error() + "; nothing of it is read")
+			return fail("corrupt gzip: " + strings.TrimPrefix(err.Error(), "gzip: ") + "; nothing of it is read")
 		}
 		in.Gzip = true
 		br = bufio.NewReaderSize(zr, maxLine)
@@ -72,7 +73,7 @@ func (b *Builder) ReadLog(name string, r io.Reader) error {
 				return fail("truncated: the gzip stream ends early; the lines before are counted")
 			}
 			if in.Gzip {
-				return fail("corrupt gzip: " + err.Error() + "; the lines before are counted")
+				return fail("corrupt gzip: " + strings.TrimPrefix(err.Error(), "gzip: ") + "; the lines before are counted")
 			}
 			return fail(err.Error())
 		}
