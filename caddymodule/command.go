@@ -61,12 +61,17 @@ its requests and bytes, whether and when it fetched robots.txt, its violations
 (the path, the disallowing rule and its line in the robots.txt served, count,
 first and last seen), impostor claims (when the config verifies crawlers: from
 the lists kept on disk and local list files, never reverse DNS), statuses, and
-a timeline. --site is the site whose robots.txt is replayed (the server is
-chosen by its port, as check's --url); lines of a Caddy log for other hosts
-are counted apart and not replayed. Lines that are no log entry are counted
-and the first shown. --format html writes one self-contained page (-o file).
-Exit status 0, 1 when there are violations or impostors, 2 on a config or
-usage error or a log that cannot be opened.
+a timeline. Impostors (claims the verification disproves) are counted apart,
+per crawler claimed, never as the crawler's. --site is the site whose
+robots.txt is replayed (the server is chosen by its port, as check's --url);
+lines of a Caddy log for other hosts are counted apart and not replayed. With
+merge_upstream the backend's file is not seen: --robots-file replays against
+the robots.txt saved as the site served it. Lines that are no log entry are
+counted and the first shown. --format html writes one self-contained page
+(-o file). Exit status 0, 1 when there are violations or impostors, 2 on a
+config or usage error, a log that cannot be opened, or one that could not be
+read to its end (a corrupt gzip file, no log entry at all; the report is
+written and says which).
 
 All take --format json for scripts.
 `,
@@ -202,9 +207,9 @@ func lintCommand() *cobra.Command {
 
 func reportCommand() *cobra.Command {
 	var f commandFlags
-	var siteURL, output string
+	var siteURL, output, robotsFile string
 	c := &cobra.Command{
-		Use:   "report --config <path> [--adapter <name>] --site <url> [--format text|json|html] [-o <file>] [<log>... | -]",
+		Use:   "report --config <path> [--adapter <name>] --site <url> [--robots-file <file>] [--format text|json|html] [-o <file>] [<log>... | -]",
 		Short: "Reports what crawlers did in access logs, against the robots policy",
 		Args:  cobra.ArbitraryArgs,
 	}
@@ -213,6 +218,7 @@ func reportCommand() *cobra.Command {
 	c.SetFlagErrorFunc(flagError)
 	c.Flags().StringVar(&siteURL, "site", "", "The site whose requests to replay, as its origin: https://example.com (required)")
 	c.Flags().StringVarP(&output, "output", "o", "", "Write the report to this file instead of standard output")
+	c.Flags().StringVar(&robotsFile, "robots-file", "", "Replay against this robots.txt file, saved as the site served it (merge_upstream), instead of the config's")
 	c.RunE = exitWith(func(stdout, stderr io.Writer, args []string) (int, error) {
 		if err := cli.CheckReportFormat(f.format); err != nil {
 			return cli.ExitUsage, err
@@ -238,7 +244,7 @@ func reportCommand() *cobra.Command {
 		if name == "" {
 			name = "Caddyfile"
 		}
-		return cli.RunReport(stdout, stderr, c.InOrStdin(), site, cli.ReportOptions{Name: name + ", server " + site.Name, Host: u.Hostname(), Origin: u.Scheme + "://" + u.Host, Logs: args, Format: f.format, Output: output})
+		return cli.RunReport(stdout, stderr, c.InOrStdin(), site, cli.ReportOptions{Name: name + ", server " + site.Name, Host: u.Hostname(), Origin: u.Scheme + "://" + u.Host, RobotsFile: robotsFile, Logs: args, Format: f.format, Output: output})
 	})
 	return c
 }

@@ -3,6 +3,8 @@ package caddymodule
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,6 +76,18 @@ http://localhost:@PORT2@ {
 		}
 		resp.Body.Close()
 	}
+	// An absolute-form request (a proxy's, "curl --request-target http://..."): Caddy logs
+	// its "uri" as sent, and the report reads the path from it.
+	conn, err := net.Dial("tcp", fmt.Sprintf("localhost:%d", sitePort))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(conn, "GET http://localhost:%d/a HTTP/1.1\r\nHost: localhost:%d\r\n%s\r\nConnection: close\r\n\r\n", sitePort, sitePort, gpt)
+	if resp, _ := io.ReadAll(conn); !strings.HasPrefix(string(resp), "HTTP/1.1 200") {
+		t.Fatalf("absolute-form request: %q", resp)
+	}
+	conn.Close()
+	sent = append(sent, struct{ ua, path string }{gpt, "/a"})
 	lineOf := func(text string) int {
 		for i, l := range strings.Split(served, "\n") {
 			if strings.TrimSpace(l) == text {
@@ -107,11 +121,11 @@ http://localhost:@PORT2@ {
 	type row struct {
 		requests, robots, violations int64
 	}
-	want := map[string]row{"openai-crawler": {4, 1, 3}, "google-crawler": {4, 1, 1}, "bing-crawler": {2, 1, 0}}
+	want := map[string]row{"openai-crawler": {5, 1, 4}, "google-crawler": {4, 1, 1}, "bing-crawler": {2, 1, 0}}
 	wantViol := map[string]struct {
 		rule  string
 		count int64
-	}{"/a": {"Disallow: /", 2}, "/private/b": {"Disallow: /", 1}, "/search": {"Disallow: /search", 1}}
+	}{"/a": {"Disallow: /", 3}, "/private/b": {"Disallow: /", 1}, "/search": {"Disallow: /search", 1}}
 	for _, c := range rep.Crawlers {
 		w, ok := want[c.ID]
 		if !ok || (row{c.Requests, c.RobotsTxt.Fetches, c.Violations.Count}) != w {
@@ -159,5 +173,22 @@ http://localhost:@PORT2@ {
 	_, errOut, st = runCaddy(t, dir, "robots", "report", "--config", "Caddyfile", "access.log")
 	if st != cli.ExitUsage || !strings.Contains(errOut, "--site is required") {
 		t.Errorf("no --site: status %d, %s", st, errOut)
+	}
+	// Flags after the log; standard input twice; a log that is a directory.
+	out, errOut, st = runCaddy(t, dir, "robots", "report", "access.log", "--config", "Caddyfile", "--site", siteURL(""), "--format", "json")
+	rep = logreport.Report{}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || st != cli.ExitFail || rep.Totals.Requests != int64(len(sent)) {
+		t.Errorf("flags after the log: status %d, %v, %s", st, err, errOut)
+	}
+	for _, c := range []struct{ arg, msg string }{{"-", "given twice"}, {".", "is a directory"}} {
+		args := []string{"robots", "report", "--config", "Caddyfile", "--site", siteURL(""), "-", c.arg}
+		if c.arg == "." {
+			args = args[:len(args)-2]
+			args = append(args, ".")
+		}
+		_, errOut, st = runCaddy(t, dir, args...)
+		if st != cli.ExitUsage || !strings.Contains(errOut, c.msg) {
+			t.Errorf("%v: status %d, %s", args, st, errOut)
+		}
 	}
 }

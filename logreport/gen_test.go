@@ -81,18 +81,24 @@ type request struct {
 
 // truth is what the report must say, computed from the requests.
 type truth struct {
-	requests, bytes, other, otherBytes, violations, impostors, otherHosts int64
-	unreadable                                                            int64
-	crawlers                                                              map[string]*crawlerTruth // by catalogue ID
-	// crawlerTimes and otherTimes are when the requests counted were sent.
-	crawlerTimes, otherTimes []time.Time
+	requests, bytes, other, otherBytes, violations, impostors, impostorBytes, otherHosts int64
+	unreadable                                                                           int64
+	crawlers                                                                             map[string]*crawlerTruth  // by catalogue ID
+	impostorRows                                                                         map[string]*impostorTruth // by catalogue ID claimed
+	// crawlerTimes, impostorTimes and otherTimes are when the requests counted were sent.
+	crawlerTimes, impostorTimes, otherTimes []time.Time
+}
+
+// impostorTruth is what the impostors claiming one crawler did.
+type impostorTruth struct {
+	requests, bytes, disallowed int64
 }
 
 type crawlerTruth struct {
-	requests, bytes, robots, violations, impostors int64
-	statuses                                       map[string]int64
-	viol                                           map[[2]string]int64 // (path, rule) -> count
-	first, last                                    time.Time           // of robots.txt fetches
+	requests, bytes, robots, violations int64
+	statuses                            map[string]int64
+	viol                                map[[2]string]int64 // (path, rule) -> count
+	first, last                         time.Time           // of robots.txt fetches
 }
 
 // generate makes n requests over span from start with its own random source.
@@ -126,7 +132,7 @@ func generate(seed uint64, n int, start time.Time, span time.Duration, withHosts
 // expected computes the truth of reqs for a log format (common carries no User-Agent) with
 // verification on or off, counting only host (all when "").
 func expected(reqs []request, common, verify bool, host string, unreadable int64) truth {
-	tr := truth{crawlers: map[string]*crawlerTruth{}, unreadable: unreadable}
+	tr := truth{crawlers: map[string]*crawlerTruth{}, impostorRows: map[string]*impostorTruth{}, unreadable: unreadable}
 	for _, r := range reqs {
 		if host != "" && r.host != host {
 			tr.otherHosts++
@@ -145,6 +151,23 @@ func expected(reqs []request, common, verify bool, host string, unreadable int64
 			tr.otherTimes = append(tr.otherTimes, r.t)
 			continue
 		}
+		if verify && c.fake != "" && r.ip == c.fake {
+			// An impostor's request is not the crawler's: counted apart, per crawler claimed.
+			tr.impostors++
+			tr.impostorBytes += size
+			tr.impostorTimes = append(tr.impostorTimes, r.t)
+			it := tr.impostorRows[c.id]
+			if it == nil {
+				it = &impostorTruth{}
+				tr.impostorRows[c.id] = it
+			}
+			it.requests++
+			it.bytes += size
+			if r.target != "" && disallowing(c.token, r.target) != "" {
+				it.disallowed++
+			}
+			continue
+		}
 		tr.crawlerTimes = append(tr.crawlerTimes, r.t)
 		ct := tr.crawlers[c.id]
 		if ct == nil {
@@ -154,10 +177,6 @@ func expected(reqs []request, common, verify bool, host string, unreadable int64
 		ct.requests++
 		ct.bytes += size
 		ct.statuses[fmt.Sprint(r.status)]++
-		if verify && c.fake != "" && r.ip == c.fake {
-			ct.impostors++
-			tr.impostors++
-		}
 		if r.target == "" {
 			continue
 		}

@@ -58,7 +58,7 @@ func timelineChart(r *Report) chart {
 	plotW, plotH := float64(c.W)-left-10, float64(c.H)-top-bottom
 	var peak int64 = 1
 	for i := range tl.Crawlers {
-		peak = max(peak, tl.Crawlers[i]+tl.Other[i])
+		peak = max(peak, tl.Crawlers[i]+tl.Impostors[i]+tl.Other[i])
 	}
 	n := len(tl.Crawlers)
 	if n == 0 {
@@ -71,11 +71,12 @@ func timelineChart(r *Report) chart {
 		x := left + float64(i)*bw
 		from := tl.Start.Add(time.Duration(int64(i)*tl.BucketSeconds) * time.Second)
 		when := fmtTime(from)
-		hc, ho, hv := scale(tl.Crawlers[i]), scale(tl.Other[i]), scale(tl.Violations[i])
+		hc, hi, ho, hv := scale(tl.Crawlers[i]), scale(tl.Impostors[i]), scale(tl.Other[i]), scale(tl.Violations[i])
 		base := top + plotH
 		c.Rects = append(c.Rects,
 			rect{X: x, Y: base - hc, W: bw * 0.9, H: hc, Class: "crawlers", Title: fmt.Sprintf("%s: %d crawler requests", when, tl.Crawlers[i])},
-			rect{X: x, Y: base - hc - ho, W: bw * 0.9, H: ho, Class: "other", Title: fmt.Sprintf("%s: %d other requests", when, tl.Other[i])})
+			rect{X: x, Y: base - hc - hi, W: bw * 0.9, H: hi, Class: "impostors", Title: fmt.Sprintf("%s: %d impostor requests", when, tl.Impostors[i])},
+			rect{X: x, Y: base - hc - hi - ho, W: bw * 0.9, H: ho, Class: "other", Title: fmt.Sprintf("%s: %d other requests", when, tl.Other[i])})
 		if tl.Violations[i] > 0 {
 			c.Rects = append(c.Rects, rect{X: x + bw*0.2, Y: base - hv, W: bw * 0.5, H: hv, Class: "violations", Title: fmt.Sprintf("%s: %d violations", when, tl.Violations[i])})
 		}
@@ -154,7 +155,8 @@ td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
 td { white-space: nowrap; } td.path { white-space: normal; }
 code, .path { font-family: ui-monospace, monospace; word-break: break-all; }
 svg text { font: 11px system-ui, sans-serif; fill: #444; }
-.crawlers { fill: #3b6fb6; } .other { fill: #b9c3cf; } .violations { fill: #d33c2c; }
+.crawlers { fill: #3b6fb6; } .other { fill: #b9c3cf; } .impostors { fill: #e0a030; } .violations { fill: #d33c2c; }
+.error { background: #fde8e6; border-left: 4px solid #d33c2c; padding: .5em 1em; }
 .legend span { display: inline-block; width: 1em; height: .8em; margin: 0 .3em 0 1em; }
 dl { display: grid; grid-template-columns: max-content auto; gap: .2em 1em; }
 dt { font-weight: 600; } dd { margin: 0; }
@@ -163,22 +165,24 @@ pre { background: #f6f6f6; padding: .6em; overflow-x: auto; }
 </head>
 <body>
 <h1>Robots report: {{.Site.Name}}</h1>
-<dl id="summary">
+{{range .Notes}}<p class="note">Note: {{.}}</p>
+{{end}}{{range .Inputs}}{{if .Error}}<p class="error" data-k="input-error"><strong>{{.Name}} could not be read to its end:</strong> {{.Error}}</p>
+{{end}}{{end}}<dl id="summary">
 <dt>Logs</dt><dd>{{range $i, $in := .Inputs}}{{if $i}}, {{end}}<code>{{$in.Name}}</code> ({{$in.Lines}} lines{{if $in.Gzip}}, gzip{{end}}{{if $in.Error}}; {{$in.Error}}{{end}}){{end}}</dd>
 {{if .Site.Host}}<dt>Host</dt><dd>{{.Site.Host}}</dd>{{end}}
 {{if not .Range.First.IsZero}}<dt>Period</dt><dd>{{time .Range.First}} to {{time .Range.Last}} UTC</dd>{{end}}
 <dt>Requests</dt><dd data-k="requests">{{.Totals.Requests}}</dd>
 <dt>Bytes</dt><dd data-k="bytes" data-v="{{.Totals.Bytes}}">{{bytes .Totals.Bytes}}</dd>
 <dt>Crawler requests</dt><dd data-k="crawler_requests">{{.Totals.CrawlerRequests}}</dd>
+<dt>Impostor requests</dt><dd data-k="impostors">{{.Totals.Impostors}}</dd>
 <dt>Other requests</dt><dd data-k="other_requests">{{.Totals.OtherRequests}}</dd>
 <dt>Violations</dt><dd data-k="violations">{{.Totals.Violations}}</dd>
-<dt>Impostors</dt><dd data-k="impostors">{{.Totals.Impostors}}</dd>
 <dt>Other hosts</dt><dd data-k="other_hosts">{{.Totals.OtherHosts}}</dd>
 <dt>Unreadable lines</dt><dd data-k="unreadable">{{.Unreadable.Count}}</dd>
 </dl>
 
 <h2>Requests over time</h2>
-<p class="legend"><span class="crawlers" style="background:#3b6fb6"></span>crawlers<span style="background:#b9c3cf"></span>others<span style="background:#d33c2c"></span>violations</p>
+<p class="legend"><span class="crawlers" style="background:#3b6fb6"></span>crawlers<span style="background:#e0a030"></span>impostors<span style="background:#b9c3cf"></span>others<span style="background:#d33c2c"></span>violations</p>
 <svg id="timeline" xmlns="http://www.w3.org/2000/svg" width="{{.Timeline.W}}" height="{{.Timeline.H}}" viewBox="0 0 {{.Timeline.W}} {{.Timeline.H}}" role="img" aria-label="requests over time">
 {{range .Timeline.Rects}}<rect class="{{.Class}}" x="{{f .X}}" y="{{f .Y}}" width="{{f .W}}" height="{{f .H}}"><title>{{.Title}}</title></rect>
 {{end}}{{range .Timeline.Labels}}<text x="{{f .X}}" y="{{f .Y}}" text-anchor="{{.Anchor}}">{{.Text}}</text>
@@ -190,9 +194,9 @@ pre { background: #f6f6f6; padding: .6em; overflow-x: auto; }
 {{end}}{{range .Bars.Labels}}<text x="{{f .X}}" y="{{f .Y}}" text-anchor="{{.Anchor}}">{{.Text}}</text>
 {{end}}</svg>
 <table id="crawlers">
-<thead><tr><th>Crawler</th><th>Operator</th><th>Group</th><th class="n">Requests</th><th class="n">Bytes</th><th>robots.txt</th><th class="n">Violations</th><th class="n">Impostors</th><th>Statuses</th><th>Over time</th></tr></thead>
+<thead><tr><th>Crawler</th><th>Operator</th><th>Group</th><th class="n">Requests</th><th class="n">Bytes</th><th>robots.txt</th><th class="n">Violations</th><th>Statuses</th><th>Over time</th></tr></thead>
 <tbody>
-{{range $i, $c := .Crawlers}}{{with $c}}<tr data-id="{{.ID}}" data-token="{{.Token}}"><td data-k="name">{{.Name}}</td><td>{{dash .Operator}}</td><td>{{if .Token}}{{.Token}}{{else}}*{{end}}</td><td class="n" data-k="requests">{{.Requests}}</td><td class="n" data-k="bytes" data-v="{{.Bytes}}">{{bytes .Bytes}}</td><td data-k="robots_txt" data-v="{{.RobotsTxt.Fetches}}">{{robots .RobotsTxt}}</td><td class="n" data-k="violations">{{.Violations.Count}}</td><td class="n" data-k="impostors">{{.Impostors}}</td><td data-k="statuses">{{statuses .Statuses}}</td><td>{{with index $.Sparks $i}}<svg class="spark" xmlns="http://www.w3.org/2000/svg" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}" role="img" aria-label="requests over time">{{range .Rects}}<rect class="{{.Class}}" x="{{f .X}}" y="{{f .Y}}" width="{{f .W}}" height="{{f .H}}"><title>{{.Title}}</title></rect>{{end}}</svg>{{end}}</td></tr>
+{{range $i, $c := .Crawlers}}{{with $c}}<tr data-id="{{.ID}}" data-token="{{.Token}}"><td data-k="name">{{.Name}}</td><td>{{dash .Operator}}</td><td>{{if .Token}}{{.Token}}{{else}}*{{end}}</td><td class="n" data-k="requests">{{.Requests}}</td><td class="n" data-k="bytes" data-v="{{.Bytes}}">{{bytes .Bytes}}</td><td data-k="robots_txt" data-v="{{.RobotsTxt.Fetches}}">{{robots .RobotsTxt}}</td><td class="n" data-k="violations">{{.Violations.Count}}</td><td data-k="statuses">{{statuses .Statuses}}</td><td>{{with index $.Sparks $i}}<svg class="spark" xmlns="http://www.w3.org/2000/svg" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}" role="img" aria-label="requests over time">{{range .Rects}}<rect class="{{.Class}}" x="{{f .X}}" y="{{f .Y}}" width="{{f .W}}" height="{{f .H}}"><title>{{.Title}}</title></rect>{{end}}</svg>{{end}}</td></tr>
 {{end}}{{end}}</tbody>
 </table>{{else}}<p>No crawler in these logs.</p>{{end}}
 
@@ -205,6 +209,15 @@ pre { background: #f6f6f6; padding: .6em; overflow-x: auto; }
 {{end}}{{if .Violations.Other}}<tr data-token="{{$c.Token}}" class="other"><td>{{$c.Name}}</td><td>(other)</td><td></td><td></td><td class="n" data-k="count">{{.Violations.Other}}</td><td></td><td></td></tr>
 {{end}}{{end}}</tbody>
 </table>
+
+<h2>Impostors</h2>
+<p>Requests that claimed a crawler and that the site's verification disproves from the client address: not the crawler's, so counted in none of its rows above. Disallowed: those for paths the group disallows.</p>
+{{if .Impostors}}<table id="impostors">
+<thead><tr><th>Claimed</th><th>Operator</th><th>Group</th><th class="n">Requests</th><th class="n">Bytes</th><th class="n">Disallowed</th><th>First</th><th>Last</th><th>Statuses</th></tr></thead>
+<tbody>
+{{range .Impostors}}<tr data-id="{{.ID}}" data-token="{{.Token}}"><td data-k="name">{{.Name}}</td><td>{{dash .Operator}}</td><td>{{if .Token}}{{.Token}}{{else}}*{{end}}</td><td class="n" data-k="requests">{{.Requests}}</td><td class="n" data-k="bytes" data-v="{{.Bytes}}">{{bytes .Bytes}}</td><td class="n" data-k="disallowed">{{.Disallowed}}</td><td>{{time .First}}</td><td>{{time .Last}}</td><td data-k="statuses">{{statuses .Statuses}}</td></tr>
+{{end}}</tbody>
+</table>{{else}}<p>None.</p>{{end}}
 
 <h2>Most fetched paths</h2>
 <table id="paths">

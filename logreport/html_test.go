@@ -91,7 +91,7 @@ func checkPage(t *testing.T, page []byte, rep *logreport.Report) {
 	}
 	for i, row := range rows {
 		c := rep.Crawlers[i]
-		want := map[string]int64{"requests": c.Requests, "bytes": c.Bytes, "robots_txt": c.RobotsTxt.Fetches, "violations": c.Violations.Count, "impostors": c.Impostors}
+		want := map[string]int64{"requests": c.Requests, "bytes": c.Bytes, "robots_txt": c.RobotsTxt.Fetches, "violations": c.Violations.Count}
 		for _, td := range cells(row) {
 			k := attr(td, "data-k")
 			switch k {
@@ -111,6 +111,27 @@ func checkPage(t *testing.T, page []byte, rep *logreport.Report) {
 			default:
 				if got := number(t, td); got != want[k] {
 					t.Errorf("%s: %s is %d on the page, %d in the JSON", c.Name, k, got, want[k])
+				}
+			}
+		}
+	}
+	// The impostors' table: a row per crawler claimed, in order.
+	irows := rowsOf(byID["impostors"])
+	if len(irows) != len(rep.Impostors) {
+		t.Fatalf("impostors table has %d rows, JSON %d", len(irows), len(rep.Impostors))
+	}
+	for i, row := range irows {
+		im := rep.Impostors[i]
+		if attr(row, "data-token") != im.Token || attr(row, "data-id") != im.ID {
+			t.Errorf("impostor row %d: data-id %q data-token %q, JSON %q %q", i, attr(row, "data-id"), attr(row, "data-token"), im.ID, im.Token)
+		}
+		want := map[string]int64{"requests": im.Requests, "bytes": im.Bytes, "disallowed": im.Disallowed}
+		for _, td := range cells(row) {
+			switch k := attr(td, "data-k"); k {
+			case "", "name", "statuses":
+			default:
+				if got := number(t, td); got != want[k] {
+					t.Errorf("impostor %s: %s is %d on the page, %d in the JSON", im.Name, k, got, want[k])
 				}
 			}
 		}

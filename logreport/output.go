@@ -74,16 +74,24 @@ func (r *Report) WriteText(w io.Writer) error {
 		inputs = append(inputs, s+")")
 	}
 	fmt.Fprintf(&b, "Logs:       %s\n", strings.Join(inputs, ", "))
+	for _, in := range r.Inputs {
+		if in.Error != "" {
+			fmt.Fprintf(&b, "ERROR:      %s could not be read to its end: %s\n", printable([]byte(in.Name), maxKey), in.Error)
+		}
+	}
 	site := r.Site.Name
 	if r.Site.Host != "" {
 		site += ", host " + r.Site.Host
 	}
 	fmt.Fprintf(&b, "Replayed:   against %s, as configured now\n", site)
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "Note:       %s\n", n)
+	}
 	if !r.Range.First.IsZero() {
 		fmt.Fprintf(&b, "Period:     %s to %s UTC\n", fmtTime(r.Range.First), fmtTime(r.Range.Last))
 	}
 	t := r.Totals
-	fmt.Fprintf(&b, "Requests:   %d (%s): crawlers %d (%s), others %d (%s)\n", t.Requests, Bytes(t.Bytes), t.CrawlerRequests, Bytes(t.CrawlerBytes), t.OtherRequests, Bytes(t.OtherBytes))
+	fmt.Fprintf(&b, "Requests:   %d (%s): crawlers %d (%s), impostors %d (%s), others %d (%s)\n", t.Requests, Bytes(t.Bytes), t.CrawlerRequests, Bytes(t.CrawlerBytes), t.Impostors, Bytes(t.ImpostorBytes), t.OtherRequests, Bytes(t.OtherBytes))
 	fmt.Fprintf(&b, "Violations: %d; impostors: %d", t.Violations, t.Impostors)
 	if t.OtherHosts > 0 {
 		fmt.Fprintf(&b, "; lines for other hosts (not counted): %d", t.OtherHosts)
@@ -95,13 +103,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	if len(r.Crawlers) > 0 {
 		b.WriteString("\n")
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "CRAWLER\tOPERATOR\tGROUP\tREQUESTS\tBYTES\tROBOTS.TXT\tVIOLATIONS\tIMPOSTORS\tSTATUSES")
+		fmt.Fprintln(tw, "CRAWLER\tOPERATOR\tGROUP\tREQUESTS\tBYTES\tROBOTS.TXT\tVIOLATIONS\tSTATUSES")
 		for _, c := range r.Crawlers {
-			group := c.Token
-			if group == "" {
-				group = "*"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%d\t%d\t%s\n", c.Name, dash(c.Operator), group, c.Requests, Bytes(c.Bytes), robotsCell(c.RobotsTxt), c.Violations.Count, c.Impostors, statuses(c.Statuses))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%d\t%s\n", text(c.Name), dash(c.Operator), group(c.Token), c.Requests, Bytes(c.Bytes), robotsCell(c.RobotsTxt), c.Violations.Count, statuses(c.Statuses))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -113,11 +117,22 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintln(tw, "CRAWLER\tPATH\tRULE\tLINE\tCOUNT\tFIRST\tLAST")
 		for _, c := range r.Crawlers {
 			for _, v := range c.Violations.Top {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", c.Name, printable([]byte(v.Path), maxKey+8), printable([]byte(v.Rule), maxKey), line(v.Line), v.Count, fmtTime(v.First), fmtTime(v.Last))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", text(c.Name), printable([]byte(v.Path), maxKey+8), printable([]byte(v.Rule), maxKey), line(v.Line), v.Count, fmtTime(v.First), fmtTime(v.Last))
 			}
 			if c.Violations.Other > 0 {
-				fmt.Fprintf(tw, "%s\t(other)\t\t\t%d\t\t\n", c.Name, c.Violations.Other)
+				fmt.Fprintf(tw, "%s\t(other)\t\t\t%d\t\t\n", text(c.Name), c.Violations.Other)
 			}
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if len(r.Impostors) > 0 {
+		b.WriteString("\nImpostors (requests claiming a crawler that verification disproves; not counted as the crawler's):\n")
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "CLAIMED\tOPERATOR\tGROUP\tREQUESTS\tBYTES\tDISALLOWED\tFIRST\tLAST\tSTATUSES")
+		for _, im := range r.Impostors {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%d\t%s\t%s\t%s\n", text(im.Name), dash(im.Operator), group(im.Token), im.Requests, Bytes(im.Bytes), im.Disallowed, fmtTime(im.First), fmtTime(im.Last), statuses(im.Statuses))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -125,6 +140,17 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// text is a name from the file or the log, printable on a terminal.
+func text(s string) string { return printable([]byte(s), maxKey) }
+
+// group is a row's group as the text shows it: "*" for none.
+func group(token string) string {
+	if token == "" {
+		return "*"
+	}
+	return text(token)
 }
 
 func plural(n int64, what string) string {

@@ -92,7 +92,9 @@ func parseCLF(line []byte, e *Entry) (string, error) {
 	if !ok {
 		return FormatCombined, bad(`no "request line"`)
 	}
-	e.Method, e.Target = requestLine(req)
+	// The request line is escaped as the agent is (nginx's \xHH for bytes outside ASCII,
+	// Apache's \" and \\): read unescaped, it is the target the client sent.
+	e.Method, e.Target = requestLine(unescape(req))
 	line = skipSpace(line)
 	if f, line, ok = word(line); !ok || len(f) != 3 {
 		return FormatCombined, bad("no status")
@@ -200,7 +202,8 @@ func unescape(b []byte) []byte {
 }
 
 // requestLine splits "GET /path HTTP/1.1" (or "GET /path", HTTP/0.9); nil both when it is
-// not a request line.
+// not a request line. The target runs from after the method to the last space before the
+// protocol, so that a raw space nginx logs as it came ("GET /a b/x HTTP/1.1") stays in it.
 func requestLine(r []byte) (method, target []byte) {
 	sp := bytes.IndexByte(r, ' ')
 	if sp <= 0 {
@@ -212,22 +215,43 @@ func requestLine(r []byte) (method, target []byte) {
 			return nil, nil
 		}
 	}
-	if sp := bytes.IndexByte(rest, ' '); sp >= 0 {
+	if sp := bytes.LastIndexByte(rest, ' '); sp >= 0 && hasPrefixFold(rest[sp+1:], "HTTP/") {
 		rest = rest[:sp]
 	}
-	if len(rest) == 0 || (rest[0] != '/' && !bytes.HasPrefix(rest, []byte("http://")) && !bytes.HasPrefix(rest, []byte("https://"))) {
+	if target = targetPath(rest); target == nil {
 		return nil, nil
 	}
-	// An absolute-form target ("GET http://host/path" of a proxy request): its path.
-	if rest[0] != '/' {
-		i := bytes.Index(rest, []byte("://")) + 3
-		j := bytes.IndexByte(rest[i:], '/')
-		if j < 0 {
-			return method, []byte("/")
-		}
-		rest = rest[i+j:]
+	return method, target
+}
+
+// targetPath is the origin-form target of a request-target: itself when it is one ("/a?b"),
+// the path and query of an absolute-form one ("http://host/a?b", scheme in any case, as a
+// proxy request has it), nil otherwise ("*", garbage).
+func targetPath(t []byte) []byte {
+	if len(t) > 0 && t[0] == '/' {
+		return t
 	}
-	return method, rest
+	var i int
+	switch {
+	case hasPrefixFold(t, "http://"):
+		i = len("http://")
+	case hasPrefixFold(t, "https://"):
+		i = len("https://")
+	default:
+		return nil
+	}
+	j := bytes.IndexAny(t[i:], "/?")
+	if j < 0 {
+		return []byte("/")
+	}
+	if t[i+j] == '?' {
+		return append([]byte("/"), t[i+j:]...)
+	}
+	return t[i+j:]
+}
+
+func hasPrefixFold(b []byte, prefix string) bool {
+	return len(b) >= len(prefix) && strings.EqualFold(string(b[:len(prefix)]), prefix)
 }
 
 func atoi(b []byte) (int64, bool) {
@@ -271,12 +295,35 @@ func clfTime(b []byte) (time.Time, error) {
 	if day < 1 || day > 31 || year < 0 || hh < 0 || hh > 23 || mm < 0 || mm > 59 || ss < 0 || ss > 60 || mon < 0 || zh < 0 || zm < 0 || (b[21] != '+' && b[21] != '-') {
 		return time.Time{}, bad("time is not dd/Mon/yyyy:hh:mm:ss +zzzz")
 	}
+	// A day the month does not have (31/Feb) and a zone no place has (beyond ±14:00) are no
+	// time a server wrote.
+	if day > daysIn(time.Month(mon), year) || zh > 14 || zm > 59 || (zh == 14 && zm > 0) {
+		return time.Time{}, bad("time is no date: no such day or zone")
+	}
 	off := zh*3600 + zm*60
 	if b[21] == '-' {
 		off = -off
 	}
 	t := time.Date(year, time.Month(mon), day, hh, mm, ss, 0, time.UTC)
-	return t.Add(-time.Duration(off) * time.Second), nil
+	return saneTime(t.Add(-time.Duration(off) * time.Second))
+}
+
+func daysIn(m time.Month, year int) int {
+	return time.Date(year, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+// The times a report takes: a time outside them (year 1677 of a "ts" of 1e300, year 0) is
+// no time a server logged, and would stretch the timeline over centuries.
+var (
+	minTime = time.Date(1990, 1, 1, 0, 0, 0, 0, time.UTC)
+	maxTime = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+func saneTime(t time.Time) (time.Time, error) {
+	if t.Before(minTime) || !t.Before(maxTime) {
+		return time.Time{}, bad("time out of range (1990 to 2200)")
+	}
+	return t, nil
 }
 
 // caddyLine is the part of Caddy's access log entry (modules/caddyhttp's logRequest) the
@@ -314,8 +361,10 @@ func parseCaddy(line []byte, e *Entry) error {
 	if len(e.ClientIP) == 0 {
 		e.ClientIP = []byte(c.Request.RemoteIP)
 	}
-	if c.Request.Method != "" && strings.HasPrefix(c.Request.URI, "/") {
-		e.Method, e.Target = []byte(c.Request.Method), []byte(c.Request.URI)
+	if t := targetPath([]byte(c.Request.URI)); c.Request.Method != "" && t != nil {
+		// An absolute-form target (Caddy logs "uri" as the request line had it) is read as
+		// its path, as in a Combined line.
+		e.Method, e.Target = []byte(c.Request.Method), t
 	}
 	for k, v := range c.Request.Headers {
 		if strings.EqualFold(k, "User-Agent") && len(v) > 0 {
@@ -325,6 +374,9 @@ func parseCaddy(line []byte, e *Entry) error {
 	e.Status, e.Size = c.Status, c.Size
 	if e.Status < 0 || e.Status > 999 {
 		return bad("status out of range")
+	}
+	if e.Size < 0 {
+		return bad("size is negative")
 	}
 	return nil
 }
@@ -360,7 +412,7 @@ func caddyTime(raw json.RawMessage) (time.Time, error) {
 		if json.Unmarshal(raw, &s) == nil {
 			for _, l := range caddyTimeLayouts {
 				if t, err := time.Parse(l, s); err == nil {
-					return t.UTC(), nil
+					return saneTime(t.UTC())
 				}
 			}
 		}
@@ -372,15 +424,20 @@ func caddyTime(raw json.RawMessage) (time.Time, error) {
 	}
 	switch {
 	case f > 1e17: // nanoseconds
-		return time.Unix(0, int64(f)).UTC(), nil
+		f /= 1e9
 	case f > 1e11: // milliseconds
-		return time.UnixMilli(int64(f)).UTC(), nil
+		f /= 1e3
+	}
+	// Checked before converting: a float beyond int64 converts to anything.
+	if f < float64(minTime.Unix()) || f >= float64(maxTime.Unix()) {
+		return time.Time{}, bad("time out of range (1990 to 2200)")
 	}
 	sec := int64(f)
 	return time.Unix(sec, int64((f-float64(sec))*1e9)).UTC(), nil
 }
 
-// printable returns at most n bytes of a line as valid, printable UTF-8, to show it.
+// printable returns at most n bytes of a line as valid, printable UTF-8, to show it: control
+// characters, bidi controls and Unicode line separators escaped.
 func printable(b []byte, n int) string {
 	var sb strings.Builder
 	for len(b) > 0 && sb.Len() < n {
@@ -390,6 +447,10 @@ func printable(b []byte, n int) string {
 			fmt.Fprintf(&sb, `\x%02x`, b[0])
 		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
 			fmt.Fprintf(&sb, `\x%02x`, r)
+		case (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x2028 || r == 0x2029 || r == 0x200e || r == 0x200f || r == 0x061c:
+			// Bidi controls reorder what a terminal shows after them; line and paragraph
+			// separators break the line.
+			fmt.Fprintf(&sb, `\u%04x`, r)
 		default:
 			sb.WriteRune(r)
 		}

@@ -16,6 +16,7 @@ package logreport
 
 import (
 	"bytes"
+	"math"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -62,7 +63,9 @@ type Builder struct {
 	rp   *policycheck.Replay
 	opts Options
 	rep  Report
-	byID map[string]*crawlerAcc
+	// byID and impostors are the rows, by rowKey.
+	byID      map[string]*crawlerAcc
+	impostors map[string]*impostorAcc
 	// agents caches what a User-Agent names; decisions caches the replay of (agent, target)
 	// for the agents that a group names. Both start over when full.
 	agents    map[string]agentInfo
@@ -70,7 +73,9 @@ type Builder struct {
 	key       []byte
 	timeline  timeline
 	input     *Input
-	entry     Entry
+	// inputUnreadable are the unreadable lines of input.
+	inputUnreadable int64
+	entry           Entry
 }
 
 type agentInfo struct {
@@ -87,6 +92,12 @@ type crawlerAcc struct {
 	statuses   map[int]int64
 }
 
+// impostorAcc is what the Builder counts of the impostors claiming one crawler.
+type impostorAcc struct {
+	out      *Impostor
+	statuses map[int]int64
+}
+
 type violationKey struct {
 	path string
 	line int
@@ -99,9 +110,20 @@ type counter struct {
 	other int64
 }
 
+// add counts k by its clipped text (clip), the key it is stored and shown under: paths longer
+// than maxKey bytes that share their first maxKey bytes count together.
 func (c *counter) add(k []byte) {
 	if c.n == nil {
 		c.n = map[string]int64{}
+	}
+	if len(k) > maxKey {
+		ck := clip(k)
+		if _, ok := c.n[ck]; ok || len(c.n) < MaxPaths {
+			c.n[ck]++
+			return
+		}
+		c.other++
+		return
 	}
 	if _, ok := c.n[string(k)]; ok {
 		c.n[string(k)]++
@@ -111,7 +133,7 @@ func (c *counter) add(k []byte) {
 		c.other++
 		return
 	}
-	c.n[clip(k)] = 1
+	c.n[string(k)] = 1
 }
 
 // top returns the n largest counts (ties by key) and the sum of the rest.
@@ -136,6 +158,7 @@ func (c *counter) top(n int) ([]PathCount, int64) {
 	return all, other
 }
 
+// clip is a path as a report keeps it: its first maxKey bytes, marked with "…" when cut.
 func clip(b []byte) string {
 	if len(b) > maxKey {
 		return string(b[:maxKey]) + "…"
@@ -145,7 +168,7 @@ func clip(b []byte) string {
 
 // NewBuilder returns a Builder replaying requests with rp.
 func NewBuilder(rp *policycheck.Replay, opts Options) *Builder {
-	b := &Builder{rp: rp, opts: opts, byID: map[string]*crawlerAcc{},
+	b := &Builder{rp: rp, opts: opts, byID: map[string]*crawlerAcc{}, impostors: map[string]*impostorAcc{},
 		agents: map[string]agentInfo{}, decisions: map[string]policycheck.Replayed{}}
 	b.rep.Crawlers = []*Crawler{}
 	b.rep.Inputs = []*Input{}
@@ -156,7 +179,9 @@ func NewBuilder(rp *policycheck.Replay, opts Options) *Builder {
 	return b
 }
 
-// Add counts one request.
+// Add counts one request. A request whose crawler claim the site's verification disproves
+// (an impostor's) is counted apart, under the crawler it claimed (Report.Impostors), never
+// as that crawler's.
 func (b *Builder) Add(e *Entry) {
 	t := &b.rep.Totals
 	if b.opts.Host != "" && e.Host != nil && !sameHost(e.Host, b.opts.Host) {
@@ -164,7 +189,7 @@ func (b *Builder) Add(e *Entry) {
 		return
 	}
 	t.Requests++
-	t.Bytes += e.Size
+	t.Bytes = addSat(t.Bytes, e.Size)
 	ts := e.Time.Unix()
 	if t.Requests == 1 || e.Time.Before(b.rep.Range.First) {
 		b.rep.Range.First = e.Time.UTC()
@@ -175,30 +200,29 @@ func (b *Builder) Add(e *Entry) {
 	ai := b.agent(e.Agent)
 	if ai.bot == "" && ai.token == "" {
 		t.OtherRequests++
-		t.OtherBytes += e.Size
+		t.OtherBytes = addSat(t.OtherBytes, e.Size)
 		b.timeline.add(ts, seriesOther)
 		return
 	}
-	id := ai.bot
-	if id == "" {
-		id = "token:" + strings.ToLower(ai.token)
-	}
-	c := b.crawler(id, ai)
-	out := c.out
-	out.Requests++
-	out.Bytes += e.Size
-	c.statuses[e.Status]++
-	b.timeline.add(ts, c.series)
+	verified := false
 	if ai.bot != "" && e.Agent != nil && b.rp.Verifies() {
-		addr, _ := netip.ParseAddr(string(e.ClientIP))
-		switch b.rp.Identify(string(e.Agent), addr).Status {
+		switch b.rp.Identify(string(e.Agent), clientAddr(e.ClientIP)).Status {
 		case identity.Impostor:
-			out.Impostors++
-			t.Impostors++
+			b.addImpostor(e, ai, ts)
+			return
 		case identity.Verified:
-			out.Verified++
+			verified = true
 		}
 	}
+	c := b.crawler(ai)
+	out := c.out
+	out.Requests++
+	out.Bytes = addSat(out.Bytes, e.Size)
+	if verified {
+		out.Verified++
+	}
+	c.statuses[e.Status]++
+	b.timeline.add(ts, c.series)
 	if e.Target == nil {
 		return
 	}
@@ -215,12 +239,15 @@ func (b *Builder) Add(e *Entry) {
 			rt.Last = &tt
 		}
 	}
-	c.paths.add(pathOf(e.Target))
+	p := pathOf(e.Target)
+	c.paths.add(p)
 	if v := r.Violation; v != nil {
 		out.Violations.Count++
 		t.Violations++
 		b.timeline.add(ts, seriesViolations)
-		k := violationKey{string(pathOf(e.Target)), v.Line, v.Text}
+		// Keyed by the path as kept (clip), as the paths are: long paths that share their
+		// first maxKey bytes count together.
+		k := violationKey{clip(p), v.Line, v.Text}
 		if k.rule == "" {
 			k.rule = ruleText(v)
 		}
@@ -230,7 +257,6 @@ func (b *Builder) Add(e *Entry) {
 				c.violOther++
 				return
 			}
-			k.path = clip([]byte(k.path))
 			row = &Violation{Path: k.path, Rule: k.rule, Line: v.Line, First: e.Time.UTC(), Last: e.Time.UTC()}
 			c.violations[k] = row
 		}
@@ -242,6 +268,60 @@ func (b *Builder) Add(e *Entry) {
 			row.Last = e.Time.UTC()
 		}
 	}
+}
+
+// addImpostor counts a request whose claim to be the crawler ai names is disproved.
+func (b *Builder) addImpostor(e *Entry, ai agentInfo, ts int64) {
+	t := &b.rep.Totals
+	t.Impostors++
+	t.ImpostorBytes = addSat(t.ImpostorBytes, e.Size)
+	b.timeline.add(ts, seriesImpostors)
+	k := rowKey(ai)
+	im := b.impostors[k]
+	if im == nil {
+		im = &impostorAcc{out: &Impostor{Token: ai.token, First: e.Time.UTC(), Last: e.Time.UTC()}, statuses: map[int]int64{}}
+		im.out.ID, im.out.Name, im.out.Operator, _ = describe(ai)
+		b.impostors[k] = im
+	}
+	out := im.out
+	out.Requests++
+	out.Bytes = addSat(out.Bytes, e.Size)
+	im.statuses[e.Status]++
+	if e.Time.Before(out.First) {
+		out.First = e.Time.UTC()
+	}
+	if e.Time.After(out.Last) {
+		out.Last = e.Time.UTC()
+	}
+	if e.Target != nil && b.decide(e.Agent, e.Target, ai).Violation != nil {
+		out.Disallowed++
+	}
+}
+
+// addSat adds n ≥ 0 to a sum of sizes, saturating at the largest int64 rather than wrapping.
+func addSat(sum, n int64) int64 {
+	if n > math.MaxInt64-sum {
+		return math.MaxInt64
+	}
+	return sum + n
+}
+
+// clientAddr reads a log's client address: bare ("2001:db8::1", "192.0.2.1"), bracketed
+// ("[2001:db8::1]") or with a port; the zero Addr when it is none.
+func clientAddr(b []byte) netip.Addr {
+	s := string(b)
+	if a, err := netip.ParseAddr(s); err == nil {
+		return a
+	}
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		return ap.Addr()
+	}
+	if len(s) > 2 && s[0] == '[' && s[len(s)-1] == ']' {
+		if a, err := netip.ParseAddr(s[1 : len(s)-1]); err == nil {
+			return a
+		}
+	}
+	return netip.Addr{}
 }
 
 // ruleText is a rule as its line would be written, for a preset's rule that has no line.
@@ -309,21 +389,35 @@ func (b *Builder) decide(ua, target []byte, ai agentInfo) policycheck.Replayed {
 	return r
 }
 
-func (b *Builder) crawler(id string, ai agentInfo) *crawlerAcc {
-	if c, ok := b.byID[id]; ok {
+// rowKey is what a report's row counts: one bot of the catalogue as one group of the served
+// file decides it. Two User-Agents of one bot that different groups decide (ClaudeBot and
+// Claude-Web) are two rows, so that a row's group is the one its violations are of.
+func rowKey(ai agentInfo) string {
+	return ai.bot + "\x00" + strings.ToLower(ai.token)
+}
+
+// describe is a row's ID, name, operator and categories: the bot's from the catalogue, else
+// the group's name.
+func describe(ai agentInfo) (id, name, operator string, categories []string) {
+	if bot, ok := crawlers.BotByID(ai.bot); ok {
+		return ai.bot, bot.Names[0], bot.Operator, bot.AllCategories()
+	}
+	return ai.bot, ai.token, "", nil
+}
+
+func (b *Builder) crawler(ai agentInfo) *crawlerAcc {
+	k := rowKey(ai)
+	if c, ok := b.byID[k]; ok {
 		return c
 	}
-	out := &Crawler{ID: ai.bot, Token: ai.token, Statuses: map[string]int64{}}
-	if bot, ok := crawlers.BotByID(ai.bot); ok {
-		out.Name, out.Operator = bot.Names[0], bot.Operator
-		if cats := bot.AllCategories(); len(cats) > 0 {
-			out.Categories = cats
-		}
-	} else {
-		out.Name = ai.token
+	out := &Crawler{Token: ai.token, Statuses: map[string]int64{}}
+	var cats []string
+	out.ID, out.Name, out.Operator, cats = describe(ai)
+	if len(cats) > 0 {
+		out.Categories = cats
 	}
 	c := &crawlerAcc{out: out, series: b.timeline.newSeries(), violations: map[violationKey]*Violation{}, statuses: map[int]int64{}}
-	b.byID[id] = c
+	b.byID[k] = c
 	return c
 }
 
@@ -361,14 +455,35 @@ func (b *Builder) Report() *Report {
 		out.Violations.Top = rows
 		out.Timeline = b.timeline.series(c.series)
 		rep.Totals.CrawlerRequests += out.Requests
-		rep.Totals.CrawlerBytes += out.Bytes
+		rep.Totals.CrawlerBytes = addSat(rep.Totals.CrawlerBytes, out.Bytes)
 		rep.Crawlers = append(rep.Crawlers, &out)
 	}
 	slices.SortFunc(rep.Crawlers, func(a, b *Crawler) int {
 		if a.Requests != b.Requests {
 			return int(b.Requests - a.Requests)
 		}
-		return strings.Compare(a.Name, b.Name)
+		if a.Name != b.Name {
+			return strings.Compare(a.Name, b.Name)
+		}
+		return strings.Compare(a.Token, b.Token)
+	})
+	rep.Impostors = make([]*Impostor, 0, len(b.impostors))
+	for _, im := range b.impostors {
+		out := *im.out
+		out.Statuses = map[string]int64{}
+		for s, n := range im.statuses {
+			out.Statuses[strconv.Itoa(s)] = n
+		}
+		rep.Impostors = append(rep.Impostors, &out)
+	}
+	slices.SortFunc(rep.Impostors, func(a, b *Impostor) int {
+		if a.Requests != b.Requests {
+			return int(b.Requests - a.Requests)
+		}
+		if a.Name != b.Name {
+			return strings.Compare(a.Name, b.Name)
+		}
+		return strings.Compare(a.Token, b.Token)
 	})
 	rep.Timeline = b.timeline.summary()
 	if rep.Totals.Requests == 0 {
@@ -383,6 +498,9 @@ func (b *Builder) Report() *Report {
 type Report struct {
 	// Site is the config replayed.
 	Site Site `json:"site"`
+	// Notes say what the report could not see, e.g. the backend's robots.txt that
+	// merge_upstream merges at serve time.
+	Notes []string `json:"notes,omitempty"`
 	// Inputs are the logs read, in order.
 	Inputs []*Input `json:"inputs"`
 	// Range is the time of the first and last request counted; absent without requests.
@@ -391,8 +509,12 @@ type Report struct {
 	Totals Totals `json:"totals"`
 	// Unreadable are the lines that are no access log entry.
 	Unreadable UnreadableLines `json:"unreadable"`
-	// Crawlers are the crawlers seen, most requests first.
+	// Crawlers are the crawlers seen, most requests first: one row per bot and group of the
+	// served file that decides it. Impostors' requests are not in them.
 	Crawlers []*Crawler `json:"crawlers"`
+	// Impostors are the requests that claimed a crawler and that the site's verification
+	// disproves, per crawler claimed (and group), most requests first.
+	Impostors []*Impostor `json:"impostors"`
 	// Timeline is the requests over time, of crawlers, of other clients and of violations.
 	Timeline Timeline `json:"timeline"`
 }
@@ -432,7 +554,8 @@ type Range struct {
 // Totals count the requests of all the logs.
 type Totals struct {
 	// Requests are the requests counted (the lines read, less the unreadable and the other
-	// hosts'); Bytes the bytes of their responses.
+	// hosts'): those of crawlers, of impostors and of others. Bytes are the bytes of their
+	// responses (a sum that would exceed the largest int64 stays at it).
 	Requests int64 `json:"requests"`
 	Bytes    int64 `json:"bytes"`
 	// CrawlerRequests and CrawlerBytes are those of the crawlers.
@@ -442,10 +565,13 @@ type Totals struct {
 	// (browsers, unknown tools).
 	OtherRequests int64 `json:"other_requests"`
 	OtherBytes    int64 `json:"other_bytes"`
-	// Violations are the requests that violate the served robots.txt.
+	// Violations are the crawlers' requests that violate the served robots.txt (impostors'
+	// are not a crawler's: see Impostor.Disallowed).
 	Violations int64 `json:"violations"`
-	// Impostors are the requests whose crawler claim the site's verification disproves.
-	Impostors int64 `json:"impostors"`
+	// Impostors are the requests whose crawler claim the site's verification disproves, and
+	// ImpostorBytes the bytes of their responses.
+	Impostors     int64 `json:"impostors"`
+	ImpostorBytes int64 `json:"impostor_bytes"`
 	// OtherHosts are the lines for hosts other than Options.Host, not counted.
 	OtherHosts int64 `json:"other_hosts"`
 }
@@ -486,16 +612,38 @@ type Crawler struct {
 	RobotsTxt RobotsFetches `json:"robots_txt"`
 	// Statuses count its responses by status.
 	Statuses map[string]int64 `json:"statuses"`
-	// Impostors are its requests that the site's verification proves are not from it;
-	// Verified those it proves are.
-	Impostors int64 `json:"impostors"`
-	Verified  int64 `json:"verified"`
+	// Verified are its requests that the site's verification proves are from it (the
+	// requests it disproves are Report.Impostors, not the crawler's).
+	Verified int64 `json:"verified"`
 	// Violations are its requests that the served robots.txt disallows.
 	Violations Violations `json:"violations"`
 	// Paths are the paths it fetched most.
 	Paths Paths `json:"paths"`
 	// Timeline is its requests per bucket of the report's timeline.
 	Timeline []int64 `json:"timeline"`
+}
+
+// Impostor is the requests that claimed one crawler (their User-Agent names it) and that the
+// site's verification disproves from the client address. They are not the crawler's: they
+// count neither in its requests nor in its violations.
+type Impostor struct {
+	// ID, Name and Operator are those of the crawler claimed, as in Crawler.
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Operator string `json:"operator,omitempty"`
+	// Token is the group of the served file that decides the User-Agent claimed; "" for "*".
+	Token string `json:"token"`
+	// Requests and Bytes are the impostors' requests and the bytes of their responses.
+	Requests int64 `json:"requests"`
+	Bytes    int64 `json:"bytes"`
+	// Disallowed are those of their requests whose path the group disallows: what would be
+	// violations, had the crawler sent them.
+	Disallowed int64 `json:"disallowed"`
+	// First and Last are when the first and last of them were sent.
+	First time.Time `json:"first"`
+	Last  time.Time `json:"last"`
+	// Statuses count their responses by status.
+	Statuses map[string]int64 `json:"statuses"`
 }
 
 // RobotsFetches are a crawler's requests for robots.txt.

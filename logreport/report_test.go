@@ -51,7 +51,8 @@ func compare(t *testing.T, rep *logreport.Report, tr truth) {
 	}{
 		{"requests", tt.Requests, tr.requests}, {"bytes", tt.Bytes, tr.bytes},
 		{"other requests", tt.OtherRequests, tr.other}, {"other bytes", tt.OtherBytes, tr.otherBytes},
-		{"crawler requests", tt.CrawlerRequests, tr.requests - tr.other},
+		{"crawler requests", tt.CrawlerRequests, tr.requests - tr.other - tr.impostors},
+		{"impostor bytes", tt.ImpostorBytes, tr.impostorBytes},
 		{"violations", tt.Violations, tr.violations}, {"impostors", tt.Impostors, tr.impostors},
 		{"other hosts", tt.OtherHosts, tr.otherHosts}, {"unreadable", rep.Unreadable.Count, tr.unreadable},
 	} {
@@ -72,9 +73,9 @@ func compare(t *testing.T, rep *logreport.Report, tr truth) {
 			t.Errorf("crawler %q (%s) in the report, not in the traffic", c.ID, c.Name)
 			continue
 		}
-		if c.Requests != ct.requests || c.Bytes != ct.bytes || c.RobotsTxt.Fetches != ct.robots || c.Violations.Count != ct.violations || c.Impostors != ct.impostors {
-			t.Errorf("%s: requests %d bytes %d robots %d violations %d impostors %d, want %d %d %d %d %d", c.ID,
-				c.Requests, c.Bytes, c.RobotsTxt.Fetches, c.Violations.Count, c.Impostors, ct.requests, ct.bytes, ct.robots, ct.violations, ct.impostors)
+		if c.Requests != ct.requests || c.Bytes != ct.bytes || c.RobotsTxt.Fetches != ct.robots || c.Violations.Count != ct.violations {
+			t.Errorf("%s: requests %d bytes %d robots %d violations %d, want %d %d %d %d", c.ID,
+				c.Requests, c.Bytes, c.RobotsTxt.Fetches, c.Violations.Count, ct.requests, ct.bytes, ct.robots, ct.violations)
 		}
 		if ct.robots > 0 && (!c.RobotsTxt.First.Equal(ct.first) || !c.RobotsTxt.Last.Equal(ct.last)) {
 			t.Errorf("%s: robots.txt fetched %v to %v, want %v to %v", c.ID, c.RobotsTxt.First, c.RobotsTxt.Last, ct.first, ct.last)
@@ -109,6 +110,16 @@ func compare(t *testing.T, rep *logreport.Report, tr truth) {
 			}
 		}
 	}
+	// The impostors: apart from the crawlers, per crawler claimed.
+	if len(rep.Impostors) != len(tr.impostorRows) {
+		t.Errorf("%d impostor rows, want %d", len(rep.Impostors), len(tr.impostorRows))
+	}
+	for _, im := range rep.Impostors {
+		it := tr.impostorRows[im.ID]
+		if it == nil || im.Requests != it.requests || im.Bytes != it.bytes || im.Disallowed != it.disallowed {
+			t.Errorf("impostors claiming %s: %+v, want %+v", im.ID, im, it)
+		}
+	}
 	// The timeline: each request in the bucket its time falls in, as the report defines them
 	// (from Start, BucketSeconds wide, Start a multiple of the width).
 	tl := rep.Timeline
@@ -119,7 +130,7 @@ func compare(t *testing.T, rep *logreport.Report, tr truth) {
 		name  string
 		got   []int64
 		times []time.Time
-	}{{"crawlers", tl.Crawlers, tr.crawlerTimes}, {"other", tl.Other, tr.otherTimes}} {
+	}{{"crawlers", tl.Crawlers, tr.crawlerTimes}, {"other", tl.Other, tr.otherTimes}, {"impostors", tl.Impostors, tr.impostorTimes}} {
 		want := make([]int64, len(series.got))
 		for _, at := range series.times {
 			i := (at.Unix() - tl.Start.Unix()) / tl.BucketSeconds

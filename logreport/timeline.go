@@ -6,6 +6,7 @@ import "time"
 const (
 	seriesOther      = 0
 	seriesViolations = 1
+	seriesImpostors  = 2
 )
 
 // timeline counts events in at most max buckets of equal width (in seconds), aligned to
@@ -21,7 +22,7 @@ type timeline struct {
 
 func (t *timeline) init(max int) {
 	t.max, t.width = max, 60
-	t.data = [][]int64{make([]int64, max), make([]int64, max)}
+	t.data = [][]int64{make([]int64, max), make([]int64, max), make([]int64, max)}
 }
 
 func (t *timeline) newSeries() int {
@@ -95,11 +96,11 @@ func (t *timeline) series(s int) []int64 {
 // summary is the report's timeline: its buckets and the totals of its fixed series, the
 // crawlers' summed.
 func (t *timeline) summary() Timeline {
-	tl := Timeline{BucketSeconds: t.width, Crawlers: make([]int64, t.n), Other: t.series(seriesOther), Violations: t.series(seriesViolations)}
+	tl := Timeline{BucketSeconds: t.width, Crawlers: make([]int64, t.n), Other: t.series(seriesOther), Violations: t.series(seriesViolations), Impostors: t.series(seriesImpostors)}
 	if t.n > 0 {
 		tl.Start = time.Unix(t.start, 0).UTC()
 	}
-	for s := seriesViolations + 1; s < len(t.data); s++ {
+	for s := seriesImpostors + 1; s < len(t.data); s++ {
 		for i := range t.n {
 			tl.Crawlers[i] += t.data[s][i]
 		}
@@ -112,9 +113,10 @@ func (t *timeline) summary() Timeline {
 type Timeline struct {
 	Start         time.Time `json:"start,omitzero"`
 	BucketSeconds int64     `json:"bucket_seconds"`
-	// Crawlers, Other and Violations are, per bucket, the requests of crawlers, of other
-	// clients, and the violations.
+	// Crawlers, Other, Impostors and Violations are, per bucket, the requests of crawlers,
+	// of other clients, of impostors, and the crawlers' violations.
 	Crawlers   []int64 `json:"crawlers"`
 	Other      []int64 `json:"other"`
+	Impostors  []int64 `json:"impostors"`
 	Violations []int64 `json:"violations"`
 }

@@ -1,9 +1,11 @@
 package policycheck
 
 import (
+	"fmt"
 	"net/http"
 	"net/netip"
 	"net/url"
+	"os"
 	"strings"
 
 	"github.com/sitepolicy/caddy-robots/crawlers"
@@ -131,8 +133,31 @@ func (rp *Replay) Request(agent, target string) Replayed {
 	if out.RobotsTxt || d.Allowed || d.Rule == nil {
 		return out
 	}
-	out.Violation = rp.ruleInfo(tok, *d.Rule, target)
+	// The file's lines are read as check reads a URL: its path escaped (a log's raw UTF-8
+	// "/café/" as "/caf%C3%A9/", as the served file writes its rules).
+	esc := u.EscapedPath()
+	if esc == "" {
+		esc = "/"
+	}
+	if u.RawQuery != "" {
+		esc += "?" + u.RawQuery
+	}
+	out.Violation = rp.ruleInfo(tok, *d.Rule, esc)
 	return out
+}
+
+// escapeOctets percent-encodes the octets outside ASCII, as the served file writes a rule's
+// path (RFC 9309 section 2.2.2).
+func escapeOctets(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c >= 0x80 {
+			fmt.Fprintf(&b, "%%%02X", c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // ruleInfo is the rule of the served file that decided for tok, with its line, found once
@@ -143,7 +168,7 @@ func (rp *Replay) ruleInfo(tok string, rule robotsgen.Rule, target string) *Rule
 		return ri
 	}
 	ri := &RuleInfo{Type: string(rule.Type), Path: rule.Path}
-	if d := rp.robots.decide(tok, "", target); d.Rule != nil && d.Rule.Type == ri.Type && d.Rule.Path == ri.Path {
+	if d := rp.robots.decide(tok, "", target); d.Rule != nil && d.Rule.Type == ri.Type && d.Rule.Path == escapeOctets(ri.Path) {
 		ri = d.Rule
 	}
 	rp.lines[k] = ri
@@ -161,3 +186,26 @@ func (rp *Replay) Identify(agent string, client netip.Addr) identity.Identity {
 
 // Verifies reports whether the site verifies crawlers (Identify tells impostors).
 func (rp *Replay) Verifies() bool { return rp.site.Crawlers != nil }
+
+// NewFileReplay prepares the replay of requests against the robots.txt file at path, as the
+// site served it (saved from it: what merge_upstream made of the backend's file, say),
+// instead of the file the site's config declares: enforcement decides with the file's groups
+// (merged into an empty config, as merge_file merges it), and the lines violations name are
+// the lines of the file as saved. The site's crawler verification answers the identities, as
+// in NewReplay.
+func NewFileReplay(site *Site, path, origin string) (*Replay, error) {
+	body, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var cfg policy.RobotsTxt
+	cfg.MergeFile = path
+	s := *site
+	s.RobotsTxt = &RobotsTxt{Config: cfg}
+	rp, err := NewReplay(&s, origin)
+	if err != nil {
+		return nil, err
+	}
+	rp.robots = readRobots(body)
+	return rp, nil
+}

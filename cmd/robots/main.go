@@ -8,7 +8,8 @@
 //	             [--signature-agent URL=BOT=FILE]... [--format text|json]
 //	robots lint  --config site.json [--host example.com]... [--format text|json]
 //	robots report --config site.json [--host example.com] [--crawler-lists DIR]
-//	             [--crawler-list-file URL=FILE]... [--format text|json|html] [-o FILE] [LOG...|-]
+//	             [--crawler-list-file URL=FILE]... [--robots-file FILE] [--format text|json|html]
+//	             [-o FILE] [LOG...|-]
 //
 // check explains what a crawler sees at a URL: the robots.txt decision (group, deciding rule
 // and its line) and the Robots-Tag, X-Robots-Tag and <meta> elements of the response; it
@@ -27,7 +28,9 @@
 // and replays every request against the config (package logreport): per crawler its requests,
 // robots.txt fetches, violations with the rule's line, impostors (from the lists, with
 // --crawler-lists or --crawler-list-file; never reverse DNS) and a timeline; it exits 1 when
-// there are violations or impostors. All exit 2 on a usage or config error. Install with
+// there are violations or impostors, 2 when a log could not be read to its end (the report is
+// written and says which). Flags may follow the logs. All exit 2 on a usage or config error.
+// Install with
 //
 //	go install github.com/sitepolicy/caddy-robots/cmd/robots@latest
 //
@@ -69,8 +72,8 @@ const usage = `usage:
                [--signature-agent URL=BOT=FILE]... [--format text|json]
   robots lint  --config site.json [--host HOST]... [--format text|json]
   robots report --config site.json [--host HOST] [--crawler-lists DIR]
-               [--crawler-list-file URL=FILE]... [--format text|json|html]
-               [-o FILE] [LOG...|-]
+               [--crawler-list-file URL=FILE]... [--robots-file FILE]
+               [--format text|json|html] [-o FILE] [LOG...|-]
 
 site.json is the net/http middleware's config (nethttp.NewFromJSON).
 check exits 0 when robots.txt allows the URL, 1 when it disallows it; with
@@ -79,8 +82,10 @@ with the lists kept there (it fetches none); with --signature-agent it judges
 the Web Bot Auth signature of the --header lines (it fetches no key directory);
 lint exits 0 without findings at warning level or above, 1 otherwise;
 report reads access logs (Caddy JSON, Common/Combined; gzip; stdin without
-LOG or with -) and replays them against the config; it exits 1 when it finds
-violations or impostors (verified from the lists only, never reverse DNS);
+LOG or with -) and replays them against the config (or --robots-file, the
+robots.txt as served); it exits 1 when it finds violations or impostors
+(verified from the lists only, never reverse DNS), 2 when a log could not be
+read to its end (a corrupt gzip file; the report is written);
 all exit 2 on a usage or config error.
 `
 
@@ -109,6 +114,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		listsDir = fs.String("crawler-lists", "", "verify crawlers with the lists kept in this directory (identity.ListsOptions.Dir); nothing is fetched")
 		fs.Var(&listFiles, "crawler-list-file", "verify crawlers with the list the catalogue names at URL read from FILE, as URL=FILE (repeatable)")
 		output = fs.String("o", "", "write the report to this file instead of standard output")
+		robotsFile = fs.String("robots-file", "", "replay against this robots.txt file, saved as the site served it, instead of the config's")
 	}
 	if cmd == "check" {
 		url = fs.String("url", "", "the absolute URL to check (required)")
@@ -123,7 +129,8 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fs.Var(&headers, "header", "a header line the client sends, e.g. its Web Bot Auth signature's 'Signature-Input: sig1=(...);...' (repeatable)")
 		fs.Var(&sigAgents, "signature-agent", "judge Web Bot Auth signatures as nethttp.Options.Signatures does, trusting the agent at URL as the catalogue's bot BOT (its ID) with the keys of FILE (a JWK Set or one JWK), as URL=BOT=FILE (repeatable; no key directory is fetched)")
 	}
-	if err := fs.Parse(args[1:]); err != nil {
+	logs, err := parseInterspersed(fs, args[1:])
+	if err != nil {
 		return cli.ExitUsage
 	}
 	fail := func(err error) int {
@@ -133,8 +140,8 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return cli.ExitUsage
 	}
-	if fs.NArg() > 0 && cmd != "report" {
-		return fail(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	if len(logs) > 0 && cmd != "report" {
+		return fail(fmt.Errorf("unexpected argument %q", logs[0]))
 	}
 	checkFormat := cli.CheckFormat
 	if cmd == "report" {
@@ -156,7 +163,6 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		site.Name = *config
 	}
 	var status int
-	var err error
 	switch cmd {
 	case "report":
 		if len(hosts) > 1 {
@@ -171,7 +177,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			defer svc.Stop()
 			site.Crawlers = svc
 		}
-		status, err = cli.RunReport(stdout, stderr, stdin, site, cli.ReportOptions{Name: *config, Host: strings.Join(hosts, ""), Logs: fs.Args(), Format: *format, Output: *output})
+		status, err = cli.RunReport(stdout, stderr, stdin, site, cli.ReportOptions{Name: *config, Host: strings.Join(hosts, ""), RobotsFile: *robotsFile, Logs: logs, Format: *format, Output: *output})
 	case "lint":
 		status, err = cli.RunLint(stdout, []*policycheck.Site{site}, *format)
 	default:
@@ -212,6 +218,28 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	return status
+}
+
+// parseInterspersed parses args with fs, flags before and after the arguments that are no
+// flag ("report LOG --format json" as "report --format json LOG"), and returns those
+// arguments in order. After "--" every argument is one, and so is "-" (standard input).
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		consumed := len(args) - fs.NArg()
+		if consumed > 0 && args[consumed-1] == "--" {
+			return append(rest, fs.Args()...), nil
+		}
+		if fs.NArg() == 0 {
+			return rest, nil
+		}
+		// fs stopped at an argument that is no flag: take it, and parse on.
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }
 
 // readConfig reads the JSON as nethttp.NewFromJSON does: unknown fields are errors.

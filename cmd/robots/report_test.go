@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/sitepolicy/caddy-robots/logreport"
+	"github.com/sitepolicy/caddy-robots/policycheck"
 	"github.com/sitepolicy/caddy-robots/policycheck/cli"
 )
 
@@ -97,11 +100,11 @@ func TestReport(t *testing.T) {
 	}
 
 	// A truncated gzip log: reported on stderr and in the report, its lines before the cut
-	// counted.
+	// counted, and exit status 2.
 	cut := write(t, dir, "cut.gz", gz.String()[:gz.Len()*2/3])
 	st, out, errOut := report("", "--config", site, "--format", "json", cut)
 	r := decode(out)
-	if st == cli.ExitUsage || !strings.Contains(errOut, "truncated") || !strings.Contains(r.Inputs[0].Error, "truncated") || r.Totals.Requests == 0 || r.Totals.Requests >= plain.Totals.Requests {
+	if st != cli.ExitUsage || !strings.Contains(errOut, "truncated") || !strings.Contains(errOut, "1 of 1 logs could not be read") || !strings.Contains(r.Inputs[0].Error, "truncated") || r.Totals.Requests == 0 || r.Totals.Requests >= plain.Totals.Requests {
 		t.Errorf("cut log: status %d, stderr %q, input %+v, %d requests", st, errOut, r.Inputs[0], r.Totals.Requests)
 	}
 }
@@ -113,4 +116,161 @@ func slicesContains(s []string, v string) bool {
 		}
 	}
 	return false
+}
+
+// reportCmd runs "robots report" with args and stdin.
+func reportCmd(stdin io.Reader, args ...string) (int, string, string) {
+	var out, errOut bytes.Buffer
+	st := runWith(append([]string{"report"}, args...), stdin, &out, &errOut)
+	return st, out.String(), errOut.String()
+}
+
+// unread is a standard input that must not be read.
+type unread struct{ t *testing.T }
+
+func (u unread) Read([]byte) (int, error) {
+	u.t.Error("standard input read before the usage error")
+	return 0, io.EOF
+}
+
+// TestReportArguments: arguments that cannot make a report are usage errors (status 2) said
+// before any log is read; logs that cannot be read to their end, or are no log, make status 2
+// after the report is written, which says so; flags may follow the logs.
+func TestReportArguments(t *testing.T) {
+	dir := t.TempDir()
+	site := "../../logreport/testdata/site.json"
+	sample := "../../logreport/testdata/sample.log"
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--config", site, dir}, "is a directory, not a log"},
+		{[]string{"--config", site, "--host", "example.com:443", sample}, "without the port"},
+		{[]string{"--config", site, "--host", "https://example.com", sample}, "without scheme"},
+		{[]string{"--config", site, "--host", "[::1]:8080", sample}, "without the port"},
+		{[]string{"--config", site, "-o", filepath.Join(dir, "missing", "r.html"), "-"}, "no such file or directory"},
+		{[]string{"--config", site, "-", "-"}, "given twice"},
+		{[]string{"--config", site, "-", sample, "--format", "json", "-"}, "given twice"},
+		{[]string{"--config", site, "-o", sample, sample}, "would overwrite it"},
+		{[]string{"--config", site, "--robots-file", filepath.Join(dir, "none.txt"), "-"}, "no such file"},
+	} {
+		st, _, errOut := reportCmd(unread{t}, c.args...)
+		if st != cli.ExitUsage || !strings.Contains(errOut, c.msg) {
+			t.Errorf("%v: status %d, stderr %q, want 2 and %q", c.args, st, errOut, c.msg)
+		}
+	}
+	if b, err := os.ReadFile(sample); err != nil || len(b) == 0 {
+		t.Fatalf("the sample log was emptied: %v", err)
+	}
+
+	// Logs read but not to their end, or no log at all: the report is written, says it
+	// prominently in each format, and the status is 2.
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, _ = zw.Write([]byte("66.249.66.7 - - [20/Nov/2026:10:00:00 +0000] \"GET /search HTTP/1.1\" 200 10 \"-\" \"Googlebot/2.1\"\n"))
+	_ = zw.Close()
+	badCRC := gz.Bytes()
+	badCRC[len(badCRC)-6] ^= 0xff
+	for name, content := range map[string]string{
+		"header.gz":  "\x1f\x8b\n0",
+		"crc.gz":     string(badCRC),
+		"config.log": "{\"robots_txt\": {}}\n",
+	} {
+		file := write(t, dir, name, content)
+		for _, format := range []string{"text", "json", "html"} {
+			st, out, errOut := reportCmd(unread{t}, "--config", site, "--format", format, file)
+			want := map[string]string{"text": "ERROR:      " + file + " could not be read to its end", "json": `"error": "`, "html": `<p class="error" data-k="input-error">`}[format]
+			if st != cli.ExitUsage || !strings.Contains(out, want) || !strings.Contains(errOut, "could not be read to their end") || strings.Contains(out, `"problems"`) {
+				t.Errorf("%s as %s: status %d, stderr %q, want 2 and %q in\n%.600s", name, format, st, errOut, want, out)
+			}
+		}
+	}
+
+	// Flags after the logs, and "--" before a log named like a flag.
+	want, _ := os.ReadFile(sample)
+	dash := write(t, dir, "-x.log", string(want))
+	for _, args := range [][]string{
+		{"--config", site, sample, "--format", "json"},
+		{sample, "--config", site, "--format=json"},
+		{"--config", site, "--format", "json", "--", dash},
+	} {
+		st, out, errOut := reportCmd(unread{t}, args...)
+		var r logreport.Report
+		if err := json.Unmarshal([]byte(out), &r); err != nil || st != cli.ExitFail || len(r.Inputs) != 1 || r.Totals.Requests != 60 {
+			t.Errorf("%v: status %d, %v, stderr %q", args, st, err, errOut)
+		}
+	}
+}
+
+// TestReportAgreesWithCheck: a request nginx logged escaped (a path outside ASCII, \xHH) is
+// the URL check is asked about: the same decision, rule and line, for every path of a set.
+func TestReportAgreesWithCheck(t *testing.T) {
+	dir := t.TempDir()
+	site := write(t, dir, "site.json", `{"robots_txt": {"groups": [
+	  {"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/private/"}]},
+	  {"user_agents": ["Googlebot"], "rules": [{"type": "disallow", "path": "/café/"}, {"type": "allow", "path": "/café/open"},
+	    {"type": "disallow", "path": "/naïve$"}, {"type": "disallow", "path": "/a%20b/"}]}]}}`)
+	for _, path := range []string{"/café/menu", "/café/open/x", "/naïve", "/naïve/x", "/a b/c", "/menü", "/café/menu?x=ü"} {
+		var logged strings.Builder
+		for _, c := range []byte(path) {
+			switch {
+			case c >= 0x80:
+				fmt.Fprintf(&logged, `\x%02X`, c)
+			case c == '"':
+				logged.WriteString(`\x22`)
+			default:
+				logged.WriteByte(c)
+			}
+		}
+		line := fmt.Sprintf("66.249.66.1 - - [20/Nov/2026:10:00:00 +0000] \"GET %s HTTP/1.1\" 200 10 \"-\" \"Googlebot/2.1\"\n", logged.String())
+		st, out, errOut := reportCmd(strings.NewReader(line), "--config", site, "--format", "json")
+		var r logreport.Report
+		if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Crawlers) != 1 {
+			t.Fatalf("%s: status %d, %v, %s", path, st, err, errOut)
+		}
+		var cout, cerr bytes.Buffer
+		cst := run([]string{"check", "--config", site, "--url", "http://localhost" + path, "--agent", "Googlebot", "--format", "json"}, &cout, &cerr)
+		var rep policycheck.Report
+		if err := json.Unmarshal(cout.Bytes(), &rep); err != nil {
+			t.Fatalf("%s: check: %v\n%s", path, err, cerr.String())
+		}
+		v := r.Crawlers[0].Violations
+		if rep.Allowed != (v.Count == 0) || (cst == cli.ExitFail) != (st == cli.ExitFail) {
+			t.Errorf("%s: check allowed %v (status %d), report %d violations (status %d)", path, rep.Allowed, cst, v.Count, st)
+			continue
+		}
+		if !rep.Allowed && (len(v.Top) != 1 || rep.RobotsTxt.Rule == nil || v.Top[0].Line != rep.RobotsTxt.Rule.Line || v.Top[0].Rule != rep.RobotsTxt.Rule.Text || v.Top[0].Line == 0) {
+			t.Errorf("%s: report's violation %+v, check's rule %+v", path, v.Top, rep.RobotsTxt.Rule)
+		}
+	}
+}
+
+// TestReportMergeUpstream: a config that merges the backend's robots.txt is replayed with a
+// note that the report cannot see it; with --robots-file, against the file as served, its
+// violations naming the lines of that file.
+func TestReportMergeUpstream(t *testing.T) {
+	dir := t.TempDir()
+	site := write(t, dir, "site.json", `{"robots_txt": {"merge_upstream": true, "groups": [
+	  {"user_agents": ["GPTBot"], "rules": [{"type": "disallow", "path": "/a/"}]}]}}`)
+	served := write(t, dir, "robots.txt", "# as served\n\nUser-agent: *\nDisallow: /private/\n\nUser-agent: GPTBot\nDisallow: /a/\nDisallow: /from-backend/\n")
+	log := "20.15.240.64 - - [20/Nov/2026:10:00:00 +0000] \"GET /from-backend/x HTTP/1.1\" 200 10 \"-\" \"GPTBot/1.2\"\n" +
+		"20.15.240.64 - - [20/Nov/2026:10:00:00 +0000] \"GET /a/x HTTP/1.1\" 200 10 \"-\" \"GPTBot/1.2\"\n"
+	st, out, _ := reportCmd(strings.NewReader(log), "--config", site)
+	if st != cli.ExitFail || !strings.Contains(out, "Note:       robots_txt merges the backend's own robots.txt") || !strings.Contains(out, "Violations: 1;") {
+		t.Errorf("without the file: status %d\n%s", st, out)
+	}
+	st, out, errOut := reportCmd(strings.NewReader(log), "--config", site, "--robots-file", served, "--format", "json")
+	var r logreport.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil || st != cli.ExitFail {
+		t.Fatalf("with the file: status %d, %v, %s", st, err, errOut)
+	}
+	lines := map[string]int{"/a/x": 7, "/from-backend/x": 8}
+	if len(r.Notes) != 0 || r.Totals.Violations != 2 || len(r.Crawlers) != 1 || len(r.Crawlers[0].Violations.Top) != 2 || !strings.Contains(r.Site.RobotsTxt, "# as served") {
+		t.Fatalf("with the file: %+v", r)
+	}
+	for _, v := range r.Crawlers[0].Violations.Top {
+		if v.Line != lines[v.Path] {
+			t.Errorf("%s: line %d, want %d, the line of the file as saved", v.Path, v.Line, lines[v.Path])
+		}
+	}
 }

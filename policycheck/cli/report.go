@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
@@ -32,11 +35,14 @@ type ReportOptions struct {
 	// Name names the site's config in the report.
 	Name string
 	// Host keeps only the requests for this host from logs that record it (Caddy's); "" for
-	// all.
+	// all. It is a host name (or IP address), without scheme or port: CheckReportHost.
 	Host string
 	// Origin is the scheme and host the site's robots.txt is rendered for (its sitemap
 	// lines); "" for https://Host, or http://localhost without Host.
 	Origin string
+	// RobotsFile, when set, is a robots.txt file as the site served it, to replay against
+	// instead of the config's (policycheck.NewFileReplay).
+	RobotsFile string
 	// Logs are the log files; none, or "-", is standard input.
 	Logs []string
 	// Format is "text", "json" or "html".
@@ -45,12 +51,34 @@ type ReportOptions struct {
 	Output string
 }
 
+// CheckReportHost returns an error unless host, the value of report's --host, is a host
+// name or IP address alone: a scheme or a port would never equal a log's host, and every
+// line would count as another host's.
+func CheckReportHost(host string) error {
+	if host == "" {
+		return nil
+	}
+	if strings.Contains(host, "/") {
+		return fmt.Errorf("--host %q: give the host name alone, without scheme or path, e.g. example.com", host)
+	}
+	if _, _, err := net.SplitHostPort(host); err == nil {
+		return fmt.Errorf("--host %q: give the host name without the port, e.g. example.com (a log's host is compared without its port)", host)
+	}
+	return nil
+}
+
 // RunReport replays the logs against site and writes the report, and returns the exit
-// status: ExitFail when the report has violations or impostors, ExitOK otherwise, ExitUsage
-// when a log cannot be opened or the config is wrong (nothing is written then). A log that
-// ends early (a truncated gzip file) is reported on stderr and in the report, with what was
-// read of it.
+// status: ExitFail when the report has violations or impostors, ExitOK otherwise. It returns
+// ExitUsage with an error, before reading any log, when the arguments are wrong (a log that
+// cannot be opened or is a directory, standard input given twice, an output file that
+// cannot be created or is one of the logs) or the config is; and ExitUsage with a nil error
+// after writing the report when a log could not be read to its end (a corrupt or truncated
+// gzip file, a read error) or has no access log entry at all: the report says which, counts
+// what was read, and stderr says it too.
 func RunReport(w, stderr io.Writer, stdin io.Reader, site *policycheck.Site, opts ReportOptions) (int, error) {
+	if err := CheckReportHost(opts.Host); err != nil {
+		return ExitUsage, err
+	}
 	origin := opts.Origin
 	switch {
 	case origin != "":
@@ -59,21 +87,21 @@ func RunReport(w, stderr io.Writer, stdin io.Reader, site *policycheck.Site, opt
 	default:
 		origin = "http://localhost"
 	}
-	rp, err := policycheck.NewReplay(site, origin)
-	if err != nil {
-		return ExitUsage, err
-	}
-	defer rp.Close()
-	var files []*os.File
-	defer func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}()
 	logs := opts.Logs
 	if len(logs) == 0 {
 		logs = []string{"-"}
 	}
+	if n := slices.Index(logs, "-"); n >= 0 && slices.Index(logs[n+1:], "-") >= 0 {
+		return ExitUsage, errors.New(`standard input ("-") given twice: it can be read once`)
+	}
+	var files []*os.File
+	defer func() {
+		for _, f := range files {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}()
 	for _, name := range logs {
 		if name == "-" {
 			files = append(files, nil)
@@ -84,8 +112,43 @@ func RunReport(w, stderr io.Writer, stdin io.Reader, site *policycheck.Site, opt
 			return ExitUsage, err
 		}
 		files = append(files, f)
+		if st, err := f.Stat(); err != nil {
+			return ExitUsage, err
+		} else if st.IsDir() {
+			return ExitUsage, fmt.Errorf("%s is a directory, not a log (give its files, e.g. %s)", name, filepath.Join(name, "access.log"))
+		}
+	}
+	var rp *policycheck.Replay
+	var err error
+	if opts.RobotsFile != "" {
+		rp, err = policycheck.NewFileReplay(site, opts.RobotsFile, origin)
+	} else {
+		rp, err = policycheck.NewReplay(site, origin)
+	}
+	if err != nil {
+		return ExitUsage, err
+	}
+	defer rp.Close()
+	// The output is created before the logs are read: a mistyped directory fails at once,
+	// not after an hour of reading. It must be none of the logs, which creating it empties.
+	out := w
+	var file *os.File
+	if opts.Output != "" {
+		if ost, err := os.Stat(opts.Output); err == nil {
+			for i, f := range files {
+				if st, err := f.Stat(); f != nil && err == nil && os.SameFile(st, ost) {
+					return ExitUsage, fmt.Errorf("-o %s is the log %s: the report would overwrite it", opts.Output, logs[i])
+				}
+			}
+		}
+		if file, err = os.Create(opts.Output); err != nil {
+			return ExitUsage, err
+		}
+		defer file.Close()
+		out = file
 	}
 	b := logreport.NewBuilder(rp, logreport.Options{Host: opts.Host})
+	unread := 0
 	for i, name := range logs {
 		var r io.Reader = stdin
 		if files[i] != nil {
@@ -93,17 +156,15 @@ func RunReport(w, stderr io.Writer, stdin io.Reader, site *policycheck.Site, opt
 		}
 		if err := b.ReadLog(name, r); err != nil {
 			fmt.Fprintf(stderr, "report: %v\n", err)
+			unread++
 		}
 	}
 	rep := b.Report()
 	rep.Site.Name = opts.Name
-	out := w
-	var file *os.File
-	if opts.Output != "" {
-		if file, err = os.Create(opts.Output); err != nil {
-			return ExitUsage, err
-		}
-		out = file
+	if opts.RobotsFile != "" {
+		rep.Site.Name += ", robots.txt " + opts.RobotsFile
+	} else if rt := site.RobotsTxt; rt != nil && rt.Config.MergeUpstream {
+		rep.Notes = append(rep.Notes, "robots_txt merges the backend's own robots.txt at serve time (merge_upstream), which the report cannot see: requests are replayed against the declared file (with merge_file's). A disallow holds in the merge; an allow may not. To replay against the file as served, save the site's /robots.txt and give it with --robots-file")
 	}
 	switch opts.Format {
 	case "json":
@@ -118,6 +179,12 @@ func RunReport(w, stderr io.Writer, stdin io.Reader, site *policycheck.Site, opt
 	}
 	if err != nil {
 		return ExitUsage, err
+	}
+	if unread > 0 {
+		// Said here, not returned: the report is written, and a JSON error after it would
+		// make two documents of the output.
+		fmt.Fprintf(stderr, "report: %d of %d logs could not be read to their end (the report says which); what was read is counted\n", unread, len(logs))
+		return ExitUsage, nil
 	}
 	if rep.Totals.Violations > 0 || rep.Totals.Impostors > 0 {
 		return ExitFail, nil
