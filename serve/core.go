@@ -208,7 +208,7 @@ func (c *Core) ServeTDMRep(w http.ResponseWriter, r *http.Request) error {
 // Options.Counters or Options.Violations, it also counts and reports r: front ends call it
 // for every request but those for robots.txt (see Observes).
 func (c *Core) Enforce(r *http.Request) (Block, bool) {
-	if c.enforce == nil || c.doc(r) != nil {
+	if c.enforce == nil || c.IsRobotsTxt(r) {
 		return Block{}, false
 	}
 	return c.enforce.Check(r)

@@ -347,3 +347,42 @@ func TestObservedEnforcementAgrees(t *testing.T) {
 		t.Errorf("%d requests compared, %d refused: the generator is off balance", compared, blocked)
 	}
 }
+
+// TestEnforceNeverRobotsTxt: /robots.txt (and a license document) is never refused, counted
+// as a page or charged to a crawl-delay budget, whatever else is on: a review found observing
+// refused an impostor's /robots.txt, which check then reported as blocked.
+func TestEnforceNeverRobotsTxt(t *testing.T) {
+	f := robotsgen.File{Groups: []robotsgen.Group{{UserAgents: []string{"GPTBot"}, CrawlDelay: 10, Rules: []robotsgen.Rule{{Type: robotsgen.Disallow, Path: "/"}}}}}
+	impostor := func(*http.Request) identity.Identity {
+		return identity.Identity{Bot: "openai-crawler", Status: identity.Impostor}
+	}
+	for _, tc := range []struct {
+		name    string
+		enforce *policy.Enforce
+		opts    Options
+	}{
+		{"enforce", &policy.Enforce{Impostors: &policy.Impostors{}}, Options{Identify: impostor}},
+		{"enforce and counters", &policy.Enforce{Impostors: &policy.Impostors{}}, Options{Identify: impostor, Counters: metrics.NewCounters()}},
+		{"crawl_delay", &policy.Enforce{CrawlDelay: true, Impostors: &policy.Impostors{}}, Options{Identify: impostor}},
+		{"violations", nil, Options{Violations: func(r *http.Request, _ Violation) {
+			if r.URL.Path == "/robots.txt" {
+				t.Error("robots.txt reported as a violation")
+			}
+		}}},
+	} {
+		c := observedCore(t, f, tc.enforce, tc.opts)
+		for range 3 {
+			r := httptest.NewRequest("GET", "/robots.txt", nil)
+			r.Header.Set("User-Agent", "GPTBot/1.2")
+			if b, blocked := c.Enforce(r); blocked {
+				t.Errorf("%s: /robots.txt refused: %+v", tc.name, b)
+			}
+		}
+		// The same crawler is refused elsewhere, so the guard is what lets robots.txt through.
+		r := httptest.NewRequest("GET", "/page", nil)
+		r.Header.Set("User-Agent", "GPTBot/1.2")
+		if _, blocked := c.Enforce(r); !blocked && tc.enforce != nil {
+			t.Errorf("%s: /page not refused", tc.name)
+		}
+	}
+}
