@@ -233,24 +233,24 @@ func TestLicenseDocumentCaddyfileErrors(t *testing.T) {
 	}
 }
 
-// TestRSLReadme: the README's RSL Caddyfile, in a real Caddy, serves the robots.txt, the
-// document and the Link field the README shows, and the <link> element in HTML pages.
+// TestRSLReadme: docs/licensing.md's RSL Caddyfile, in a real Caddy, serves the robots.txt,
+// the document and the Link field the page shows, and the <link> element in HTML pages.
 func TestRSLReadme(t *testing.T) {
-	block := docBlock(t, "../README.md", "rsl-caddyfile", "caddyfile")
+	block := docBlock(t, "../docs/licensing.md", "rsl-caddyfile", "caddyfile")
 	startCaddyfile(t, "http://localhost:@PORT@ {\n"+block+"\n\t@page path /articles/page\n\theader @page Content-Type \"text/html; charset=utf-8\"\n\trespond @page \"<html><head><title>t</title></head><body>x</body></html>\"\n\trespond \"ok\"\n}\n")
 	origin := fmt.Sprintf("http://localhost:%d", sitePort)
 	resp, body := do(t, "GET", siteURL("/robots.txt"))
 	wantStatus(t, resp, 200)
-	if want := strings.ReplaceAll(docBlock(t, "../README.md", "rsl-robots-txt", ""), "https://example.com", origin); string(body) != want {
-		t.Errorf("robots.txt:\n%s\nthe README shows\n%s", body, want)
+	if want := strings.ReplaceAll(docBlock(t, "../docs/licensing.md", "rsl-robots-txt", ""), "https://example.com", origin); string(body) != want {
+		t.Errorf("robots.txt:\n%s\ndocs/licensing.md shows\n%s", body, want)
 	}
 	resp, body = do(t, "GET", siteURL("/license.xml"))
-	if want := docBlock(t, "../README.md", "rsl-document", "xml"); string(body) != want || resp.Header.Get("Content-Type") != rsl.MediaType {
-		t.Errorf("document (%s):\n%s\nthe README shows\n%s", resp.Header.Get("Content-Type"), body, want)
+	if want := docBlock(t, "../docs/licensing.md", "rsl-document", "xml"); string(body) != want || resp.Header.Get("Content-Type") != rsl.MediaType {
+		t.Errorf("document (%s):\n%s\ndocs/licensing.md shows\n%s", resp.Header.Get("Content-Type"), body, want)
 	}
 	resp, _ = do(t, "GET", siteURL("/articles/a"))
-	if want := strings.TrimSpace(docBlock(t, "../README.md", "rsl-link", "http")); "Link: "+resp.Header.Get("Link") != want {
-		t.Errorf("Link %q, the README shows %q", resp.Header.Values("Link"), want)
+	if want := strings.TrimSpace(docBlock(t, "../docs/licensing.md", "rsl-link", "http")); "Link: "+resp.Header.Get("Link") != want {
+		t.Errorf("Link %q, docs/licensing.md shows %q", resp.Header.Values("Link"), want)
 	}
 	_, body = do(t, "GET", siteURL("/articles/page"))
 	if !bytes.Contains(body, []byte(`<link rel="license" type="application/rsl+xml" href="/license.xml">`)) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/sitepolicy/caddy-robots/crawlers"
+	"github.com/sitepolicy/caddy-robots/metrics"
 	"github.com/sitepolicy/caddy-robots/metrics/prom"
 )
 
@@ -313,11 +315,12 @@ func TestCrawlDelayCaddy(t *testing.T) {
 	}
 }
 
-// The README's example loads in a real Caddy and does what the README says of it: GPTBot
-// is counted, and answered 429 when it asks again at once; the README's sample of /metrics
-// parses and has the metrics' names and labels as Caddy serves them.
+// docs/observability.md's example loads in a real Caddy and does what the page says of it:
+// GPTBot is counted, and answered 429 when it asks again at once; the page's sample of
+// /metrics parses and has the metrics' names and labels as Caddy serves them; and the README's
+// table names each metric with its labels as served, and every outcome.
 func TestREADMEMetrics(t *testing.T) {
-	block := docBlock(t, "../README.md", "metrics-caddyfile", "caddyfile")
+	block := docBlock(t, "../docs/observability.md", "metrics-caddyfile", "caddyfile")
 	site := strings.NewReplacer("example.com {", ":@PORT@ {", "reverse_proxy localhost:3000", `respond "ok"`).Replace(block)
 	caddyTesterWithGlobals(t, "", site)
 	ua := "User-Agent: Mozilla/5.0 (compatible; GPTBot/1.2)"
@@ -333,7 +336,7 @@ func TestREADMEMetrics(t *testing.T) {
 	served := scrapeMetrics(t)
 
 	p := expfmt.NewTextParser(model.UTF8Validation)
-	sample, err := p.TextToMetricFamilies(strings.NewReader(docBlock(t, "../README.md", "metrics-output", "text")))
+	sample, err := p.TextToMetricFamilies(strings.NewReader(docBlock(t, "../docs/observability.md", "metrics-output", "text")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,14 +350,41 @@ func TestREADMEMetrics(t *testing.T) {
 	for _, name := range []string{prom.RequestsName, prom.RobotsTxtName} {
 		s, c := sample[name], served[name]
 		if s == nil || c == nil {
-			t.Fatalf("%s: in the README %v, served %v", name, s != nil, c != nil)
+			t.Fatalf("%s: in docs/observability.md %v, served %v", name, s != nil, c != nil)
 		}
 		if labels(s) != labels(c) {
-			t.Errorf("%s: the README's labels %s, served %s", name, labels(s), labels(c))
+			t.Errorf("%s: docs/observability.md's labels %s, served %s", name, labels(s), labels(c))
 		}
 	}
 	if len(sample) != 2 {
-		t.Errorf("the README's sample has %d metrics", len(sample))
+		t.Errorf("docs/observability.md's sample has %d metrics", len(sample))
+	}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := func(name string) string {
+		for _, line := range strings.Split(string(readme), "\n") {
+			if strings.HasPrefix(line, "| `"+name+"` |") {
+				return line
+			}
+		}
+		t.Errorf("the README's table has no row for %s", name)
+		return ""
+	}
+	for _, name := range []string{prom.RequestsName, prom.RobotsTxtName} {
+		r := row(name)
+		for _, l := range strings.Split(labels(served[name]), ",") {
+			if !strings.Contains(r, "`"+l+"`") {
+				t.Errorf("the README's row for %s lacks the label %s: %s", name, l, r)
+			}
+		}
+	}
+	r := row(prom.RequestsName)
+	for o := metrics.Allowed; o <= metrics.RateLimited; o++ {
+		if !strings.Contains(r, "`"+o.String()+"`") {
+			t.Errorf("the README's row for %s lacks the outcome %s: %s", prom.RequestsName, o, r)
+		}
 	}
 }
 

@@ -39,12 +39,12 @@ func headMetaWords(t *testing.T, body []byte) string {
 	return strings.Join(words, " ")
 }
 
-// TestREADMETDMCaddyfile: README's "Licensing and legal signals" block, in a real Caddy in
-// front of an HTML page: robots.txt with Content-Usage and Content-Signal, the TDMRep fields
+// TestREADMETDMCaddyfile: docs/licensing.md's TDMRep block, in a real Caddy in front of an
+// HTML page: robots.txt with Content-Usage and Content-Signal, the TDMRep fields
 // and meta elements per route (what nethttp.TestTDMOverLoopback checks of the same policy);
 // a handler's own tdm-reservation 1 stands over the route's 0.
 func TestREADMETDMCaddyfile(t *testing.T) {
-	cfg := docBlock(t, "../README.md", "tdm-caddyfile", "caddyfile")
+	cfg := docBlock(t, "../docs/licensing.md", "tdm-caddyfile", "caddyfile")
 	startCaddyfile(t, "http://localhost:@PORT@ {\n"+cfg+`
 header /press/own/* Tdm-Reservation 1
 header Content-Type "text/html; charset=utf-8"
@@ -70,7 +70,7 @@ respond "<!doctype html><title>t</title><p>x"
 			t.Errorf("%s: %q, want %q", path, got, want)
 		}
 	}
-	// Caddy does not generate the file (README says why): the path is the site's.
+	// Caddy does not generate the file (docs/licensing.md says why): the path is the site's.
 	resp, body = do(t, "GET", siteURL("/.well-known/tdmrep.json"))
 	if resp.Header.Get("Tdm-Reservation") != "" || !strings.Contains(string(body), "<p>x") {
 		t.Errorf("tdmrep.json in Caddy: %v %q", resp.Header, body)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -271,25 +272,25 @@ func TestLicenseDocumentOverLoopback(t *testing.T) {
 	}
 }
 
-// TestRSLReadmeJSON: the README's RSL JSON serves, through the middleware, the robots.txt, the
-// document and the Link field the README shows for its Caddyfile.
+// TestRSLReadmeJSON: docs/licensing.md's RSL JSON serves, through the middleware, the
+// robots.txt, the document and the Link field the page shows for its Caddyfile.
 func TestRSLReadmeJSON(t *testing.T) {
-	m, err := nethttp.NewFromJSON([]byte(docBlock(t, "../README.md", "rsl-json", "json")), nethttp.Options{})
+	m, err := nethttp.NewFromJSON([]byte(docBlock(t, "../docs/licensing.md", "rsl-json", "json")), nethttp.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := serve(t, m, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") }))
 	_, body := get(t, nil, "GET", srv.URL+"/robots.txt")
-	if want := strings.ReplaceAll(docBlock(t, "../README.md", "rsl-robots-txt", ""), "https://example.com", srv.URL); string(body) != want {
-		t.Errorf("robots.txt:\n%s\nthe README shows\n%s", body, want)
+	if want := strings.ReplaceAll(docBlock(t, "../docs/licensing.md", "rsl-robots-txt", ""), "https://example.com", srv.URL); string(body) != want {
+		t.Errorf("robots.txt:\n%s\ndocs/licensing.md shows\n%s", body, want)
 	}
 	_, body = get(t, nil, "GET", srv.URL+"/license.xml")
-	if want := docBlock(t, "../README.md", "rsl-document", "xml"); string(body) != want {
-		t.Errorf("document:\n%s\nthe README shows\n%s", body, want)
+	if want := docBlock(t, "../docs/licensing.md", "rsl-document", "xml"); string(body) != want {
+		t.Errorf("document:\n%s\ndocs/licensing.md shows\n%s", body, want)
 	}
 	resp, _ := get(t, nil, "GET", srv.URL+"/articles/a")
-	if want := strings.TrimSpace(docBlock(t, "../README.md", "rsl-link", "http")); "Link: "+resp.Header.Get("Link") != want {
-		t.Errorf("Link %q, the README shows %q", resp.Header.Values("Link"), want)
+	if want := strings.TrimSpace(docBlock(t, "../docs/licensing.md", "rsl-link", "http")); "Link: "+resp.Header.Get("Link") != want {
+		t.Errorf("Link %q, docs/licensing.md shows %q", resp.Header.Values("Link"), want)
 	}
 }
 
@@ -312,5 +313,85 @@ func TestLicenseOnlyRouteMeta(t *testing.T) {
 	}
 	if head := headLicenseLinks(t, body); !slices.Equal(head, []string{"/license.xml"}) || bytes.Contains(body, []byte("<meta")) {
 		t.Errorf("page:\n%s", body)
+	}
+}
+
+// licensingConfig is the README's "Licensing and legal signals" Caddyfile as the middleware's
+// JSON.
+const licensingConfig = `{
+  "robots_txt": {
+    "groups": [{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/private/"}],
+      "content_usage": [{"preferences": {"train-ai": "n", "search": "y"}}],
+      "content_signal": [{"preferences": {"search": "yes", "ai-input": "yes", "ai-train": "no"}}]}],
+    "license_documents": [{"path": "/license.xml", "content": [{"url": "/",
+      "permits": ["search", "ai-input", "ai-index"], "prohibits": ["ai-train"],
+      "payment": {"type": "attribution", "custom": "mailto:licensing@example.com"}}]}]
+  },
+  "robots_tag": [
+    {"paths": ["/articles/*"], "content_usage": {"train-ai": "n", "search": "y"}, "licenses": ["/license.xml"],
+     "tdm": {"derive": true, "policy": "https://example.com/policies/tdm.json"}, "meta": true}
+  ]
+}`
+
+// TestREADMELicensingFields: the README's one licensing policy, as JSON through the
+// middleware over a real server, serves the robots.txt, the header fields and the head
+// elements the README shows for Caddy (caddymodule.TestREADMELicensing checks Caddy serves
+// them), and the README's Link field read by the independent RFC 8288 reader is one license
+// link of RSL's media type whose target, resolved against the page's URL, is the URL of
+// robots.txt's License line. The middleware also serves /.well-known/tdmrep.json, which the
+// README says Caddy does not.
+func TestREADMELicensingFields(t *testing.T) {
+	m, err := nethttp.NewFromJSON([]byte(licensingConfig), nethttp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const page = "<!doctype html><html><head><title>t</title></head><body><p>x</p></body></html>"
+	srv := serve(t, m, htmlHandler(page))
+	_, robots := get(t, nil, "GET", srv.URL+"/robots.txt")
+	if want := strings.ReplaceAll(docBlock(t, "../README.md", "licensing-robots-txt", ""), "https://example.com", srv.URL); string(robots) != want {
+		t.Errorf("robots.txt:\n%s\nthe README shows\n%s", robots, want)
+	}
+	resp, body := get(t, nil, "GET", srv.URL+"/articles/a")
+	var linkField string
+	for _, line := range strings.Split(strings.TrimSpace(docBlock(t, "../README.md", "licensing-headers", "http")), "\n") {
+		name, value, _ := strings.Cut(line, ": ")
+		if got := resp.Header.Values(name); !slices.Equal(got, []string{value}) {
+			t.Errorf("%s: served %q, the README shows %q", name, got, value)
+		}
+		if strings.EqualFold(name, "Link") {
+			linkField = value
+		}
+	}
+	links, ok := fixture.ParseLinks(linkField)
+	if !ok || len(links) != 1 || !links[0].IsLicense() || links[0].Params["type"] != rsl.MediaType {
+		t.Fatalf("the README's Link %q: %+v (parsed %v)", linkField, links, ok)
+	}
+	page0, err := url.Parse("https://example.com/articles/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, err := url.Parse(links[0].Target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "License: " + page0.ResolveReference(target).String() + "\n"; !strings.Contains(docBlock(t, "../README.md", "licensing-robots-txt", ""), want) {
+		t.Errorf("the README's Link target %s is not its robots.txt's %q", links[0].Target, want)
+	}
+	var elems []string
+	for _, kv := range fixture.HeadMeta(t, body) {
+		elems = append(elems, kv[0]+"="+kv[1])
+	}
+	elems = append(elems, headLicenseLinks(t, body)...)
+	shown := []byte("<!doctype html><head>" + docBlock(t, "../README.md", "licensing-html", "html") + "</head>")
+	var want []string
+	for _, kv := range fixture.HeadMeta(t, shown) {
+		want = append(want, kv[0]+"="+kv[1])
+	}
+	want = append(want, headLicenseLinks(t, shown)...)
+	if len(want) != 3 || !slices.Equal(elems, want) {
+		t.Errorf("head elements %q, the README shows %q", elems, want)
+	}
+	if resp, _ := get(t, nil, "GET", srv.URL+"/.well-known/tdmrep.json"); resp.StatusCode != 200 {
+		t.Errorf("tdmrep.json: %d", resp.StatusCode)
 	}
 }

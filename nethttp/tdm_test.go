@@ -12,7 +12,7 @@ import (
 	"github.com/sitepolicy/caddy-robots/tdmrep"
 )
 
-// tdmConfig is README's "Licensing and legal signals" Caddyfile as the middleware's JSON.
+// tdmConfig is docs/licensing.md's TDMRep Caddyfile as the middleware's JSON.
 const tdmConfig = `{
   "robots_txt": {"groups": [{"user_agents": ["*"],
     "content_usage": [{"preferences": {"train-ai": "n", "search": "y"}}],
@@ -24,9 +24,10 @@ const tdmConfig = `{
   ]
 }`
 
-// TestTDMOverLoopback: README's policy, served by the middleware over a real server:
-// robots.txt with both vocabularies, the TDMRep fields and meta elements per route, and
-// /.well-known/tdmrep.json as README shows it, its left-out 0 rule warned about at load.
+// TestTDMOverLoopback: docs/licensing.md's TDMRep policy, served by the middleware over a
+// real server: robots.txt with both vocabularies, the TDMRep fields and meta elements per
+// route, and /.well-known/tdmrep.json as that page shows it, its left-out 0 rule warned about
+// at load.
 func TestTDMOverLoopback(t *testing.T) {
 	logs := &logRecorder{level: slog.LevelWarn}
 	m, err := nethttp.NewFromJSON([]byte(tdmConfig), nethttp.Options{Logger: slog.New(logs)})
@@ -61,8 +62,8 @@ func TestTDMOverLoopback(t *testing.T) {
 		}
 	}
 	resp, body := get(t, nil, "GET", srv.URL+tdmrep.WellKnownPath)
-	if want := docBlock(t, "../README.md", "tdm-tdmrep-json", "json"); resp.StatusCode != 200 || strings.TrimSpace(string(body)) != strings.TrimSpace(want) {
-		t.Errorf("tdmrep.json %d\n%s\nREADME shows\n%s", resp.StatusCode, body, want)
+	if want := docBlock(t, "../docs/licensing.md", "tdm-tdmrep-json", "json"); resp.StatusCode != 200 || strings.TrimSpace(string(body)) != strings.TrimSpace(want) {
+		t.Errorf("tdmrep.json %d\n%s\ndocs/licensing.md shows\n%s", resp.StatusCode, body, want)
 	}
 	if resp.Header.Get("Cache-Control") != "max-age=3600" || resp.Header.Get("Etag") == "" || resp.Header.Get("Content-Type") != "application/json" {
 		t.Errorf("tdmrep.json headers %v", resp.Header)

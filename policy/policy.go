@@ -113,7 +113,7 @@ type Enforce struct {
 	// being verified do not use up. Without verification anyone who sends a crawler's
 	// User-Agent uses up that crawler's budget. The memory is one slot per crawler name with
 	// a delay, fixed when the file is loaded, per server instance: a fleet needs a
-	// distributed rate limiter (README, "Crawl-delay in a fleet").
+	// distributed rate limiter (docs/observability.md, "Crawl-delay in a fleet").
 	CrawlDelay bool `json:"crawl_delay,omitempty"`
 }
 
@@ -205,9 +205,9 @@ type Tags struct {
 	TDM *TDM `json:"tdm,omitempty"`
 }
 
-// TDM is a route's TDMRep declaration (README, "Licensing and legal signals"): a reservation, given or derived from
-// the route's Content-Usage, and optionally the URL of a TDM Policy. Exactly one of
-// Reservation and Derive is set.
+// TDM is a route's TDMRep declaration (docs/licensing.md, "TDMRep"): a reservation, given or
+// derived from the route's Content-Usage, and optionally the URL of a TDM Policy. Exactly one
+// of Reservation and Derive is set.
 type TDM struct {
 	// Reservation is 1 (TDM rights are reserved: the opt-out of Article 4 of the EU DSM
 	// Directive) or 0 (they are not).

@@ -8,7 +8,7 @@
 // in the three forms a web server sends: the tdm-reservation and tdm-policy response fields
 // (#sec-tdm-header), <meta> elements in an HTML head (#sec-tdm-html-meta), and rules of the
 // site-wide file /.well-known/tdmrep.json (#sec-tdm-file). Package serve sends them per route;
-// README.md ("Licensing and legal signals") says how the config maps to them.
+// docs/licensing.md ("TDMRep") says how the config maps to them.
 package tdmrep
 
 import (
