@@ -1,12 +1,15 @@
 package serve
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -247,5 +250,49 @@ func TestCrawlDelayNewVersion(t *testing.T) {
 	}
 	if got := crawl(c, clock, "ClaudeBot/1.0", 0, 2); !slicesEqual(got, []int{0, 60}) {
 		t.Errorf("ClaudeBot, whose delay changed: %v, want [0 60]", got)
+	}
+}
+
+// With merge_upstream, an origin's robots.txt merged again (after max_age) keeps the budgets
+// of the names whose delay is unchanged: the re-merge grants no early request.
+func TestCrawlDelayUpstreamRemerge(t *testing.T) {
+	t.Parallel()
+	clock := &fakeClock{t: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)}
+	df := delayFile(10)
+	cfg := &policy.RobotsTxt{Groups: df.Groups, MaxAge: policy.Duration(time.Second), Enforce: &policy.Enforce{CrawlDelay: true}}
+	cfg.MergeUpstream = true
+	c, err := New(policy.Config{RobotsTxt: cfg}, Options{now: clock.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	var version atomic.Int64
+	fetch := func(*http.Request) Fetch {
+		return func(w http.ResponseWriter, _ *http.Request) error {
+			w.Header().Set("Content-Type", "text/plain")
+			_, err := fmt.Fprintf(w, "User-agent: *\nDisallow: /v%d/\n", version.Add(1))
+			return err
+		}
+	}
+	robots := func() string {
+		w := httptest.NewRecorder()
+		if err := c.ServeRobotsTxt(w, uaRequest("/robots.txt", ""), fetch); err != nil {
+			t.Fatal(err)
+		}
+		return w.Body.String()
+	}
+	first := robots()
+	if got := crawl(c, clock, "GPTBot/1.2", 0, 1); got[0] != 0 {
+		t.Fatalf("first request: %v", got)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for robots() == first {
+		if time.Now().After(deadline) {
+			t.Fatal("the backend's file is not merged again within 5 s")
+		}
+		time.Sleep(40 * time.Millisecond)
+	}
+	if got := crawl(c, clock, "GPTBot/1.2", 0, 1); got[0] != 10 {
+		t.Errorf("GPTBot, at once after the merge again: %v, want Retry-After 10", got)
 	}
 }
