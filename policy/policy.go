@@ -113,7 +113,10 @@ type Enforce struct {
 	// being verified do not use up. Without verification anyone who sends a crawler's
 	// User-Agent uses up that crawler's budget. The memory is one slot per crawler name with
 	// a delay, fixed when the file is loaded, per server instance: a fleet needs a
-	// distributed rate limiter (docs/observability.md, "Crawl-delay in a fleet").
+	// distributed rate limiter (docs/observability.md, "Crawl-delay in a fleet"). Waits are
+	// measured on the monotonic clock; a delay over a day is enforced as a day. A new version
+	// of the served file (merge_file changed, merge_upstream merged again) keeps the budgets
+	// of the names whose delay is unchanged; a config load starts them afresh.
 	CrawlDelay bool `json:"crawl_delay,omitempty"`
 }
 

@@ -6,9 +6,11 @@
 package serve
 
 import (
-	"github.com/sitepolicy/caddy-robots/metrics"
+	"fmt"
 	"net/http"
 	"testing"
+
+	"github.com/sitepolicy/caddy-robots/metrics"
 )
 
 // TestEnforceBrowserNoAlloc: a browser's request on a site enforcing the whole catalogue
@@ -36,6 +38,27 @@ func TestObserveNoAlloc(t *testing.T) {
 	for _, r := range append([]*http.Request{uaRequest("/article", chromeUA), uaRequest("/article", "GPTBot/1.2"), uaRequest("/article", "Googlebot/2.1")}, disallowed...) {
 		if n := testing.AllocsPerRun(200, func() { c.Enforce(r) }); n != 0 {
 			t.Errorf("%s %s: %v allocs", r.Header.Get("User-Agent"), r.URL.Path, n)
+		}
+	}
+}
+
+// TestObserveFirstSightAllocs: observing allocates only for a User-Agent value it has not
+// seen lately (not in its memory, or pushed out of its slot by another): 2 objects, the
+// memory's answer and crawlers.IdentifyBot's, then none for that value again (docs/
+// BENCHMARKS.md says so). Memory stays bounded: both are fixed numbers of slots.
+func TestObserveFirstSightAllocs(t *testing.T) {
+	c := observedCore(t, observedFile(), nil, Options{Counters: metrics.NewCounters(), Violations: func(*http.Request, Violation) {}})
+	for _, ua := range []string{"Mozilla/5.0 Chrome/%d.0", "GPTBot/%d.0", "Claude-User/%d.0"} {
+		var reqs []*http.Request
+		for i := range 201 {
+			reqs = append(reqs, uaRequest("/article", fmt.Sprintf(ua, i)))
+		}
+		i := 0
+		if n := testing.AllocsPerRun(200, func() { c.Enforce(reqs[i]); i++ }); n > 2 {
+			t.Errorf("%s, first sight: %v allocs, want at most 2", ua, n)
+		}
+		if n := testing.AllocsPerRun(200, func() { c.Enforce(reqs[0]) }); n != 0 {
+			t.Errorf("%s, seen before: %v allocs", ua, n)
 		}
 	}
 }

@@ -1,10 +1,15 @@
 package serve
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -161,4 +166,133 @@ func slicesEqual(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// A clock set back (an NTP step, a virtual machine resumed) or forward locks no crawler out:
+// after a step back of an hour, a crawler at its group's rate is served, and one asking too
+// soon waits at most the delay. The default clock is monotonic (time.Since); this injected
+// one is a wall clock, which take must survive too.
+func TestCrawlDelayClockStep(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)}
+	c := observedCore(t, delayFile(10), &policy.Enforce{CrawlDelay: true}, Options{now: clock.now})
+	if got := crawl(c, clock, "GPTBot/1.2", 10*time.Second, 3); !slicesEqual(got, make([]int, 3)) {
+		t.Fatalf("before the step: %v", got)
+	}
+	clock.advance(-time.Hour)
+	if got, want := crawl(c, clock, "GPTBot/1.2", 5*time.Second, 4), []int{0, 5, 0, 5}; !slicesEqual(got, want) {
+		t.Errorf("after a step back of an hour: %v, want %v", got, want)
+	}
+	clock.advance(-3 * time.Second) // back by less than the delay: waits at most the delay
+	if got := crawl(c, clock, "GPTBot/1.2", 0, 1); got[0] < 1 || got[0] > 10 {
+		t.Errorf("after a step back of 3 s: Retry-After %v, want 1 to 10", got)
+	}
+	clock.advance(time.Hour)
+	if got, want := crawl(c, clock, "GPTBot/1.2", 5*time.Second, 4), []int{0, 5, 0, 5}; !slicesEqual(got, want) {
+		t.Errorf("after a step forward of an hour: %v, want %v", got, want)
+	}
+}
+
+// A crawl delay too long for a time.Duration (over about 292 years) is enforced as
+// maxEnforcedCrawlDelay, never ignored.
+func TestCrawlDelayHuge(t *testing.T) {
+	for _, delay := range []float64{86400, 1e10, 1e12, 1e300, math.MaxFloat64} {
+		clock := &fakeClock{t: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)}
+		c := observedCore(t, delayFile(delay), &policy.Enforce{CrawlDelay: true}, Options{now: clock.now})
+		got := crawl(c, clock, "GPTBot/1.2", 23*time.Hour, 3)
+		if want := []int{0, 3600, 0}; !slicesEqual(got, want) {
+			t.Errorf("crawl_delay %g, requests every 23 h: %v, want %v (a day between requests)", delay, got, want)
+		}
+	}
+}
+
+// A new version of the served file (merge_file changed) keeps the budgets of the names whose
+// delay is unchanged: it grants no early request. A name whose delay changed starts afresh.
+func TestCrawlDelayNewVersion(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "robots.txt")
+	write := func(s string, age time.Duration) {
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		mt := time.Now().Add(-age)
+		if err := os.Chtimes(path, mt, mt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("User-agent: ClaudeBot\nCrawl-delay: 30\nDisallow: /a/\n", 2*time.Hour)
+	clock := &fakeClock{t: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)}
+	df := delayFile(10)
+	df.Groups[2].CrawlDelay = 0 // the site's file decides ClaudeBot's delay
+	cfg := &policy.RobotsTxt{Groups: df.Groups, Enforce: &policy.Enforce{CrawlDelay: true}}
+	cfg.MergeFile = path
+	c, err := New(policy.Config{RobotsTxt: cfg}, Options{now: clock.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	for _, ua := range []string{"GPTBot/1.2", "ClaudeBot/1.0"} {
+		if got := crawl(c, clock, ua, 0, 1); got[0] != 0 {
+			t.Fatalf("%s, first request: %v", ua, got)
+		}
+	}
+	first := string(servedRobots(t, c))
+	// The site's file now asks ClaudeBot for a longer delay.
+	write("User-agent: ClaudeBot\nCrawl-delay: 60\nDisallow: /b/\n", time.Hour)
+	deadline := time.Now().Add(5 * time.Second)
+	for string(servedRobots(t, c)) == first {
+		if time.Now().After(deadline) {
+			t.Fatal("the changed merge_file is not served within 5 s")
+		}
+		time.Sleep(40 * time.Millisecond)
+	}
+	if got := crawl(c, clock, "GPTBot/1.2", 0, 1); got[0] != 10 {
+		t.Errorf("GPTBot, at once after the file changed: %v, want Retry-After 10", got)
+	}
+	if got := crawl(c, clock, "ClaudeBot/1.0", 0, 2); !slicesEqual(got, []int{0, 60}) {
+		t.Errorf("ClaudeBot, whose delay changed: %v, want [0 60]", got)
+	}
+}
+
+// With merge_upstream, an origin's robots.txt merged again (after max_age) keeps the budgets
+// of the names whose delay is unchanged: the re-merge grants no early request.
+func TestCrawlDelayUpstreamRemerge(t *testing.T) {
+	t.Parallel()
+	clock := &fakeClock{t: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)}
+	df := delayFile(10)
+	cfg := &policy.RobotsTxt{Groups: df.Groups, MaxAge: policy.Duration(time.Second), Enforce: &policy.Enforce{CrawlDelay: true}}
+	cfg.MergeUpstream = true
+	c, err := New(policy.Config{RobotsTxt: cfg}, Options{now: clock.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	var version atomic.Int64
+	fetch := func(*http.Request) Fetch {
+		return func(w http.ResponseWriter, _ *http.Request) error {
+			w.Header().Set("Content-Type", "text/plain")
+			_, err := fmt.Fprintf(w, "User-agent: *\nDisallow: /v%d/\n", version.Add(1))
+			return err
+		}
+	}
+	robots := func() string {
+		w := httptest.NewRecorder()
+		if err := c.ServeRobotsTxt(w, uaRequest("/robots.txt", ""), fetch); err != nil {
+			t.Fatal(err)
+		}
+		return w.Body.String()
+	}
+	first := robots()
+	if got := crawl(c, clock, "GPTBot/1.2", 0, 1); got[0] != 0 {
+		t.Fatalf("first request: %v", got)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for robots() == first {
+		if time.Now().After(deadline) {
+			t.Fatal("the backend's file is not merged again within 5 s")
+		}
+		time.Sleep(40 * time.Millisecond)
+	}
+	if got := crawl(c, clock, "GPTBot/1.2", 0, 1); got[0] != 10 {
+		t.Errorf("GPTBot, at once after the merge again: %v, want Retry-After 10", got)
+	}
 }

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -68,8 +69,10 @@ type enforceState struct {
 }
 
 // newEnforceState prepares f, a file for matching (robotsgen.File.Expand(true),
-// robotsgen.MergeForMatching), for Check.
-func newEnforceState(f *robotsgen.File) *enforceState {
+// robotsgen.MergeForMatching), for Check. prev, if not nil, is the state of the version of
+// the file it replaces: a name whose crawl delay is unchanged keeps its budget, so that a new
+// version (merge_file changed, an origin's robots.txt merged again) grants no early request.
+func newEnforceState(f *robotsgen.File, prev *enforceState) *enforceState {
 	ef := f.Expand(true)
 	var tokens []string
 	for _, g := range ef.Groups {
@@ -102,7 +105,12 @@ func newEnforceState(f *robotsgen.File) *enforceState {
 			if es.delays == nil {
 				es.delays = make(map[string]*delaySlot)
 			}
-			es.delays[t] = &delaySlot{delay: int64(delay * float64(time.Second))}
+			d := enforcedDelay(delay)
+			if old := prev.delaySlot(t); old != nil && old.delay == d {
+				es.delays[t] = old
+			} else {
+				es.delays[t] = newDelaySlot(d)
+			}
 		}
 	}
 	if len(tokens) > 0 {
@@ -131,24 +139,56 @@ type Block struct {
 	Impostor *identity.Identity
 }
 
-// delaySlot is one crawler's crawl-delay budget: the earliest time (Unix nanoseconds) its
-// next request is served, for requests not verified ([0]: without verification, every
-// request) and for verified ones ([1]), so that a claim cannot use up the budget of the
-// crawler it claims to be.
-type delaySlot struct {
-	delay int64 // nanoseconds
-	next  [2]atomic.Int64
+// maxEnforcedCrawlDelay is the longest crawl delay enforcement holds a crawler to: a group's
+// longer Crawl-delay (robots.txt may carry any number) is enforced as this long, never
+// ignored.
+const maxEnforcedCrawlDelay = 24 * time.Hour
+
+// enforcedDelay is a group's crawl delay in seconds (> 0) as enforcement holds it: at most
+// maxEnforcedCrawlDelay, so that no value overflows a time.Duration.
+func enforcedDelay(seconds float64) time.Duration {
+	if seconds >= maxEnforcedCrawlDelay.Seconds() {
+		return maxEnforcedCrawlDelay
+	}
+	return time.Duration(seconds * float64(time.Second))
 }
 
-// take serves a request at now from budget k, or reports how long until one is served.
-func (s *delaySlot) take(k int, now time.Time) (wait time.Duration, limited bool) {
-	n := now.UnixNano()
+// delaySlot returns the budget of name in es, nil if es is nil or has none.
+func (es *enforceState) delaySlot(name string) *delaySlot {
+	if es == nil {
+		return nil
+	}
+	return es.delays[name]
+}
+
+// delaySlot is one crawler's crawl-delay budget: the earliest time its next request is
+// served, as a reading of the observer's monotonic clock (observer.elapsed), for requests
+// not verified ([0]: without verification, every request) and for verified ones ([1]), so
+// that a claim cannot use up the budget of the crawler it claims to be.
+type delaySlot struct {
+	delay time.Duration
+	next  [2]atomic.Int64 // math.MinInt64: none served yet
+}
+
+func newDelaySlot(delay time.Duration) *delaySlot {
+	s := &delaySlot{delay: delay}
+	s.next[0].Store(math.MinInt64)
+	s.next[1].Store(math.MinInt64)
+	return s
+}
+
+// take serves a request at now (a reading of the observer's clock) from budget k, or reports
+// how long until one is served. A request is refused only within delay of the last one
+// served: a clock that went back (an injected one; the default is monotonic) never refuses
+// for longer than delay.
+func (s *delaySlot) take(k int, now time.Duration) (wait time.Duration, limited bool) {
+	n := int64(now)
 	for {
 		next := s.next[k].Load()
-		if n < next {
+		if n < next && next-n <= int64(s.delay) {
 			return time.Duration(next - n), true
 		}
-		if s.next[k].CompareAndSwap(next, n+s.delay) {
+		if s.next[k].CompareAndSwap(next, n+int64(s.delay)) {
 			return 0, false
 		}
 	}
@@ -169,7 +209,7 @@ func retryAfter(wait time.Duration) int {
 func newEnforcer(rt *robotsTxt, up *upstream, cfg *policy.Enforce, opts Options) (*enforcer, error) {
 	e := &enforcer{rt: rt, up: up, observe: newObserver(opts, false), identify: opts.Identify}
 	st := rt.state.Load()
-	es := newEnforceState(st.matching)
+	es := newEnforceState(st.matching, nil)
 	if cfg != nil {
 		status, err := enforceStatus(cfg.Status, "enforce.status")
 		if err != nil {

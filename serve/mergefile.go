@@ -88,7 +88,7 @@ func (rt *robotsTxt) refresh() {
 		return // the same file served: keep its Last-Modified and ETag
 	}
 	if rt.enforcing.Load() {
-		st.enforce.Store(newEnforceState(st.matching))
+		st.enforce.Store(newEnforceState(st.matching, cur.enforce.Load()))
 	}
 	rt.state.Store(st)
 	w.warn(fmt.Sprintf("merge_file %s changed: serving the declared file merged with its new contents", w.path))

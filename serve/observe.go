@@ -54,9 +54,13 @@ type observer struct {
 	counters   *metrics.Counters              // nil: not counted
 	violations func(*http.Request, Violation) // nil: not reported
 	limits     []violationLimit               // by metrics.Crawler
-	now        func() time.Time               // crawl-delay's clock
-	coarseNow  func() time.Time               // the violation limit's
-	names      nameMemo
+	// elapsed is crawl-delay's clock, coarseElapsed the violation limit's: time since the
+	// observer was made, read from the monotonic clock, so that setting the wall clock back
+	// (an NTP step, a virtual machine resumed) neither locks crawlers out nor silences
+	// reports.
+	elapsed       func() time.Duration
+	coarseElapsed func() time.Duration
+	names         nameMemo
 }
 
 // nameMemo remembers what headers seen lately name: which of a file's names
@@ -103,14 +107,48 @@ func scanNames(es *enforceState, ua string) nameAnswer {
 	}
 	if id, ok := crawlers.IdentifyBot(ua); ok {
 		a.bot, a.slot = true, metrics.CrawlerOf(id)
+	} else if c, ok := aiOnlyCrawler(ua); ok {
+		a.bot, a.slot = true, c
 	}
 	return a
+}
+
+// aiOnly finds the crawlers that only the AI catalogue knows (crawlers.All, and not
+// crawlers.IdentifyBot: "Claude-User"), which have metrics slots of their own, so that they
+// are counted whether or not the served file names them.
+var aiOnly = sync.OnceValue(func() (n struct {
+	ua    *crawlers.UAMatcher
+	slots map[string]metrics.Crawler
+}) {
+	var names []string
+	n.slots = make(map[string]metrics.Crawler)
+	for _, c := range crawlers.All() {
+		if _, ok := crawlers.IdentifyBot(c.Name); ok {
+			continue
+		}
+		if slot := metrics.CrawlerNamed(c.Name); slot != metrics.Other {
+			names = append(names, c.Name)
+			n.slots[c.Name] = slot
+		}
+	}
+	n.ua, _ = crawlers.NewUAMatcher(names) // every name of the catalogue qualifies
+	return n
+})
+
+// aiOnlyCrawler is the slot of the crawler only the AI catalogue knows that ua names.
+func aiOnlyCrawler(ua string) (metrics.Crawler, bool) {
+	n := aiOnly()
+	if t, ok := n.ua.Match(ua); ok {
+		return n.slots[t], true
+	}
+	return metrics.Other, false
 }
 
 // violationLimit is one crawler's count of reports in the current interval.
 type violationLimit struct {
 	mu         sync.Mutex
-	start      time.Time
+	started    bool
+	start      time.Duration // a reading of observer.coarseElapsed
 	n          int
 	suppressed int
 }
@@ -122,11 +160,17 @@ func newObserver(opts Options, crawlDelay bool) *observer {
 	}
 	// The violation limit's interval is a minute: a clock kept to the second will do, and
 	// reading it costs an atomic load. Crawl-delay's waits are told in seconds, from the
-	// exact time.
-	o := &observer{counters: opts.Counters, violations: opts.Violations, now: opts.now, coarseNow: opts.now}
+	// exact time. Both are monotonic: time.Since reads the monotonic clock.
+	o := &observer{counters: opts.Counters, violations: opts.Violations}
 	o.names.seed = maphash.MakeSeed()
-	if o.now == nil {
-		o.now, o.coarseNow = time.Now, coarse.Now
+	if now := opts.now; now != nil {
+		base := now()
+		o.elapsed = func() time.Duration { return now().Sub(base) }
+		o.coarseElapsed = o.elapsed
+	} else {
+		base := time.Now()
+		o.elapsed = func() time.Duration { return time.Since(base) }
+		o.coarseElapsed = coarse.Elapsed
 	}
 	if o.violations != nil {
 		o.limits = make([]violationLimit, metrics.NumCrawlers())
@@ -138,11 +182,13 @@ func newObserver(opts Options, crawlDelay bool) *observer {
 // report before.
 func (o *observer) allow(c metrics.Crawler) (suppressed int, ok bool) {
 	l := &o.limits[c]
-	now := o.coarseNow()
+	now := o.coarseElapsed()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.start.IsZero() || now.Sub(l.start) >= ViolationInterval {
-		l.start, l.n = now, 0
+	// A clock that went back (an injected one) starts an interval too, rather than
+	// suppressing reports until it has caught up.
+	if !l.started || now-l.start >= ViolationInterval || now < l.start {
+		l.started, l.start, l.n = true, now, 0
 	}
 	if l.n >= ViolationBurst {
 		l.suppressed++
@@ -208,7 +254,7 @@ func (e *enforcer) checkObserved(r *http.Request) (Block, bool) {
 			if status == identity.Verified {
 				k = 1
 			}
-			if wait, limited := ds.take(k, o.now()); limited {
+			if wait, limited := ds.take(k, o.elapsed()); limited {
 				o.count(c, status, metrics.RateLimited)
 				return Block{Token: tok, Status: http.StatusTooManyRequests, RetryAfter: retryAfter(wait), AcceptSignature: e.acceptSignature}, true
 			}
@@ -263,7 +309,9 @@ func (e *enforcer) servedBody(r *http.Request) *robotsBody {
 	return b
 }
 
-// countRobotsTxt counts a request for /robots.txt by a crawler of either catalogue.
+// countRobotsTxt counts a request for /robots.txt by a crawler of either catalogue, and by a
+// crawler only the served file names (under "other" it is not counted: robots.txt fetches
+// are by known crawlers).
 func (e *enforcer) countRobotsTxt(r *http.Request) {
 	if e.observe == nil || e.observe.counters == nil {
 		return
@@ -272,6 +320,12 @@ func (e *enforcer) countRobotsTxt(r *http.Request) {
 	if bot, ok := crawlers.IdentifyBotHeader(uas); ok {
 		e.observe.counters.RobotsTxt(metrics.CrawlerOf(bot))
 		return
+	}
+	for _, ua := range uas {
+		if c, ok := aiOnlyCrawler(ua); ok {
+			e.observe.counters.RobotsTxt(c)
+			return
+		}
 	}
 	// robots.txt is served from the responder's file: its names.
 	if es := e.rt.state.Load().enforce.Load(); es != nil && es.ua != nil && es.custom {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -197,6 +198,54 @@ func TestViolationLimit(t *testing.T) {
 	}
 }
 
+// A clock set back does not silence the report of violations: a step back of an hour starts
+// an interval, rather than suppressing reports until the clock has caught up.
+func TestViolationLimitClockStep(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)}
+	var got []Violation
+	c := observedCore(t, observedFile(), nil, Options{now: clock.now, Violations: func(_ *http.Request, v Violation) { got = append(got, v) }})
+	c.Enforce(uaRequest("/private/a", "GPTBot/1.2"))
+	clock.advance(-time.Hour)
+	c.Enforce(uaRequest("/private/a", "GPTBot/1.2"))
+	if len(got) != 2 {
+		t.Fatalf("%d reports, want 2: the step back suppressed one", len(got))
+	}
+	for range 3 * ViolationBurst {
+		c.Enforce(uaRequest("/private/a", "GPTBot/1.2"))
+	}
+	clock.advance(ViolationInterval)
+	c.Enforce(uaRequest("/private/a", "GPTBot/1.2"))
+	// The interval the step started holds ViolationBurst reports (the second above and 9
+	// more), then the next one's first counts the 21 suppressed.
+	if last := got[len(got)-1]; len(got) != ViolationBurst+2 || last.Suppressed != 2*ViolationBurst+1 {
+		t.Errorf("%d reports, the last with %d suppressed; want %d and %d", len(got), last.Suppressed, ViolationBurst+2, 2*ViolationBurst+1)
+	}
+}
+
+// A crawler only the AI catalogue knows (Claude-User) has a metrics slot of its own: its
+// requests and robots.txt fetches are counted whether or not the served file names it.
+func TestObserveAICatalogueOnly(t *testing.T) {
+	counters := metrics.NewCounters()
+	f := robotsgen.File{Groups: []robotsgen.Group{{UserAgents: []string{"*"}, Rules: []robotsgen.Rule{{Type: robotsgen.Disallow, Path: "/admin/"}}}}}
+	c := observedCore(t, f, nil, Options{Counters: counters})
+	for _, p := range []string{"/a", "/admin/x"} {
+		c.Enforce(uaRequest(p, "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Claude-User/1.0; +Claude-User@anthropic.com)"))
+	}
+	if err := c.ServeRobotsTxt(httptest.NewRecorder(), uaRequest("/robots.txt", "Claude-User/1.0"), nil); err != nil {
+		t.Fatal(err)
+	}
+	series := map[string]uint64{}
+	counters.EachRequest(func(s metrics.RequestSeries) { series[s.Crawler+" "+s.Category+" "+s.Outcome] = s.Count })
+	if want := map[string]uint64{"Claude-User ai allowed": 1, "Claude-User ai disallowed_served": 1}; !mapsEqual(series, want) {
+		t.Errorf("series %v, want %v", series, want)
+	}
+	fetches := map[string]uint64{}
+	counters.EachRobotsTxt(func(c, _ string, n uint64) { fetches[c] = n })
+	if !mapsEqual(fetches, map[string]uint64{"Claude-User": 1}) {
+		t.Errorf("robots.txt fetches %v", fetches)
+	}
+}
+
 var sinkBlock Block
 
 // BenchmarkObserve is what counting and the violation check add to a request, side by side
@@ -332,7 +381,7 @@ func TestObservedEnforcementAgrees(t *testing.T) {
 				}
 				_, bot := crawlers.IdentifyBotHeader(values)
 				_, _, tokOK := plain.Crawler(r)
-				if bot || tokOK {
+				if bot || tokOK || namesAICrawler(t, values) {
 					counted++
 				}
 			}
@@ -340,7 +389,7 @@ func TestObservedEnforcementAgrees(t *testing.T) {
 		var total uint64
 		counters.EachRequest(func(s metrics.RequestSeries) { total += s.Count })
 		if total != counted {
-			t.Fatalf("counted %d requests, %d named a bot or a name of the file\n%+v", total, counted, f)
+			t.Fatalf("counted %d requests, %d named a bot, a crawler of the AI catalogue or a name of the file\n%+v", total, counted, f)
 		}
 	}
 	if compared < iters*30 || blocked < compared/20 {
@@ -386,3 +435,26 @@ func TestEnforceNeverRobotsTxt(t *testing.T) {
 		}
 	}
 }
+
+// namesAICrawler reports whether a value names a crawler of the AI catalogue (crawlers.All),
+// which metrics count whether or not the file names it.
+func namesAICrawler(t testing.TB, values []string) bool {
+	m, err := allAINames()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range values {
+		if _, ok := m.Match(v); ok {
+			return true
+		}
+	}
+	return false
+}
+
+var allAINames = sync.OnceValues(func() (*crawlers.UAMatcher, error) {
+	var names []string
+	for _, c := range crawlers.All() {
+		names = append(names, c.Name)
+	}
+	return crawlers.NewUAMatcher(names)
+})

@@ -451,7 +451,11 @@ func (u *upstream) fetch(ctx context.Context, prev *hostState, key originKey, su
 		}
 		st := u.fresh(prev, out, base)
 		if u.rt.enforcing.Load() {
-			st.enforce = newEnforceState(all)
+			var last *enforceState
+			if prev != nil {
+				last = prev.enforce
+			}
+			st.enforce = newEnforceState(all, last)
 		}
 		if prev == nil || prev.body == nil || st.body != prev.body {
 			for _, d := range diags {

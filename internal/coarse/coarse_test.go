@@ -16,3 +16,16 @@ func TestNow(t *testing.T) {
 		t.Errorf("Now did not move in 1.1 s: %v then %v", a, b)
 	}
 }
+
+// TestElapsed: the monotonic clock is within about a second of time.Since its start, and
+// moves.
+func TestElapsed(t *testing.T) {
+	a := Elapsed()
+	if d := time.Since(clock.base) - a; d < 0 || d > 2*time.Second {
+		t.Fatalf("Elapsed is %v behind time.Since its start", d)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	if b := Elapsed(); b <= a {
+		t.Errorf("Elapsed did not move in 1.1 s: %v then %v", a, b)
+	}
+}
