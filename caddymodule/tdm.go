@@ -1,8 +1,6 @@
 package caddymodule
 
 import (
-	"strconv"
-
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
 	"github.com/sitepolicy/caddy-robots/policy"
@@ -32,16 +30,17 @@ func parseTagTDM(d *caddyfile.Dispenser, at *positions, h *RobotsTag) error {
 		return errf(d, "%s; it takes no block", usage)
 	}
 	t := &policy.TDM{}
-	if args[0] == "derive" {
+	// Exactly the words the report writes: "01" or "-0" would be a 1 or a 0 only to Atoi.
+	switch args[0] {
+	case "derive":
 		at.mark("tdm.derive")
 		t.Derive = true
-	} else {
-		n, err := strconv.Atoi(args[0])
-		if err != nil {
-			return errf(d, "%s; got %q", usage, args[0])
-		}
+	case "0", "1":
+		n := int(args[0][0] - '0')
 		at.mark("tdm.reservation")
 		t.Reservation = &n
+	default:
+		return errf(d, "%s; got %q", usage, args[0])
 	}
 	if len(args) == 2 {
 		at.mark("tdm.policy")

@@ -60,6 +60,10 @@ type InjectorOptions struct {
 	// conditions; one the page's head already has (rel "license", the same href) is not
 	// added again.
 	Licenses Licenses
+	// Host is the request's host (with its port, as in the Host header): a page's own
+	// license link to the absolute http(s) URL of a path license on this host is that
+	// license, not added again (rsl.SameTarget).
+	Host string
 	// TDM is a TDMRep declaration to insert as its <meta> elements
 	// (tdmrep.Declaration.MetaElements) after the robots ones. Against the page's own
 	// tdm-reservation and tdm-policy elements in the head it is deduplicated: nothing is
@@ -139,6 +143,7 @@ type Injector struct {
 	pendingMeta []byte // what to insert when ready
 
 	licenses     Licenses // InjectorOptions.Licenses
+	host         string   // InjectorOptions.Host
 	pageLicenses []bool   // which of them the page's head states; nil: none
 	pendingLinks []byte   // the link elements to insert when ready
 }
@@ -151,7 +156,7 @@ func NewInjector(dst io.Writer, p Policy, opts InjectorOptions) *Injector {
 	if max <= 0 {
 		max = DefaultMaxBuffer
 	}
-	in := &Injector{dst: dst, policy: p, max: max, xml: opts.XML, xhtml: opts.XML, licenses: opts.Licenses, tdm: opts.TDM}
+	in := &Injector{dst: dst, policy: p, max: max, xml: opts.XML, xhtml: opts.XML, licenses: opts.Licenses, host: opts.Host, tdm: opts.TDM}
 	if p.IsEmpty() && opts.Licenses.IsEmpty() && opts.TDM.IsEmpty() {
 		in.state, in.reason = PassedThrough, "empty policy"
 	} else if opts.Charset != "" && !ASCIICompatible(opts.Charset) {

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"golang.org/x/net/html"
+
+	"github.com/sitepolicy/caddy-robots/rsl"
 )
 
 var testLicenses = []string{"/license.xml", `https://rights.example.org/l.xml?a=1&b='2'`}
@@ -99,6 +101,38 @@ func TestInjectorLicenseDedup(t *testing.T) {
 			continue
 		}
 		checkLicenseDOM(t, []byte(c.doc), w.out.Bytes(), in, Policy{}, c.want)
+	}
+}
+
+// TestInjectorLicenseSameTargetAsLink: the page's own <link rel="license" href=...> counts as
+// the license exactly when the same href in a backend's Link field would (rsl.HasLicenseLink):
+// a path license also as its absolute http(s) URL on the request's host, in any case of host.
+func TestInjectorLicenseSameTargetAsLink(t *testing.T) {
+	const host = "Example.com:8443"
+	targets := []string{"/license.xml", "https://rights.example.org/l.xml"}
+	l := NewLicenses(targets)
+	hrefs := []string{"/license.xml", "http://example.com:8443/license.xml", "https://EXAMPLE.COM:8443/license.xml",
+		"https://example.com/license.xml", "https://other.example:8443/license.xml", "ftp://example.com:8443/license.xml",
+		"https://example.com:8443/license.xml/", "https://rights.example.org/l.xml", "https://RIGHTS.example.org/l.xml", "/l.xml"}
+	for _, href := range hrefs {
+		doc := `<html><head><link rel="license" href="` + href + `"></head><body>b</body></html>`
+		in, w := runInjector(t, []byte(doc), Policy{}, InjectorOptions{Licenses: l, Host: host}, func() int { return 9 }, false)
+		var want []string
+		for _, target := range targets {
+			if !rsl.HasLicenseLink([]string{"<" + href + `>; rel="license"`}, target, host) {
+				want = append(want, target)
+			}
+		}
+		if want == nil {
+			if in.State() != PassedThrough || w.out.String() != doc {
+				t.Errorf("%s: %v, want the page unchanged:\n%s", href, in.State(), w.out.String())
+			}
+			continue
+		}
+		if len(want) == len(targets) && strings.Contains(href, "8443/license.xml") && !strings.HasSuffix(href, "/") && !strings.Contains(href, "other") && !strings.HasPrefix(href, "ftp") {
+			t.Fatalf("%s: the Link reader does not take it for the license", href)
+		}
+		checkLicenseDOM(t, []byte(doc), w.out.Bytes(), in, Policy{}, want)
 	}
 }
 
