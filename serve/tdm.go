@@ -74,7 +74,9 @@ func newTDMOutput(d tdmrep.Declaration) tdmOutput {
 // reservation outranks the routes' (its 1 over their 0), since a meta element supersedes the
 // fields (report #sec-processing-priority) and must not weaken them. The handler's tdm-reservation is read as a
 // TDM agent reads it: one line of "0" or "1", anything else unset (#sec-tdm-reservation), so a malformed one
-// never removes the routes' reservation. Nothing allocates.
+// never removes the routes' reservation; but lines that hold a "1" anywhere (two lines of 1,
+// "1, 1") count as the handler's reservation, left as they are, so a lenient agent's reading
+// is never weakened to the routes' 0. Nothing allocates.
 func setTDM(h http.Header, o *tdmOutput) tdmrep.Declaration {
 	if o.reservation == nil {
 		return tdmrep.Declaration{}
@@ -82,6 +84,11 @@ func setTDM(h http.Header, o *tdmOutput) tdmrep.Declaration {
 	backend := tdmrep.Unset
 	if own := h[tdmrep.ReservationField]; len(own) == 1 {
 		backend = tdmrep.ParseReservation(own[0])
+	}
+	if backend != tdmrep.Reserved && mayReserve(h[tdmrep.ReservationField]) {
+		// Repeated or malformed, which the report calls unset, but a lenient agent would read
+		// the 1 in it: a route's 0 must not turn that into an explicit permission.
+		backend = tdmrep.Reserved
 	}
 	switch {
 	case backend > o.decl.Reservation:
@@ -100,6 +107,22 @@ func setTDM(h http.Header, o *tdmOutput) tdmrep.Declaration {
 		delete(h, tdmrep.PolicyField)
 	}
 	return o.decl
+}
+
+// mayReserve reports whether a handler's tdm-reservation lines hold "1" as one of their
+// comma-separated elements (around whitespace): what an agent that reads repeated or listed
+// values leniently takes for a reservation. It does not allocate.
+func mayReserve(lines []string) bool {
+	for _, l := range lines {
+		for l != "" {
+			elem, rest, _ := strings.Cut(l, ",")
+			if tdmrep.ParseReservation(elem) == tdmrep.Reserved {
+				return true
+			}
+			l = rest
+		}
+	}
+	return false
 }
 
 // tdmFile is the generated /.well-known/tdmrep.json.

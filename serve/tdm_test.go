@@ -88,7 +88,13 @@ func TestTDMFields(t *testing.T) {
 			{"/articles/x", http.Header{"Tdm-Reservation": {"1"}, "Tdm-Policy": {"https://b.example/p"}}, []string{"1"}, []string{pol}},
 			{"/images/a.jpg", http.Header{"Tdm-Reservation": {"yes"}}, []string{"1"}, nil},
 			{"/images/a.jpg", http.Header{"Tdm-Reservation": {"1", "0"}}, []string{"1"}, nil},
-			{"/open/x", http.Header{"Tdm-Reservation": {"1", "1"}}, []string{"0"}, nil}, // two lines: a protocol error, unset
+			// Repeated or listed values are a protocol error, but a lenient agent reads their 1:
+			// the route's 0 never turns them into a permission; they stay as the handler sent them.
+			{"/open/x", http.Header{"Tdm-Reservation": {"1", "1"}}, []string{"1", "1"}, nil},
+			{"/open/x", http.Header{"Tdm-Reservation": {"1, 1"}}, []string{"1, 1"}, nil},
+			{"/open/x", http.Header{"Tdm-Reservation": {"0", "1"}, "Tdm-Policy": {"https://b.example/p"}}, []string{"0", "1"}, []string{"https://b.example/p"}},
+			{"/open/x", http.Header{"Tdm-Reservation": {"0, 0"}}, []string{"0"}, nil},
+			{"/open/x", http.Header{"Tdm-Reservation": {"x,1"}}, []string{"x,1"}, nil},
 			{"/open/x", http.Header{"Tdm-Reservation": {"01"}}, []string{"0"}, nil},
 			{"/open/x", http.Header{"Tdm-Reservation": {"2"}}, []string{"0"}, nil},
 		} {

@@ -68,7 +68,8 @@ type InjectorOptions struct {
 	// (tdmrep.Declaration.MetaElements) after the robots ones. Against the page's own
 	// tdm-reservation and tdm-policy elements in the head it is deduplicated: nothing is
 	// inserted where the page states a reservation at least as restrictive (the same, or 1
-	// where TDM is 0), and the policy element only where the page has none. A page that
+	// where TDM is 0), and the policy element only where the page has none (a page with its
+	// own tdm-policy element never gets a second one). A page that
 	// states 0 where TDM is 1 gets the 1 inserted before its own element, which is never
 	// removed.
 	TDM tdmrep.Declaration
@@ -358,9 +359,14 @@ func (in *Injector) decide(full bool) {
 
 // tdmMinusPage is the part of the TDM declaration the page's head does not already state:
 // all of it where the page reserves less (or states nothing), only its policy where the page
-// states the same reservation without a policy, nothing otherwise.
+// states the same reservation without a policy, nothing otherwise; and never the policy where
+// the page has a tdm-policy element of its own.
 func (in *Injector) tdmMinusPage() tdmrep.Declaration {
 	d := in.tdm
+	if in.pagePolicy {
+		// The page names its policy: a second tdm-policy element would contradict it.
+		d.Policy = ""
+	}
 	switch {
 	case d.IsEmpty() || in.pageTDM.Reservation < d.Reservation:
 		return d
