@@ -138,9 +138,11 @@ type tdmFile struct {
 // for. The routes' declarations combine with a reservation winning (tdmrep.Combine), and a
 // TDM agent takes the first rule that matches (report #sec-tdm-file), so the rules are ordered:
 // reservations with a policy, reservations without, then non-reservations (each in route
-// order). The non-reservations are left out when some reserving route has no location, or
-// one whose case matters (route paths match without case, TDM agents with it): a rule of 0
-// could then answer for a path that a reservation covers.
+// order). A route's locations are written in the operator's case and in lower case
+// (pathPattern.locations). The non-reservations are left out when some reserving route has
+// no location, or one with a letter in it (route paths match without case, TDM agents with
+// it, so the route reserves spellings no location writes): a rule of 0 could then answer for
+// a path that a reservation covers.
 func tdmRouteRules(cfg policy.Config, routes []route) ([]tdmrep.Rule, []*configerr.Error) {
 	var withPolicy, without, zero []tdmrep.Rule
 	var warnings []*configerr.Error
@@ -169,7 +171,8 @@ func tdmRouteRules(cfg policy.Config, routes []route) ([]tdmrep.Rule, []*confige
 				r.Reservation = 1
 				without = append(without, r)
 			}
-			if d.Reservation == tdmrep.Reserved && strings.ToUpper(l) != l {
+			if d.Reservation == tdmrep.Reserved && strings.ToUpper(l) != strings.ToLower(l) {
+				// A letter: the route also reserves the spellings no location writes.
 				zeroUnsafe = true
 			}
 		}
@@ -193,37 +196,48 @@ func tdmLocations(r policy.Route, patterns []pathPattern) ([]string, string) {
 	}
 	var locs []string
 	for j, pp := range patterns {
-		l, ok := pp.location()
+		l, ok := pp.locations()
 		if !ok {
 			return nil, fmt.Sprintf("path pattern %q (paths[%d]) cannot be written as a location (a glob, a percent escape, or a \"$\")", pp.raw, j)
 		}
-		locs = append(locs, l)
+		locs = append(locs, l...)
 	}
 	return locs, ""
 }
 
-// location is the tdmrep.json location that matches the paths pp matches, as far as case
-// allows (it is lower case, as pp compares): "*" any characters, "$" the end, non-ASCII
-// bytes percent-encoded as agents compare them. Globs (whose "*" stops at "/"), patterns with
-// a percent escape or a literal "$" have none.
-func (pp *pathPattern) location() (string, bool) {
+// locations are the tdmrep.json locations that match the paths pp matches as far as case
+// allows: pp compares without case, a TDM agent with it, so the pattern is written as the
+// operator wrote it and, when that differs, in lower case too (the spellings a site most
+// likely links). "*" is any characters, "$" the end, non-ASCII bytes percent-encoded as agents
+// compare them. Globs (whose "*" stops at "/"), patterns with a percent escape or a literal
+// "$" have none.
+func (pp *pathPattern) locations() ([]string, bool) {
 	if pp.kind == matchGlob || pp.escaped || strings.Contains(pp.literal, "$") {
-		return "", false
+		return nil, false
 	}
-	lit := encodeNonASCII(pp.literal)
+	if pp.kind == matchAll {
+		return []string{"/"}, true
+	}
+	// The operator's literal: the kinds that reach here have their "*" only at the ends.
+	lit := encodeNonASCII(strings.TrimSuffix(strings.TrimPrefix(pp.raw, "*"), "*"))
+	var format string
 	switch pp.kind {
-	case matchAll:
-		return "/", true
 	case matchExact:
-		return lit + "$", true
+		format = "%s$"
 	case matchPrefix:
-		return lit, true
+		format = "%s"
 	case matchSuffix:
-		return "/*" + lit + "$", true
+		format = "/*%s$"
 	case matchSubstring:
-		return "/*" + lit, true
+		format = "/*%s"
+	default:
+		return nil, false
 	}
-	return "", false
+	locs := []string{fmt.Sprintf(format, lit)}
+	if lower := fmt.Sprintf(format, encodeNonASCII(pp.literal)); lower != locs[0] {
+		locs = append(locs, lower)
+	}
+	return locs, true
 }
 
 func encodeNonASCII(s string) string {
