@@ -1,6 +1,8 @@
 package caddymodule
 
 import (
+	"strconv"
+
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
 	"github.com/sitepolicy/caddy-robots/policy"
@@ -30,17 +32,19 @@ func parseTagTDM(d *caddyfile.Dispenser, at *positions, h *RobotsTag) error {
 		return errf(d, "%s; it takes no block", usage)
 	}
 	t := &policy.TDM{}
-	// Exactly the words the report writes: "01" or "-0" would be a 1 or a 0 only to Atoi.
-	switch args[0] {
-	case "derive":
+	if args[0] == "derive" {
 		at.mark("tdm.derive")
 		t.Derive = true
-	case "0", "1":
-		n := int(args[0][0] - '0')
+	} else {
+		// A number written as JSON writes it, for the core to check as it checks JSON's (2 is
+		// refused there, with the same words); "01", "-0" or "+1" are not the report's 1 or 0,
+		// though Atoi reads them so.
+		n, err := strconv.Atoi(args[0])
+		if err != nil || strconv.Itoa(n) != args[0] {
+			return errf(d, "%s; got %q", usage, args[0])
+		}
 		at.mark("tdm.reservation")
 		t.Reservation = &n
-	default:
-		return errf(d, "%s; got %q", usage, args[0])
 	}
 	if len(args) == 2 {
 		at.mark("tdm.policy")

@@ -86,6 +86,11 @@ const PrescanLen = 1024
 // closes the head, or non-whitespace text, after any BOM, doctype, comments and
 // <html>). It tokenizes with golang.org/x/net/html and only trusts tokens it knows are
 // complete, so <head> inside comments, scripts, attributes or CDATA does not fool it.
+// Inserting there must not push the page's encoding declaration (a meta element the prescan
+// finds in the first PrescanLen bytes) out of that window: when one lies after the injection
+// point, the elements go after it, at the first token boundary in the head that follows it,
+// or the body passes through when the head has none (unless a UTF-8 byte order mark or XML
+// decides the encoding).
 //
 // To avoid repeating rules the page already states for a token in its own head meta
 // elements, it buffers from the injection point to the end of the head (</head>, or
@@ -142,6 +147,9 @@ type Injector struct {
 	prescanDone bool   // the prescan window has been searched
 	ready       bool   // what to insert is decided, pending the prescan window
 	pendingMeta []byte // what to insert when ready
+	bom         bool   // a UTF-8 byte order mark decides the encoding
+	declEnd     int    // absolute end of the last encoding declaration the prescan found; 0: none
+	afterDecl   int    // the first head token end at or after declEnd (noteHeadBoundary)
 
 	licenses     Licenses // InjectorOptions.Licenses
 	host         string   // InjectorOptions.Host
@@ -376,8 +384,12 @@ func (in *Injector) tdmMinusPage() tdmrep.Declaration {
 	return tdmrep.Declaration{}
 }
 
-// emit inserts the decided meta elements and writes the buffer.
+// emit inserts the decided meta elements and writes the buffer; at the injection point, or
+// after the page's encoding declarations (keepDeclaration).
 func (in *Injector) emit() {
+	if !in.keepDeclaration() {
+		return
+	}
 	meta, links := in.pendingMeta, in.pendingLinks
 	in.pendingMeta, in.pendingLinks, in.ready = nil, nil, false
 	in.state, in.inserted = Injected, len(meta)+len(links)

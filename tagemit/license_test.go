@@ -31,17 +31,13 @@ func checkLicenseDOM(t *testing.T, input, output []byte, in *Injector, p Policy,
 	}
 	inDoc, outDoc := parseDoc(t, input), parseDoc(t, output)
 	head := findElem(outDoc, "head")
-	for head.FirstChild != nil && head.FirstChild.Type == html.ElementNode && head.FirstChild.Data == "meta" && !p.IsEmpty() {
-		if _, ok := attr(head.FirstChild, "charset"); ok {
-			break
-		}
-		head.RemoveChild(head.FirstChild)
-		if head.FirstChild == nil || head.FirstChild.Data != "meta" {
-			break
-		}
+	c := firstInserted(t, findElem(inDoc, "head"), head)
+	for c != nil && c.Type == html.ElementNode && c.Data == "meta" && !p.IsEmpty() {
+		next := c.NextSibling
+		head.RemoveChild(c)
+		c = next
 	}
 	for _, w := range want {
-		c := head.FirstChild
 		if c == nil || c.Type != html.ElementNode || c.Data != "link" {
 			t.Fatalf("no link element for %q at the start of head:\n%s", w, render(t, outDoc))
 		}
@@ -51,7 +47,9 @@ func checkLicenseDOM(t *testing.T, input, output []byte, in *Injector, p Policy,
 		if rel != "license" || typ != "application/rsl+xml" || href != w || len(c.Attr) != 3 {
 			t.Fatalf("link %+v, want href %q", c.Attr, w)
 		}
+		next := c.NextSibling
 		head.RemoveChild(c)
+		c = next
 	}
 	if a, b := render(t, inDoc), render(t, outDoc); a != b {
 		t.Fatalf("DOM differs beyond our elements\ninput:  %s\noutput: %s", a, b)
@@ -233,8 +231,11 @@ func FuzzInjectorLicenses(f *testing.F) {
 				t.Fatalf("head lacks the license %q:\n%s", want, render(t, outDoc))
 			}
 		}
+		c := firstInserted(t, findElem(parseDoc(t, doc), "head"), head)
 		for range k {
-			head.RemoveChild(head.FirstChild)
+			next := c.NextSibling
+			head.RemoveChild(c)
+			c = next
 		}
 		if a, b := render(t, parseDoc(t, doc)), render(t, outDoc); a != b {
 			t.Fatalf("DOM differs beyond our elements\ninput:  %s\noutput: %s", a, b)
