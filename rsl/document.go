@@ -254,7 +254,7 @@ func uriChars(s string) string {
 		return msg
 	}
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c <= ' ' || c >= 0x7f || strings.IndexByte(`<>"{}|\^`+"`", c) >= 0 {
+		if c := s[i]; c <= ' ' || c >= 0x7f || strings.IndexByte(syntax.URIExcludedChars, c) >= 0 {
 			return fmt.Sprintf("%q must be percent-encoded in a URL (RFC 3986 section 2)", c)
 		}
 	}
