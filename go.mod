@@ -8,3 +8,5 @@ require (
 	github.com/temoto/robotstxt v1.1.2
 	golang.org/x/net v0.62.0
 )
+
+require golang.org/x/text v0.43.0 // indirect

@@ -223,6 +223,11 @@ func TestLicenseDocumentCaddyfileErrors(t *testing.T) {
 		{"empty license", doc(""), fmt.Sprintf(`a license with no permits, prohibits or payment says nothing: give at least one, at Caddyfile:%d`, base+4)},
 		{"bad path", "robots_txt {\n\tlicense_document license.xml {\n\t\tcontent / {\n\t\t\tpermits all\n\t\t}\n\t}\n}", fmt.Sprintf(`"license.xml": must be a path such as "/license.xml" where the document is served, at Caddyfile:%d`, base+3)},
 		{"no content", "robots_txt {\n\tlicense_document /l.xml {\n\t}\n}", "an RSL document needs at least one content element"},
+		{"tdmrep.json path", "robots_txt {\n\tlicense_document /.well-known/tdmrep.json {\n\t\tcontent / {\n\t\t\tpermits all\n\t\t}\n\t}\n}", fmt.Sprintf(`"/.well-known/tdmrep.json": is the TDMRep file's path, which the document would replace, at Caddyfile:%d`, base+3)},
+		{"home page", "robots_txt {\n\tlicense_document / {\n\t\tcontent / {\n\t\t\tpermits all\n\t\t}\n\t}\n}", fmt.Sprintf(`"/": is the site's home page, which the document would replace: give it a path of its own, e.g. /license.xml, at Caddyfile:%d`, base+3)},
+		{"dot segment", "robots_txt {\n\tlicense_document /x/../license.xml {\n\t\tcontent / {\n\t\t\tpermits all\n\t\t}\n\t}\n}", fmt.Sprintf(`without dot segments (".", ".."): a client resolves them away and never asks for the path as written, at Caddyfile:%d`, base+3)},
+		{"empty segment", "robots_txt {\n\tlicense_document /a//l.xml {\n\t\tcontent / {\n\t\t\tpermits all\n\t\t}\n\t}\n}", fmt.Sprintf(`would also name another host in a License line, at Caddyfile:%d`, base+3)},
+		{"same path twice", "robots_txt {\n\tlicense_document /l.xml {\n\t\tcontent / {\n\t\t\tpermits all\n\t\t}\n\t}\n\tlicense_document /l.xml {\n\t\tcontent / {\n\t\t\tpermits all\n\t\t}\n\t}\n}", fmt.Sprintf(`license_documents[0] is served there already, at Caddyfile:%d`, base+8)},
 		{"unknown", doc("\t\t\tallow /x\n"), `content's block takes permits, prohibits, payment, standard, custom (got "allow")`},
 	} {
 		site := globals() + "http://localhost:" + fmt.Sprint(sitePort) + " {\n" + c.block + "\n}\n"

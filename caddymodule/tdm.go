@@ -36,8 +36,11 @@ func parseTagTDM(d *caddyfile.Dispenser, at *positions, h *RobotsTag) error {
 		at.mark("tdm.derive")
 		t.Derive = true
 	} else {
+		// A number written as JSON writes it, for the core to check as it checks JSON's (2 is
+		// refused there, with the same words); "01", "-0" or "+1" are not the report's 1 or 0,
+		// though Atoi reads them so.
 		n, err := strconv.Atoi(args[0])
-		if err != nil {
+		if err != nil || strconv.Itoa(n) != args[0] {
 			return errf(d, "%s; got %q", usage, args[0])
 		}
 		at.mark("tdm.reservation")

@@ -13,6 +13,13 @@ var badTDMCaddyfiles = []struct {
 }{
 	{"reservation 2", "robots_tag {\n\ttdm 2 # <-\n}", "tdm-reservation is 1 (TDM rights reserved) or 0"},
 	{"reservation -1", "robots_tag {\n\ttdm -1 # <-\n}", "tdm-reservation is 1 (TDM rights reserved) or 0"},
+	// Only the report's words: what Atoi reads as 1 or 0 is not one.
+	{"reservation 01", "robots_tag {\n\ttdm 01 # <-\n}", `e.g. tdm 1 https://example.com/policies/tdm.json; got "01"`},
+	{"reservation -0", "robots_tag {\n\ttdm -0 # <-\n}", `e.g. tdm 1 https://example.com/policies/tdm.json; got "-0"`},
+	{"reservation +1", "robots_tag {\n\ttdm +1 # <-\n}", `e.g. tdm 1 https://example.com/policies/tdm.json; got "+1"`},
+	{"reservation 1.0", "robots_tag {\n\ttdm 1.0 # <-\n}", `e.g. tdm 1 https://example.com/policies/tdm.json; got "1.0"`},
+	{"policy with a quote", "robots_tag {\n\ttdm 1 `https://e.com/a\"b` # <-\n}", `a tdm-policy URL must percent-encode '"'`},
+	{"policy with a bracket", "robots_tag {\n\ttdm 1 https://e.com/a<b> # <-\n}", `a tdm-policy URL must percent-encode '<'`},
 	{"reservation yes", "robots_tag {\n\ttdm yes # <-\n}", `tdm takes a reservation, 1 (TDM rights reserved), 0 (not reserved) or derive`},
 	{"bare", "robots_tag {\n\ttdm # <-\n}", "tdm takes a reservation"},
 	{"three arguments", "robots_tag {\n\ttdm 1 https://e.com/a https://e.com/b # <-\n}", "(got 3 arguments)"},

@@ -189,10 +189,7 @@ func checkLicense(s string) string {
 	if msg := checkURLOrPath("license", licenseKey, s); msg != "" {
 		return msg
 	}
-	if i := strings.IndexAny(s, "<>\"{}|\\^`"); i >= 0 {
-		return fmt.Sprintf("a license URL must percent-encode %q, which URIs do not allow (RFC 3986 section 2)", s[i])
-	}
-	return ""
+	return syntax.URIExcluded("a license URL", s)
 }
 
 // checkURLOrPath checks the value of a line keyed key that names what: an absolute http(s)

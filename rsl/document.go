@@ -11,6 +11,7 @@ import (
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/internal/syntax"
+	"github.com/sitepolicy/caddy-robots/tdmrep"
 )
 
 // Usages are the usage vocabulary of RSL 1.0 (section 3.4.1, "Usage and User Classification
@@ -179,19 +180,37 @@ func (d *Document) Render() ([]byte, error) {
 
 func escape(b *bytes.Buffer, s string) { _ = xml.EscapeText(b, []byte(s)) }
 
-// checkServedPath checks the path a document is served at.
+// checkServedPath checks the path a document is served at. The document answers a request
+// whose path is exactly this one, ahead of the site's handler, and the path is published as
+// a License URL: so it must be a path a client sends as written (no dot segments, which
+// clients resolve away, and no empty segment), and not one the site or this module answers
+// with something else (the home page, robots.txt, tdmrep.json).
 func checkServedPath(p string) string {
 	const want = `a path such as "/license.xml" where the document is served`
-	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") {
+	if !strings.HasPrefix(p, "/") {
 		return "must be " + want
-	}
-	if p == "/robots.txt" {
-		return "is robots.txt's own path"
 	}
 	for i := 0; i < len(p); i++ {
 		if c := p[i]; c <= ' ' || c >= 0x7f || strings.IndexByte(`?#<>"{}|\^`+"`%", c) >= 0 {
 			return fmt.Sprintf("must be %s, matched exactly: %q is not allowed in it", want, c)
 		}
+	}
+	switch p {
+	case "/":
+		return "is the site's home page, which the document would replace: give it a path of its own, e.g. /license.xml"
+	case "/robots.txt":
+		return "is robots.txt's own path"
+	case tdmrep.WellKnownPath:
+		return "is the TDMRep file's path, which the document would replace"
+	}
+	for seg := range strings.SplitSeq(p[1:], "/") {
+		switch seg {
+		case ".", "..":
+			return "must be " + want + ", without dot segments (\".\", \"..\"): a client resolves them away and never asks for the path as written"
+		}
+	}
+	if strings.Contains(p, "//") {
+		return "must be " + want + `, without an empty segment ("//"): the path is matched exactly, and "//" would also name another host in a License line`
 	}
 	return ""
 }
@@ -235,7 +254,7 @@ func uriChars(s string) string {
 		return msg
 	}
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c <= ' ' || c >= 0x7f || strings.IndexByte(`<>"{}|\^`+"`", c) >= 0 {
+		if c := s[i]; c <= ' ' || c >= 0x7f || strings.IndexByte(syntax.URIExcludedChars, c) >= 0 {
 			return fmt.Sprintf("%q must be percent-encoded in a URL (RFC 3986 section 2)", c)
 		}
 	}

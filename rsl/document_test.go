@@ -5,6 +5,8 @@ import (
 	"encoding/xml"
 	"errors"
 	"math/rand/v2"
+	"net/url"
+	"path"
 	"reflect"
 	"slices"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/internal/fixture"
 	. "github.com/sitepolicy/caddy-robots/rsl"
+	"github.com/sitepolicy/caddy-robots/tdmrep"
 )
 
 // decoded is the document as encoding/xml reads it back.
@@ -135,6 +138,48 @@ func TestDocumentExample(t *testing.T) {
 	}
 }
 
+// TestServedPathAsRequested: over generated paths, one Validate accepts as a document's path is the path a
+// client requests for its URL as written (url.Parse and path cleaning, as net/http and Caddy
+// read a request, leave it alone, trailing slash aside), and none of the paths the site or
+// this module answers otherwise.
+func TestServedPathAsRequested(t *testing.T) {
+	parts := []string{"/", "/", "a", "license.xml", ".", "..", "//", ".well-known", "tdmrep.json", "robots.txt", "?", "#", "%2e", "x.y", "~"}
+	r := rand.New(rand.NewPCG(5, 6))
+	accepted := 0
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + r.IntN(6) {
+			b.WriteString("/"[:r.IntN(3)%2] + parts[r.IntN(len(parts))])
+		}
+		p := b.String()
+		d := Document{Path: p, Content: []Content{{URL: "/", Prohibits: []string{"ai-train"}}}}
+		if pathRefused(d.Validate()) {
+			continue
+		}
+		accepted++
+		u, err := url.Parse("http://example.com" + p)
+		clean := path.Clean(p)
+		if strings.HasSuffix(p, "/") && clean != "/" {
+			clean += "/"
+		}
+		if err != nil || u.Path != p || u.RawQuery != "" || u.Fragment != "" || clean != p || p == "/" || p == "/robots.txt" || p == tdmrep.WellKnownPath {
+			t.Fatalf("Validate accepts path %q: parsed %v %v, cleaned %q", p, u, err, clean)
+		}
+	}
+	if accepted < 1000 {
+		t.Fatalf("only %d paths accepted", accepted)
+	}
+}
+
+func pathRefused(err error) bool {
+	for _, e := range configerr.All(err) {
+		if e.Path == "path" {
+			return true
+		}
+	}
+	return false
+}
+
 // TestDocumentErrors: each problem is named by its field path.
 func TestDocumentErrors(t *testing.T) {
 	ok := Content{URL: "/", Prohibits: []string{"ai-train"}}
@@ -146,6 +191,13 @@ func TestDocumentErrors(t *testing.T) {
 		{Document{Path: "license.xml", Content: []Content{ok}}, "path", "a path such as"},
 		{Document{Path: "/l.xml?v=1", Content: []Content{ok}}, "path", `'?'`},
 		{Document{Path: "/robots.txt", Content: []Content{ok}}, "path", "robots.txt"},
+		{Document{Path: "/.well-known/tdmrep.json", Content: []Content{ok}}, "path", "TDMRep"},
+		{Document{Path: "/", Content: []Content{ok}}, "path", "home page"},
+		{Document{Path: "/x/../license.xml", Content: []Content{ok}}, "path", "dot segments"},
+		{Document{Path: "/./license.xml", Content: []Content{ok}}, "path", "dot segments"},
+		{Document{Path: "/l/..", Content: []Content{ok}}, "path", "dot segments"},
+		{Document{Path: "/a//license.xml", Content: []Content{ok}}, "path", `"//"`},
+		{Document{Path: "//license.xml", Content: []Content{ok}}, "path", `"//"`},
 		{Document{Path: "/l.xml"}, "content", "at least one content"},
 		{Document{Path: "/l.xml", Content: []Content{{URL: "articles", Prohibits: []string{"ai-train"}}}}, "content[0].url", "absolute http(s) URL"},
 		{Document{Path: "/l.xml", Content: []Content{{URL: "/a\x01", Prohibits: []string{"ai-train"}}}}, "content[0].url", "control characters"},

@@ -32,8 +32,9 @@ func LinkValue(target string) string {
 // as RFC 8288 section 3 writes them (link-values separated by commas, parameters by
 // semicolons, values as tokens or quoted strings, rel a space-separated list compared without
 // case); a value that does not parse stops the reading of its line, which then counts as not
-// holding the link (the route's is added: a duplicate at worst, never a lost license). It does
-// not allocate.
+// holding the link (the route's is added: a duplicate at worst, never a lost license). A
+// link-value with an anchor parameter is about another context than this response (RFC 8288
+// section 3.2) and does not count. It does not allocate.
 func HasLicenseLink(fields []string, target, host string) bool {
 	for _, f := range fields {
 		if fieldHasLicenseLink(f, target, host) {
@@ -59,7 +60,7 @@ func fieldHasLicenseLink(f, target, host string) bool {
 		}
 		uri := f[i+1 : i+1+end]
 		i += end + 2
-		license := false
+		license, anchored := false, false
 		// Parameters up to the comma that ends this link-value.
 		for {
 			i = skipOWS(f, i)
@@ -79,6 +80,9 @@ func fieldHasLicenseLink(f, target, host string) bool {
 				return false
 			}
 			i = skipOWS(f, i)
+			if strings.EqualFold(name, "anchor") {
+				anchored = true
+			}
 			if i >= len(f) || f[i] != '=' {
 				continue // a parameter without a value
 			}
@@ -108,7 +112,7 @@ func fieldHasLicenseLink(f, target, host string) bool {
 				license = true
 			}
 		}
-		if license && sameTarget(uri, target, host) {
+		if license && !anchored && SameTarget(uri, target, host) {
 			return true
 		}
 	}
@@ -144,8 +148,11 @@ func relHasLicense(v string, quoted bool) bool {
 	return false
 }
 
-// sameTarget compares a backend's link target with the route's.
-func sameTarget(uri, target, host string) bool {
+// SameTarget reports whether uri, a link target found in a response (a Link field's or an
+// HTML <link>'s href), names the license target: written the same, or, for a path target, as
+// the absolute http or https URL of host with that path (host compared without case), the
+// URL a client resolves the path to on this request. It does not allocate.
+func SameTarget(uri, target, host string) bool {
 	if uri == target {
 		return true
 	}

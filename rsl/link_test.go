@@ -42,6 +42,12 @@ func TestHasLicenseLink(t *testing.T) {
 		{[]string{`<https://example.com/license.xml/x>; rel="license"`}, false},
 		{[]string{`</license.xml; rel="license"`}, false},
 		{[]string{`garbage, </license.xml>; rel="license"`}, false}, // the line stops at garbage
+		// An anchor makes the link about another context (RFC 8288 section 3.2).
+		{[]string{`</license.xml>; rel=license; anchor="/other"`}, false},
+		{[]string{`</license.xml>; ANCHOR="#x"; rel="license"`}, false},
+		{[]string{`<https://example.com/license.xml>; anchor=""; rel="license"`}, false},
+		{[]string{`</license.xml>; rel=license; anchor="/other", </license.xml>; rel=license`}, true},
+		{[]string{`</license.xml>; rel=license; title="anchor=x"`}, true},
 	} {
 		if got := HasLicenseLink(c.fields, target, host); got != c.want {
 			t.Errorf("%q: %v, want %v", c.fields, got, c.want)
@@ -55,7 +61,7 @@ func TestHasLicenseLinkWitness(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	targets := []string{"/license.xml", "/l", "https://example.com/license.xml", "https://cdn.example/l.xml", "/a,b", "/a;b"}
 	rels := []string{"license", "LICENSE", `"license"`, `"alternate license"`, `"licen\se"`, "preload", `"license-x"`, `"x license y"`, `""`}
-	params := []string{`type="application/rsl+xml"`, `title="a, b; rel=license"`, "crossorigin", `anchor="#x"`, `title*=UTF-8''x`}
+	params := []string{`type="application/rsl+xml"`, `title="a, b; rel=license"`, "crossorigin", `anchor="#x"`, `title*=UTF-8''x`, `Anchor=/other`, `title="anchor=x"`}
 	n, compared := 3000, 0
 	for range n {
 		var lines []string
@@ -79,7 +85,7 @@ func TestHasLicenseLinkWitness(t *testing.T) {
 				links, ok := fixture.ParseLinks(l)
 				all = all && ok
 				for _, pl := range links {
-					if pl.IsLicense() && (pl.Target == target || target[0] == '/' && (pl.Target == "https://example.com"+target || pl.Target == "http://example.com"+target)) {
+					if _, anchored := pl.Params["anchor"]; !anchored && pl.IsLicense() && (pl.Target == target || target[0] == '/' && (pl.Target == "https://example.com"+target || pl.Target == "http://example.com"+target)) {
 						want = true
 					}
 				}
@@ -103,6 +109,7 @@ func pick(r *rand.Rand, s []string) string { return s[r.IntN(len(s))] }
 // FuzzHasLicenseLink: never panics, and agrees with the independent reader on lines it parses.
 func FuzzHasLicenseLink(f *testing.F) {
 	f.Add(`</license.xml>; rel="license"; type="application/rsl+xml", </x>; rel=preload`, "/license.xml")
+	f.Add(`</license.xml>; rel="license"; anchor="/other"`, "/license.xml")
 	f.Fuzz(func(t *testing.T, field, target string) {
 		got := HasLicenseLink([]string{field}, target, "example.com")
 		links, ok := fixture.ParseLinks(field)
@@ -111,7 +118,7 @@ func FuzzHasLicenseLink(f *testing.F) {
 		}
 		want := false
 		for _, pl := range links {
-			if pl.IsLicense() && (pl.Target == target || strings.HasPrefix(target, "/") && strings.EqualFold(strings.TrimSuffix(pl.Target, target), "https://example.com") && strings.HasSuffix(pl.Target, target)) {
+			if _, anchored := pl.Params["anchor"]; !anchored && pl.IsLicense() && (pl.Target == target || strings.HasPrefix(target, "/") && strings.EqualFold(strings.TrimSuffix(pl.Target, target), "https://example.com") && strings.HasSuffix(pl.Target, target)) {
 				want = true
 			}
 		}

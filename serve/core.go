@@ -132,6 +132,7 @@ func New(cfg policy.Config, opts Options) (*Core, error) {
 			c.warnings = append(c.warnings, warnings...)
 		}
 	}
+	c.warnings = append(c.warnings, docRouteWarnings(c.docs, c.routes)...)
 	if len(c.routes) >= indexMinRoutes {
 		c.index = newRouteIndex(c.routes)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"time"
 
@@ -77,4 +78,24 @@ func (c *Core) serveDoc(w http.ResponseWriter, r *http.Request, d *licenseDoc) e
 		return &StatusError{http.StatusMethodNotAllowed, "the RSL license document answers GET and HEAD"}
 	}
 	return c.robots.serveBody(w, r, d.body, d.modTime, d.lastModified)
+}
+
+// docRouteWarnings warns about each license document whose path a robots_tag route names by
+// a pattern of its own (any but "*"): that route means to tag what the site serves there,
+// and the document replaces it (the Core answers the path itself, ahead of the site's
+// handler and the route). A route at "*" covers every path and says nothing of this one.
+func docRouteWarnings(docs []licenseDoc, routes []route) []*configerr.Error {
+	var out []*configerr.Error
+	for _, d := range docs {
+		r := &http.Request{URL: &url.URL{Path: d.path}}
+		reqPath := requestPath(r)
+		for i := range routes {
+			for _, pp := range routes[i].patterns {
+				if pp.kind != matchAll && pp.Match(r, reqPath) {
+					out = append(out, configerr.New(configerr.Index("robots_tag", i), "", fmt.Sprintf("path pattern %q names %s, where a license document is served: the document answers that path, not the site's handler, and this route does not tag it", pp.raw, d.path)))
+				}
+			}
+		}
+	}
+	return out
 }

@@ -74,7 +74,9 @@ func newTDMOutput(d tdmrep.Declaration) tdmOutput {
 // reservation outranks the routes' (its 1 over their 0), since a meta element supersedes the
 // fields (report #sec-processing-priority) and must not weaken them. The handler's tdm-reservation is read as a
 // TDM agent reads it: one line of "0" or "1", anything else unset (#sec-tdm-reservation), so a malformed one
-// never removes the routes' reservation. Nothing allocates.
+// never removes the routes' reservation; but lines that hold a "1" anywhere (two lines of 1,
+// "1, 1") count as the handler's reservation, left as they are, so a lenient agent's reading
+// is never weakened to the routes' 0. Nothing allocates.
 func setTDM(h http.Header, o *tdmOutput) tdmrep.Declaration {
 	if o.reservation == nil {
 		return tdmrep.Declaration{}
@@ -82,6 +84,11 @@ func setTDM(h http.Header, o *tdmOutput) tdmrep.Declaration {
 	backend := tdmrep.Unset
 	if own := h[tdmrep.ReservationField]; len(own) == 1 {
 		backend = tdmrep.ParseReservation(own[0])
+	}
+	if backend != tdmrep.Reserved && mayReserve(h[tdmrep.ReservationField]) {
+		// Repeated or malformed, which the report calls unset, but a lenient agent would read
+		// the 1 in it: a route's 0 must not turn that into an explicit permission.
+		backend = tdmrep.Reserved
 	}
 	switch {
 	case backend > o.decl.Reservation:
@@ -102,6 +109,22 @@ func setTDM(h http.Header, o *tdmOutput) tdmrep.Declaration {
 	return o.decl
 }
 
+// mayReserve reports whether a handler's tdm-reservation lines hold "1" as one of their
+// comma-separated elements (around whitespace): what an agent that reads repeated or listed
+// values leniently takes for a reservation. It does not allocate.
+func mayReserve(lines []string) bool {
+	for _, l := range lines {
+		for l != "" {
+			elem, rest, _ := strings.Cut(l, ",")
+			if tdmrep.ParseReservation(elem) == tdmrep.Reserved {
+				return true
+			}
+			l = rest
+		}
+	}
+	return false
+}
+
 // tdmFile is the generated /.well-known/tdmrep.json.
 type tdmFile struct {
 	body         *robotsBody
@@ -115,9 +138,11 @@ type tdmFile struct {
 // for. The routes' declarations combine with a reservation winning (tdmrep.Combine), and a
 // TDM agent takes the first rule that matches (report #sec-tdm-file), so the rules are ordered:
 // reservations with a policy, reservations without, then non-reservations (each in route
-// order). The non-reservations are left out when some reserving route has no location, or
-// one whose case matters (route paths match without case, TDM agents with it): a rule of 0
-// could then answer for a path that a reservation covers.
+// order). A route's locations are written in the operator's case and in lower case
+// (pathPattern.locations). The non-reservations are left out when some reserving route has
+// no location, or one with a letter in it (route paths match without case, TDM agents with
+// it, so the route reserves spellings no location writes): a rule of 0 could then answer for
+// a path that a reservation covers.
 func tdmRouteRules(cfg policy.Config, routes []route) ([]tdmrep.Rule, []*configerr.Error) {
 	var withPolicy, without, zero []tdmrep.Rule
 	var warnings []*configerr.Error
@@ -146,7 +171,8 @@ func tdmRouteRules(cfg policy.Config, routes []route) ([]tdmrep.Rule, []*confige
 				r.Reservation = 1
 				without = append(without, r)
 			}
-			if d.Reservation == tdmrep.Reserved && strings.ToUpper(l) != l {
+			if d.Reservation == tdmrep.Reserved && strings.ToUpper(l) != strings.ToLower(l) {
+				// A letter: the route also reserves the spellings no location writes.
 				zeroUnsafe = true
 			}
 		}
@@ -170,37 +196,48 @@ func tdmLocations(r policy.Route, patterns []pathPattern) ([]string, string) {
 	}
 	var locs []string
 	for j, pp := range patterns {
-		l, ok := pp.location()
+		l, ok := pp.locations()
 		if !ok {
 			return nil, fmt.Sprintf("path pattern %q (paths[%d]) cannot be written as a location (a glob, a percent escape, or a \"$\")", pp.raw, j)
 		}
-		locs = append(locs, l)
+		locs = append(locs, l...)
 	}
 	return locs, ""
 }
 
-// location is the tdmrep.json location that matches the paths pp matches, as far as case
-// allows (it is lower case, as pp compares): "*" any characters, "$" the end, non-ASCII
-// bytes percent-encoded as agents compare them. Globs (whose "*" stops at "/"), patterns with
-// a percent escape or a literal "$" have none.
-func (pp *pathPattern) location() (string, bool) {
+// locations are the tdmrep.json locations that match the paths pp matches as far as case
+// allows: pp compares without case, a TDM agent with it, so the pattern is written as the
+// operator wrote it and, when that differs, in lower case too (the spellings a site most
+// likely links). "*" is any characters, "$" the end, non-ASCII bytes percent-encoded as agents
+// compare them. Globs (whose "*" stops at "/"), patterns with a percent escape or a literal
+// "$" have none.
+func (pp *pathPattern) locations() ([]string, bool) {
 	if pp.kind == matchGlob || pp.escaped || strings.Contains(pp.literal, "$") {
-		return "", false
+		return nil, false
 	}
-	lit := encodeNonASCII(pp.literal)
+	if pp.kind == matchAll {
+		return []string{"/"}, true
+	}
+	// The operator's literal: the kinds that reach here have their "*" only at the ends.
+	lit := encodeNonASCII(strings.TrimSuffix(strings.TrimPrefix(pp.raw, "*"), "*"))
+	var format string
 	switch pp.kind {
-	case matchAll:
-		return "/", true
 	case matchExact:
-		return lit + "$", true
+		format = "%s$"
 	case matchPrefix:
-		return lit, true
+		format = "%s"
 	case matchSuffix:
-		return "/*" + lit + "$", true
+		format = "/*%s$"
 	case matchSubstring:
-		return "/*" + lit, true
+		format = "/*%s"
+	default:
+		return nil, false
 	}
-	return "", false
+	locs := []string{fmt.Sprintf(format, lit)}
+	if lower := fmt.Sprintf(format, encodeNonASCII(pp.literal)); lower != locs[0] {
+		locs = append(locs, lower)
+	}
+	return locs, true
 }
 
 func encodeNonASCII(s string) string {

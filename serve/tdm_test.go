@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/jimsmart/grobotstxt"
 
@@ -88,7 +89,13 @@ func TestTDMFields(t *testing.T) {
 			{"/articles/x", http.Header{"Tdm-Reservation": {"1"}, "Tdm-Policy": {"https://b.example/p"}}, []string{"1"}, []string{pol}},
 			{"/images/a.jpg", http.Header{"Tdm-Reservation": {"yes"}}, []string{"1"}, nil},
 			{"/images/a.jpg", http.Header{"Tdm-Reservation": {"1", "0"}}, []string{"1"}, nil},
-			{"/open/x", http.Header{"Tdm-Reservation": {"1", "1"}}, []string{"0"}, nil}, // two lines: a protocol error, unset
+			// Repeated or listed values are a protocol error, but a lenient agent reads their 1:
+			// the route's 0 never turns them into a permission; they stay as the handler sent them.
+			{"/open/x", http.Header{"Tdm-Reservation": {"1", "1"}}, []string{"1", "1"}, nil},
+			{"/open/x", http.Header{"Tdm-Reservation": {"1, 1"}}, []string{"1, 1"}, nil},
+			{"/open/x", http.Header{"Tdm-Reservation": {"0", "1"}, "Tdm-Policy": {"https://b.example/p"}}, []string{"0", "1"}, []string{"https://b.example/p"}},
+			{"/open/x", http.Header{"Tdm-Reservation": {"0, 0"}}, []string{"0"}, nil},
+			{"/open/x", http.Header{"Tdm-Reservation": {"x,1"}}, []string{"x,1"}, nil},
 			{"/open/x", http.Header{"Tdm-Reservation": {"01"}}, []string{"0"}, nil},
 			{"/open/x", http.Header{"Tdm-Reservation": {"2"}}, []string{"0"}, nil},
 		} {
@@ -274,6 +281,12 @@ func TestTDMRepFileZeroRules(t *testing.T) {
 			nil, true},
 		{[]policy.Route{tdmRoute([]string{"/open/*"}, 0, "")},
 			[]tdmrep.Rule{{Location: "/open/", Reservation: 0}}, false},
+		// The operator's case, and lower case where it differs; an upper-case letter makes
+		// the rules of 0 unsafe as a lower-case one does.
+		{[]policy.Route{tdmRoute([]string{"/Upper/*", "/ÉTÉ", "/low/*"}, 1, "")},
+			[]tdmrep.Rule{{Location: "/Upper/", Reservation: 1}, {Location: "/upper/", Reservation: 1}, {Location: "/%C3%89T%C3%89$", Reservation: 1}, {Location: "/%C3%A9t%C3%A9$", Reservation: 1}, {Location: "/low/", Reservation: 1}}, false},
+		{[]policy.Route{tdmRoute([]string{"*"}, 0, ""), tdmRoute([]string{"/PRIVATE/*"}, 1, "")},
+			[]tdmrep.Rule{{Location: "/PRIVATE/", Reservation: 1}, {Location: "/private/", Reservation: 1}}, true},
 	} {
 		core := mustCore(t, policy.Config{RobotsTag: c.routes}, serve.Options{TDMRepFile: true})
 		rec := httptest.NewRecorder()
@@ -306,12 +319,17 @@ func locationMatches(loc, escapedPath string) bool {
 // TestTDMRepFileAgrees: for thousands of generated sites and paths, the declaration a TDM
 // agent reads in the generated file (the first rule whose location grobotstxt matches) is
 // never a permission the responses do not give: unset, or the tdm-reservation (and, with no
-// route left out and a lower-case path, the tdm-policy) the Core sends for that path.
+// route left out and a path spelled as the patterns are, the tdm-policy) the Core sends for
+// that path; and, with no route left out, a path spelled as the operator wrote the patterns
+// that the responses reserve is reserved by the file too. Paths in another case (each letter
+// in either) are checked for the first only.
 func TestTDMRepFileAgrees(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 24))
 	segs := []string{"a", "b", "docs", "x.pdf", "y.jpg", "é", "Up", "a.b"}
+	// Patterns also in upper case; paths (unless respelled) as written or in lower case.
+	patternSegs := append(slices.Clip(segs), "DOCS", "A.B")
 	pattern := func() string {
-		s := segs[rng.IntN(len(segs))]
+		s := patternSegs[rng.IntN(len(patternSegs))]
 		switch rng.IntN(7) {
 		case 0:
 			return "*"
@@ -332,6 +350,7 @@ func TestTDMRepFileAgrees(t *testing.T) {
 	if serve.RaceEnabled {
 		sites = 200
 	}
+	checked, coveredReserved := 0, 0
 	for range sites {
 		var routes []policy.Route
 		for range 1 + rng.IntN(4) {
@@ -350,7 +369,11 @@ func TestTDMRepFileAgrees(t *testing.T) {
 			routes = append(routes, r)
 		}
 		core := mustCore(t, policy.Config{RobotsTag: routes}, serve.Options{TDMRepFile: true})
-		leftOut := len(core.Warnings()) > 0
+		// A route the file says nothing for (the rules of 0 left out change no reservation).
+		leftOut := false
+		for _, w := range core.Warnings() {
+			leftOut = leftOut || strings.Contains(w.Message(), "says nothing")
+		}
 		rec := httptest.NewRecorder()
 		if err := core.ServeTDMRep(rec, httptest.NewRequest("GET", tdmrep.WellKnownPath, nil)); err != nil {
 			t.Fatal(err)
@@ -359,6 +382,7 @@ func TestTDMRepFileAgrees(t *testing.T) {
 		if err := json.Unmarshal(rec.Body.Bytes(), &rules); err != nil {
 			t.Fatal(err)
 		}
+		checked += len(rules)
 		for range paths {
 			var b strings.Builder
 			for range 1 + rng.IntN(3) {
@@ -368,11 +392,22 @@ func TestTDMRepFileAgrees(t *testing.T) {
 				b.WriteString("/")
 			}
 			p := b.String()
+			// A path in another case than the patterns': routes match it, the file may not.
+			respelled := rng.IntN(4) == 0
+			if respelled {
+				p = strings.Map(func(r rune) rune {
+					if rng.IntN(2) == 0 {
+						return unicode.ToUpper(r)
+					}
+					return unicode.ToLower(r)
+				}, p)
+			}
 			u := &url.URL{Path: p}
 			req := httptest.NewRequest("GET", u.EscapedPath(), nil)
 			w := httptest.NewRecorder()
 			_ = core.Tag(w, req, serve.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) error { w.WriteHeader(200); return nil }))
 			sent, sentPolicy := w.Header().Get("Tdm-Reservation"), w.Header().Get("Tdm-Policy")
+			covered := false
 			for _, r := range rules {
 				if !locationMatches(r.Location, u.EscapedPath()) {
 					continue
@@ -381,11 +416,23 @@ func TestTDMRepFileAgrees(t *testing.T) {
 					t.Fatalf("routes %+v\nfile %s\npath %s: the file says %s (%s), the response %q", routes, rec.Body, p, got, r.Location, sent)
 				}
 				// Where case matters the file may find another reserving rule first.
-				if !leftOut && r.Reservation == 1 && p == strings.ToLower(p) && r.Policy != sentPolicy {
+				if !leftOut && r.Reservation == 1 && !respelled && r.Policy != sentPolicy {
 					t.Fatalf("routes %+v\nfile %s\npath %s: the file's policy %q, the response's %q", routes, rec.Body, p, r.Policy, sentPolicy)
 				}
+				covered = true
 				break
 			}
+			// A path spelled as the operator wrote the patterns: the file reserves what the
+			// responses reserve.
+			if !leftOut && !respelled && sent == "1" {
+				if !covered {
+					t.Fatalf("routes %+v\nfile %s\npath %s: the response reserves, the file says nothing", routes, rec.Body, p)
+				}
+				coveredReserved++
+			}
 		}
+	}
+	if checked == 0 || coveredReserved < sites {
+		t.Fatalf("only %d rules and %d reserved paths checked for coverage", checked, coveredReserved)
 	}
 }

@@ -282,7 +282,7 @@ func (tw *tagWriter) startInjection() {
 	weakenETag(h)
 	delete(h, "Accept-Ranges")
 	out := combined(tw.all)
-	opts.Licenses, opts.TDM = out.licenses, tw.tdm
+	opts.Licenses, opts.TDM, opts.Host = out.licenses, tw.tdm, tw.req.Host
 	tw.inj = tagemit.NewInjector(&tw.sink, out.policy, opts)
 }
 

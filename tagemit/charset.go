@@ -144,12 +144,12 @@ func indexFold(b []byte, w string) int {
 func isASCIILetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
 
 // prescan runs the HTML "prescan a byte stream to determine its encoding" algorithm over b
-// and returns every charset label a meta element in b declares, through onLabel, until onLabel
-// returns true. It consumes only complete constructs: the returned offset is where it stopped,
+// and returns every charset label a meta element in b declares, with the offset in b where
+// that element ends, through onLabel, until onLabel returns true. It consumes only complete constructs: the returned offset is where it stopped,
 // the start of a construct that runs past the end of b (unless eof, when everything is read).
 // Unlike a browser, it does not stop at the first declaration: a page that contradicts itself
 // is judged by any of its declarations.
-func prescan(b []byte, eof bool, onLabel func(string) bool) int {
+func prescan(b []byte, eof bool, onLabel func(label string, end int) bool) int {
 	pos := 0
 	for pos < len(b) {
 		if b[pos] != '<' {
@@ -179,7 +179,7 @@ func prescan(b []byte, eof bool, onLabel func(string) bool) int {
 				return pos
 			}
 			pos += 5 + n
-			if ok && onLabel(label) {
+			if ok && onLabel(label, pos) {
 				return pos
 			}
 		case len(rest) < 6 && !eof && isPrefixFold(rest, "<meta"):

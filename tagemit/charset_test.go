@@ -91,7 +91,7 @@ func TestPrescan(t *testing.T) {
 			for end := chunk; ; end += chunk {
 				eof := end >= len(c.doc)
 				end = min(end, len(c.doc))
-				pos += prescan([]byte(c.doc[pos:end]), eof, func(l string) bool { got = append(got, l); return false })
+				pos += prescan([]byte(c.doc[pos:end]), eof, func(l string, _ int) bool { got = append(got, l); return false })
 				if eof {
 					break
 				}

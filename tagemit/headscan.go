@@ -37,8 +37,10 @@ func (in *Injector) checkFirstBytes(eof bool) bool {
 	case bytes.Count(b, []byte{0}) >= 2 || (len(b) == 2 && bytes.IndexByte(b, 0) >= 0):
 		in.passThrough("NUL bytes among the first four: UTF-16 or UTF-32 without a byte order mark, not ASCII-compatible")
 	case bytes.HasPrefix(b, utf8BOM):
-		// A leading byte order mark is removed by decoding before the HTML tokenizer sees it.
+		// A leading byte order mark is removed by decoding before the HTML tokenizer sees it,
+		// and decides the encoding before any meta element.
 		in.scanPos, in.done, in.prescanPos = len(utf8BOM), len(utf8BOM), len(utf8BOM)
+		in.bom = true
 	}
 	return true
 }
@@ -53,7 +55,9 @@ func (in *Injector) prescanStep(eof bool) bool {
 	end := min(in.total, in.window())
 	atEnd := eof || in.total >= in.window()
 	var bad string
-	n := prescan(in.buf[in.prescanPos-in.base:end-in.base], atEnd, func(label string) bool {
+	at := in.prescanPos
+	n := prescan(in.buf[in.prescanPos-in.base:end-in.base], atEnd, func(label string, end int) bool {
+		in.declEnd = max(in.declEnd, at+end)
 		if !ASCIICompatible(label) {
 			bad = label
 			return true
@@ -166,10 +170,41 @@ func (in *Injector) scan(eof bool) {
 		case !rawOpen:
 			restart = end
 		}
+		if in.inHead && in.state == Pending && !in.ready && in.templateDepth == 0 && !rawOpen && end >= in.point {
+			in.noteHeadBoundary(end)
+		}
 	}
 	if in.state == Pending && !in.ready {
 		in.scanPos = restart
 	}
+}
+
+// noteHeadBoundary records end, the end of a token read in the head with the decision still
+// open, as a place head content may go: the first such place at or after the end of the
+// encoding declarations the prescan has found (declEnd) is where emit inserts when the
+// injection point lies before them.
+func (in *Injector) noteHeadBoundary(end int) {
+	if end >= in.declEnd && (in.afterDecl < in.declEnd || end < in.afterDecl) {
+		in.afterDecl = end
+	}
+}
+
+// keepDeclaration moves the injection point after the page's encoding declarations when
+// inserting before them could push one out of the prescan window. It does so whenever the
+// prescan may decide the encoding: a charset in Content-Type decides first only if the
+// client knows its label (it falls back to the prescan otherwise), so only a byte order mark
+// or XML (whose parser reads the XML declaration) makes the declarations moot. It reports
+// false, passing the body through, when no place in the head after them is known.
+func (in *Injector) keepDeclaration() bool {
+	if in.bom || in.xml || in.declEnd <= in.point {
+		return true
+	}
+	if in.afterDecl >= in.declEnd && in.afterDecl <= in.total {
+		in.point = in.afterDecl
+		return true
+	}
+	in.passThrough("the page declares its encoding in a meta element within the first 1024 bytes, after the injection point, and no place in the head follows it: inserting could push the declaration out of the prescan window")
+	return false
 }
 
 // atEOF decides at the end of the body when no token has decided yet.

@@ -60,11 +60,16 @@ type InjectorOptions struct {
 	// conditions; one the page's head already has (rel "license", the same href) is not
 	// added again.
 	Licenses Licenses
+	// Host is the request's host (with its port, as in the Host header): a page's own
+	// license link to the absolute http(s) URL of a path license on this host is that
+	// license, not added again (rsl.SameTarget).
+	Host string
 	// TDM is a TDMRep declaration to insert as its <meta> elements
 	// (tdmrep.Declaration.MetaElements) after the robots ones. Against the page's own
 	// tdm-reservation and tdm-policy elements in the head it is deduplicated: nothing is
 	// inserted where the page states a reservation at least as restrictive (the same, or 1
-	// where TDM is 0), and the policy element only where the page has none. A page that
+	// where TDM is 0), and the policy element only where the page has none (a page with its
+	// own tdm-policy element never gets a second one). A page that
 	// states 0 where TDM is 1 gets the 1 inserted before its own element, which is never
 	// removed.
 	TDM tdmrep.Declaration
@@ -81,6 +86,11 @@ const PrescanLen = 1024
 // closes the head, or non-whitespace text, after any BOM, doctype, comments and
 // <html>). It tokenizes with golang.org/x/net/html and only trusts tokens it knows are
 // complete, so <head> inside comments, scripts, attributes or CDATA does not fool it.
+// Inserting there must not push the page's encoding declaration (a meta element the prescan
+// finds in the first PrescanLen bytes) out of that window: when one lies after the injection
+// point, the elements go after it, at the first token boundary in the head that follows it,
+// or the body passes through when the head has none (unless a UTF-8 byte order mark or XML
+// decides the encoding).
 //
 // To avoid repeating rules the page already states for a token in its own head meta
 // elements, it buffers from the injection point to the end of the head (</head>, or
@@ -137,8 +147,12 @@ type Injector struct {
 	prescanDone bool   // the prescan window has been searched
 	ready       bool   // what to insert is decided, pending the prescan window
 	pendingMeta []byte // what to insert when ready
+	bom         bool   // a UTF-8 byte order mark decides the encoding
+	declEnd     int    // absolute end of the last encoding declaration the prescan found; 0: none
+	afterDecl   int    // the first head token end at or after declEnd (noteHeadBoundary)
 
 	licenses     Licenses // InjectorOptions.Licenses
+	host         string   // InjectorOptions.Host
 	pageLicenses []bool   // which of them the page's head states; nil: none
 	pendingLinks []byte   // the link elements to insert when ready
 }
@@ -151,7 +165,7 @@ func NewInjector(dst io.Writer, p Policy, opts InjectorOptions) *Injector {
 	if max <= 0 {
 		max = DefaultMaxBuffer
 	}
-	in := &Injector{dst: dst, policy: p, max: max, xml: opts.XML, xhtml: opts.XML, licenses: opts.Licenses, tdm: opts.TDM}
+	in := &Injector{dst: dst, policy: p, max: max, xml: opts.XML, xhtml: opts.XML, licenses: opts.Licenses, host: opts.Host, tdm: opts.TDM}
 	if p.IsEmpty() && opts.Licenses.IsEmpty() && opts.TDM.IsEmpty() {
 		in.state, in.reason = PassedThrough, "empty policy"
 	} else if opts.Charset != "" && !ASCIICompatible(opts.Charset) {
@@ -353,9 +367,14 @@ func (in *Injector) decide(full bool) {
 
 // tdmMinusPage is the part of the TDM declaration the page's head does not already state:
 // all of it where the page reserves less (or states nothing), only its policy where the page
-// states the same reservation without a policy, nothing otherwise.
+// states the same reservation without a policy, nothing otherwise; and never the policy where
+// the page has a tdm-policy element of its own.
 func (in *Injector) tdmMinusPage() tdmrep.Declaration {
 	d := in.tdm
+	if in.pagePolicy {
+		// The page names its policy: a second tdm-policy element would contradict it.
+		d.Policy = ""
+	}
 	switch {
 	case d.IsEmpty() || in.pageTDM.Reservation < d.Reservation:
 		return d
@@ -365,8 +384,12 @@ func (in *Injector) tdmMinusPage() tdmrep.Declaration {
 	return tdmrep.Declaration{}
 }
 
-// emit inserts the decided meta elements and writes the buffer.
+// emit inserts the decided meta elements and writes the buffer; at the injection point, or
+// after the page's encoding declarations (keepDeclaration).
 func (in *Injector) emit() {
+	if !in.keepDeclaration() {
+		return
+	}
 	meta, links := in.pendingMeta, in.pendingLinks
 	in.pendingMeta, in.pendingLinks, in.ready = nil, nil, false
 	in.state, in.inserted = Injected, len(meta)+len(links)

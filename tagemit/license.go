@@ -63,9 +63,10 @@ func (l Licenses) elements(skip []bool, xml bool) []byte {
 }
 
 // readLink notes which of the injector's license links a <link> element in the page's head
-// already states: rel holding "license" (compared without case) and href equal to the
+// already states: rel holding "license" (compared without case) and href naming the
 // license's URL once surrounding whitespace is trimmed, as an HTML parser reads a URL
-// attribute. The type attribute is not compared: a page's own license link to the same
+// attribute: written the same, or a path license as its absolute URL on the request's host
+// (rsl.SameTarget, as a backend's Link field is read). The type attribute is not compared: a page's own license link to the same
 // document is the same statement.
 func (in *Injector) readLink(z *html.Tokenizer) {
 	var rel, href string
@@ -97,7 +98,7 @@ func (in *Injector) readLink(z *html.Tokenizer) {
 		return
 	}
 	for i, h := range in.licenses.hrefs {
-		if h == href {
+		if rsl.SameTarget(href, h, in.host) {
 			if in.pageLicenses == nil {
 				in.pageLicenses = make([]bool, len(in.licenses.hrefs))
 			}

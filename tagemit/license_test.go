@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"golang.org/x/net/html"
+
+	"github.com/sitepolicy/caddy-robots/rsl"
 )
 
 var testLicenses = []string{"/license.xml", `https://rights.example.org/l.xml?a=1&b='2'`}
@@ -29,17 +31,13 @@ func checkLicenseDOM(t *testing.T, input, output []byte, in *Injector, p Policy,
 	}
 	inDoc, outDoc := parseDoc(t, input), parseDoc(t, output)
 	head := findElem(outDoc, "head")
-	for head.FirstChild != nil && head.FirstChild.Type == html.ElementNode && head.FirstChild.Data == "meta" && !p.IsEmpty() {
-		if _, ok := attr(head.FirstChild, "charset"); ok {
-			break
-		}
-		head.RemoveChild(head.FirstChild)
-		if head.FirstChild == nil || head.FirstChild.Data != "meta" {
-			break
-		}
+	c := firstInserted(t, findElem(inDoc, "head"), head)
+	for c != nil && c.Type == html.ElementNode && c.Data == "meta" && !p.IsEmpty() {
+		next := c.NextSibling
+		head.RemoveChild(c)
+		c = next
 	}
 	for _, w := range want {
-		c := head.FirstChild
 		if c == nil || c.Type != html.ElementNode || c.Data != "link" {
 			t.Fatalf("no link element for %q at the start of head:\n%s", w, render(t, outDoc))
 		}
@@ -49,7 +47,9 @@ func checkLicenseDOM(t *testing.T, input, output []byte, in *Injector, p Policy,
 		if rel != "license" || typ != "application/rsl+xml" || href != w || len(c.Attr) != 3 {
 			t.Fatalf("link %+v, want href %q", c.Attr, w)
 		}
+		next := c.NextSibling
 		head.RemoveChild(c)
+		c = next
 	}
 	if a, b := render(t, inDoc), render(t, outDoc); a != b {
 		t.Fatalf("DOM differs beyond our elements\ninput:  %s\noutput: %s", a, b)
@@ -99,6 +99,38 @@ func TestInjectorLicenseDedup(t *testing.T) {
 			continue
 		}
 		checkLicenseDOM(t, []byte(c.doc), w.out.Bytes(), in, Policy{}, c.want)
+	}
+}
+
+// TestInjectorLicenseSameTargetAsLink: the page's own <link rel="license" href=...> counts as
+// the license exactly when the same href in a backend's Link field would (rsl.HasLicenseLink):
+// a path license also as its absolute http(s) URL on the request's host, in any case of host.
+func TestInjectorLicenseSameTargetAsLink(t *testing.T) {
+	const host = "Example.com:8443"
+	targets := []string{"/license.xml", "https://rights.example.org/l.xml"}
+	l := NewLicenses(targets)
+	hrefs := []string{"/license.xml", "http://example.com:8443/license.xml", "https://EXAMPLE.COM:8443/license.xml",
+		"https://example.com/license.xml", "https://other.example:8443/license.xml", "ftp://example.com:8443/license.xml",
+		"https://example.com:8443/license.xml/", "https://rights.example.org/l.xml", "https://RIGHTS.example.org/l.xml", "/l.xml"}
+	for _, href := range hrefs {
+		doc := `<html><head><link rel="license" href="` + href + `"></head><body>b</body></html>`
+		in, w := runInjector(t, []byte(doc), Policy{}, InjectorOptions{Licenses: l, Host: host}, func() int { return 9 }, false)
+		var want []string
+		for _, target := range targets {
+			if !rsl.HasLicenseLink([]string{"<" + href + `>; rel="license"`}, target, host) {
+				want = append(want, target)
+			}
+		}
+		if want == nil {
+			if in.State() != PassedThrough || w.out.String() != doc {
+				t.Errorf("%s: %v, want the page unchanged:\n%s", href, in.State(), w.out.String())
+			}
+			continue
+		}
+		if len(want) == len(targets) && strings.Contains(href, "8443/license.xml") && !strings.HasSuffix(href, "/") && !strings.Contains(href, "other") && !strings.HasPrefix(href, "ftp") {
+			t.Fatalf("%s: the Link reader does not take it for the license", href)
+		}
+		checkLicenseDOM(t, []byte(doc), w.out.Bytes(), in, Policy{}, want)
 	}
 }
 
@@ -199,8 +231,11 @@ func FuzzInjectorLicenses(f *testing.F) {
 				t.Fatalf("head lacks the license %q:\n%s", want, render(t, outDoc))
 			}
 		}
+		c := firstInserted(t, findElem(parseDoc(t, doc), "head"), head)
 		for range k {
-			head.RemoveChild(head.FirstChild)
+			next := c.NextSibling
+			head.RemoveChild(c)
+			c = next
 		}
 		if a, b := render(t, parseDoc(t, doc)), render(t, outDoc); a != b {
 			t.Fatalf("DOM differs beyond our elements\ninput:  %s\noutput: %s", a, b)

@@ -47,7 +47,7 @@ func FuzzInjectorTDM(f *testing.F) {
 			return
 		}
 		ins := out[:0]
-		for _, part := range []tdmrep.Declaration{d, {Policy: d.Policy}} {
+		for _, part := range []tdmrep.Declaration{d, {Policy: d.Policy}, {Reservation: d.Reservation}} {
 			if m := part.MetaElements(); len(m) > 0 && len(m) == in.Inserted() {
 				ins = m
 			}
@@ -57,6 +57,9 @@ func FuzzInjectorTDM(f *testing.F) {
 		}
 		if !insertedOnce(doc, out, ins) {
 			t.Fatalf("the body around the insertion changed:\n%q\n%q", doc, out)
+		}
+		if before, after := countHeadMeta(t, doc, "tdm-policy"), countHeadMeta(t, out, "tdm-policy"); seed%3 != 0 && after > max(before, 1) {
+			t.Fatalf("%d tdm-policy elements in the head, %d before:\n%q", after, before, out)
 		}
 		if bytes.HasPrefix(ins, []byte(`<meta name="tdm-reservation"`)) {
 			if got := firstTDMReservation(t, out); got != d.Reservation.Value() {
@@ -77,6 +80,49 @@ func insertedOnce(doc, out, ins []byte) bool {
 		}
 	}
 	return false
+}
+
+// countHeadMeta counts the meta elements named name (without case) with a content attribute
+// among the children of the head html.Parse builds.
+func countHeadMeta(t *testing.T, b []byte, name string) int {
+	n := 0
+	head := findElem(parseDoc(t, b), "head")
+	for c := head.FirstChild; head != nil && c != nil; c = c.NextSibling {
+		v, _ := attr(c, "name")
+		if _, content := attr(c, "content"); content && c.Type == html.ElementNode && c.Data == "meta" && strings.EqualFold(strings.Trim(v, htmlSpace), name) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestInjectorTDMPagePolicy: a page with its own tdm-policy element never gets a second one,
+// whatever it states of the reservation; the reservation it lacks is still inserted.
+func TestInjectorTDMPagePolicy(t *testing.T) {
+	d := tdmrep.Declaration{Reservation: tdmrep.Reserved, Policy: "https://r.example/p"}
+	for doc, want := range map[string]string{
+		`<html><head><meta name="tdm-policy" content="https://page.example/p"></head><body>b</body></html>`:                                          `<meta name="tdm-reservation" content="1">`,
+		`<html><head><meta name="tdm-reservation" content="0"><meta name=TDM-Policy content="https://page.example/p"></head><body>b</body></html>`:   `<meta name="tdm-reservation" content="1">`,
+		`<html><head><meta name="tdm-reservation" content="1"><meta name="tdm-policy" content="https://page.example/p"></head><body>b</body></html>`: "",
+		`<html><head><meta name="tdm-reservation" content="1"></head><body>b</body></html>`:                                                          `<meta name="tdm-policy" content="https://r.example/p">`,
+		`<html><head><title>t</title></head><body>b</body></html>`:                                                                                   string(d.MetaElements()),
+	} {
+		for _, chunk := range []int{1, 5, len(doc)} {
+			in, w := runInjector(t, []byte(doc), Policy{}, InjectorOptions{TDM: d}, func() int { return chunk }, false)
+			if want == "" {
+				if in.State() != PassedThrough || w.out.String() != doc {
+					t.Errorf("%s: %v, want it unchanged: %s", doc, in.State(), w.out.String())
+				}
+				continue
+			}
+			if in.State() != Injected || !insertedOnce([]byte(doc), w.out.Bytes(), []byte(want)) {
+				t.Errorf("%s: %v, want %s inserted: %s", doc, in.State(), want, w.out.String())
+			}
+			if n := countHeadMeta(t, w.out.Bytes(), "tdm-policy"); n != 1 {
+				t.Errorf("%s: %d tdm-policy elements", w.out.String(), n)
+			}
+		}
+	}
 }
 
 // firstTDMReservation is the content of the first tdm-reservation meta element among the

@@ -18,6 +18,8 @@ import (
 	"net/url"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/sitepolicy/caddy-robots/internal/syntax"
 )
 
 // The names the report gives.
@@ -96,7 +98,8 @@ func Combine(a, b Declaration) Declaration {
 // calls it "a URL pointing to a TDM Policy"; every example is absolute, and neither a response
 // field nor tdmrep.json gives a base a relative reference could be resolved against, so an
 // absolute http or https URL with a host is required. It must be printable ASCII without
-// spaces (non-ASCII percent-encoded), so that it is one field value, one attribute value and
+// spaces (non-ASCII percent-encoded), without the characters URIs exclude (as a license URL,
+// syntax.URIExcluded), so that it is one field value, one attribute value and
 // one JSON string as written.
 func CheckPolicy(s string) string {
 	if s == "" {
@@ -115,6 +118,9 @@ func CheckPolicy(s string) string {
 			}
 			return "a tdm-policy URL must be valid UTF-8 and ASCII: percent-encode its other bytes"
 		}
+	}
+	if msg := syntax.URIExcluded("a tdm-policy URL", s); msg != "" {
+		return msg
 	}
 	u, err := url.Parse(s)
 	switch {

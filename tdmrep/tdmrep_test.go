@@ -183,6 +183,15 @@ func TestCheckPolicy(t *testing.T) {
 		"https://example.com/\xff":  "UTF-8",
 		"https://exa mple.com/":     "spaces",
 		"https://example.com:x/":    "URL",
+		// What a license URL refuses (syntax.URIExcluded), every one of them.
+		`https://example.com/a"b`: `percent-encode '"'`,
+		"https://example.com/<p>": `percent-encode '<'`,
+		"https://example.com/p>":  `percent-encode '>'`,
+		"https://example.com/{p}": `percent-encode '{'`,
+		"https://example.com/a|b": `percent-encode '|'`,
+		`https://example.com/a\b`: `percent-encode '\\'`,
+		"https://example.com/a^b": `percent-encode '^'`,
+		"https://example.com/a`b": "percent-encode '`'",
 	} {
 		if msg := tdmrep.CheckPolicy(in); !strings.Contains(msg, want) {
 			t.Errorf("CheckPolicy(%q) = %q, want it to say %q", in, msg, want)

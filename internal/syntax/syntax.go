@@ -6,6 +6,7 @@ package syntax
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -105,4 +106,19 @@ func ParseDuration(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("invalid duration %q (use e.g. 30m, 1h, 1d)", in)
 	}
 	return d, nil
+}
+
+// URIExcludedChars are the printable ASCII characters RFC 3986 (section 2) leaves out of
+// URIs. Some of them end a Link field's target ('>'), an HTML attribute ('"') or markup ('<'):
+// a URL the config sends in a field, an attribute or a JSON document must percent-encode them.
+const URIExcludedChars = "<>\"{}|\\^`"
+
+// URIExcluded says what is wrong with a URL that holds a URIExcludedChars character, what
+// ("a license URL", "a tdm-policy URL") naming it, or "" if it holds none. License URLs and
+// tdm-policy URLs are checked by this one function.
+func URIExcluded(what, s string) string {
+	if i := strings.IndexAny(s, URIExcludedChars); i >= 0 {
+		return fmt.Sprintf("%s must percent-encode %q, which URIs do not allow (RFC 3986 section 2)", what, s[i])
+	}
+	return ""
 }
