@@ -116,28 +116,49 @@ func matcherName(m any) string {
 
 // tdmWalk collects the robots_tag handlers of routes, in the order they run.
 type tdmWalk struct {
+	srv       *caddyhttp.Server
 	self      *RobotsTxt
 	found     bool // self is among the routes walked
 	tags      []tdmTag
-	rewritten bool // a rewrite was met: the matchers after it see another path (those before it do not)
+	rewritten bool            // a rewrite was met: the matchers after it see another path (those before it do not)
+	invoking  map[string]bool // the named routes being walked (invoke), against a cycle
 }
 
-// siteTags are the robots_tag handlers of the top-level route of srv that holds self (its
-// site block), or none when no top-level route holds it (it sits in handle_errors or a
-// named route).
+// siteTags are the robots_tag handlers that can run on a request of self's site block: those
+// of the top-level route of srv that holds self (the site block), and of the top-level routes
+// that can run with it on one request (JSON configs: a route before it that is not terminal,
+// a route after it when no route from it on is terminal; a Caddyfile's site blocks are
+// terminal). None when no top-level route holds self (it sits in handle_errors).
 func siteTags(srv *caddyhttp.Server, self *RobotsTxt) []tdmTag {
+	site := -1
 	for i, rt := range srv.Routes {
-		w := &tdmWalk{self: self}
-		way := tdmWay{}
-		if !hostOnly(rt.MatcherSets) {
-			way = way.with(rt.MatcherSets)
-		}
-		w.route(rt, fmt.Sprintf("apps.http.servers.%s.routes[%d]", srv.Name(), i), way)
-		if w.found {
-			return w.tags
+		probe := &tdmWalk{srv: srv, self: self}
+		probe.route(rt, "", tdmWay{})
+		if probe.found {
+			site = i
+			break
 		}
 	}
-	return nil
+	if site < 0 {
+		return nil
+	}
+	w := &tdmWalk{srv: srv, self: self}
+	w.routes(srv.Routes, fmt.Sprintf("apps.http.servers.%s.routes", srv.Name()), tdmWay{}, site)
+	return w.tags
+}
+
+// coRuns reports whether route i of the top-level routes rs can run on a request that the
+// route site runs on.
+func coRuns(rs caddyhttp.RouteList, site, i int) bool {
+	if i < site {
+		return !rs[i].Terminal
+	}
+	for _, rt := range rs[site:i] {
+		if rt.Terminal {
+			return false
+		}
+	}
+	return true
 }
 
 // hostOnly reports whether every match set is one host matcher, a site block's address,
@@ -156,12 +177,14 @@ func hostOnly(sets caddyhttp.MatcherSets) bool {
 	return true
 }
 
-// routes walks rs at path ("….routes") after way. Only the first route of a group that
-// matches runs (handle blocks): a route after one of its group with matchers sees only the
-// requests that one does not match, which no location states. A route's matchers run when
-// the request reaches it: after a rewrite met earlier in the walk (in any route: the walk
-// does not know which ran), they see a rewritten path, which no location states either.
-func (w *tdmWalk) routes(rs caddyhttp.RouteList, path string, way tdmWay) {
+// routes walks rs at path ("….routes") after way; site is the index of the site block's
+// route when rs are the server's routes (only the routes that can run with it are walked,
+// its host matcher left aside), else -1. Only the first route of a group that matches runs
+// (handle blocks): a route after one of its group with matchers sees only the requests that
+// one does not match, which no location states. A route's matchers run when the request
+// reaches it: after a rewrite met earlier in the walk (in any route: the walk does not know
+// which ran), they see a rewritten path, which no location states either.
+func (w *tdmWalk) routes(rs caddyhttp.RouteList, path string, way tdmWay, site int) {
 	grouped := map[string]bool{}
 	for i, rt := range rs {
 		rw := way
@@ -171,11 +194,23 @@ func (w *tdmWalk) routes(rs caddyhttp.RouteList, path string, way tdmWay) {
 			}
 			grouped[rt.Group] = grouped[rt.Group] || len(rt.MatcherSets) > 0
 		}
-		if w.rewritten && len(rt.MatcherSets) > 0 && rw.unexpressible == "" {
-			rw = tdmWay{unexpressible: "a matcher on its way runs after a rewrite, so it sees another path than the client's"}
+		if site >= 0 && !coRuns(rs, site, i) {
+			continue
 		}
-		w.route(rt, fmt.Sprintf("%s[%d]", path, i), rw.with(rt.MatcherSets))
+		sets := rt.MatcherSets
+		if i == site && hostOnly(sets) {
+			sets = nil
+		}
+		w.route(rt, fmt.Sprintf("%s[%d]", path, i), w.enter(rw, sets))
 	}
+}
+
+// enter is way after a route's match sets.
+func (w *tdmWalk) enter(way tdmWay, sets caddyhttp.MatcherSets) tdmWay {
+	if w.rewritten && len(sets) > 0 && way.unexpressible == "" {
+		return tdmWay{unexpressible: "a matcher on its way runs after a rewrite, so it sees another path than the client's"}
+	}
+	return way.with(sets)
 }
 
 // route walks rt's handlers at path (the route's JSON path); way includes rt's matchers.
@@ -184,7 +219,17 @@ func (w *tdmWalk) route(rt caddyhttp.Route, path string, way tdmWay) {
 		hp := fmt.Sprintf("%s.handle[%d]", path, j)
 		switch h := h.(type) {
 		case *caddyhttp.Subroute:
-			w.routes(h.Routes, hp+".routes", way)
+			w.routes(h.Routes, hp+".routes", way, -1)
+		case *caddyhttp.Invoke:
+			// The named route runs here, its matchers included (caddyhttp.Invoke).
+			if nr := w.srv.NamedRoutes[h.Name]; nr != nil && !w.invoking[h.Name] {
+				if w.invoking == nil {
+					w.invoking = map[string]bool{}
+				}
+				w.invoking[h.Name] = true
+				w.route(*nr, fmt.Sprintf("apps.http.servers.%s.named_routes[%q]", w.srv.Name(), h.Name), w.enter(way, nr.MatcherSets))
+				delete(w.invoking, h.Name)
+			}
 		case *RobotsTxt:
 			w.found = w.found || h == w.self
 		case *RobotsTag:

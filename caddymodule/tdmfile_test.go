@@ -334,12 +334,14 @@ func TestTDMRepFileCaddyReload(t *testing.T) {
 }
 `
 	}
-	tester := startCaddyfile(t, site("1"))
+	startCaddyfile(t, site("0"))
 	for _, tc := range []struct{ res, want string }{
 		{"1", `[{"location":"/2024/","tdm-reservation":1}]`},
 		{"0", `[{"location":"/2024/","tdm-reservation":0}]`},
 	} {
-		tester.InitServer(globals()+expand(site(tc.res)), "caddyfile")
+		if status, msg := loadRaw(t, globals()+expand(site(tc.res)), "text/caddyfile"); status != 200 {
+			t.Fatal(msg)
+		}
 		// The first requests, at once: each gets the file, built once (go test -race).
 		bodies := make([]string, 8)
 		var wg sync.WaitGroup
@@ -362,9 +364,48 @@ func TestTDMRepFileCaddyReload(t *testing.T) {
 			}
 		}
 	}
-	tester.InitServer(globals()+expand(strings.Replace(site("1"), "{\n\t\ttdm 1\n\t}", "noindex", 1)), "caddyfile")
+	if status, msg := loadRaw(t, globals()+expand(strings.Replace(site("1"), "{\n\t\ttdm 1\n\t}", "noindex", 1)), "text/caddyfile"); status != 200 {
+		t.Fatal(msg)
+	}
 	resp, body := do(t, "GET", siteURL(tdmrep.WellKnownPath))
 	if string(body) != "ok" {
 		t.Errorf("without tdm: %d %q", resp.StatusCode, body)
+	}
+}
+
+// TestTDMRepFileCaddyJSON: in a JSON config, the routes that can run with the site's route
+// count too: a top-level route before it that is not terminal (its path matcher a location),
+// one after it while none is terminal (its host matcher no location: left out, and, as it
+// reserves, the 0 rules with it, which would otherwise answer for its paths), and a named
+// route invoked from the site (its matcher a location); a terminal route before it and a
+// route after a terminal one do not. The file is what nethttp serves for those routes.
+func TestTDMRepFileCaddyJSON(t *testing.T) {
+	cfg := fmt.Sprintf(`{"admin":{"listen":"localhost:%d"},"apps":{"http":{"servers":{"s":{"listen":[":%d"],"automatic_https":{"disable":true},
+"named_routes":{"n":{"match":[{"path":["/n/*"]}],"handle":[{"handler":"robots_tag","tdm":{"reservation":1,"policy":"https://example.com/p.json"}}]}},
+"routes":[
+	{"match":[{"path":["/t/*"]}],"handle":[{"handler":"robots_tag","tdm":{"reservation":1}},{"handler":"static_response","body":"t"}],"terminal":true},
+	{"match":[{"path":["/a/*"]}],"handle":[{"handler":"robots_tag","tdm":{"reservation":1}}]},
+	{"handle":[{"handler":"robots_txt"},{"handler":"robots_tag","tdm":{"reservation":0}},{"handler":"invoke","name":"n"}]},
+	{"match":[{"host":["other.example"]}],"handle":[{"handler":"robots_tag","tdm":{"reservation":1}}]},
+	{"handle":[{"handler":"static_response","body":"ok"}],"terminal":true},
+	{"handle":[{"handler":"robots_tag","tdm":{"reservation":1}}]}
+]}}}}}`, adminPort, sitePort)
+	if status, msg := loadRaw(t, cfg, "application/json"); status != 200 {
+		t.Fatal(msg)
+	}
+	ptr := func(n int) *int { return &n }
+	want, _ := nethttpTDMRep(t, []policy.Route{
+		{Paths: []string{"/a/*"}, Tags: policy.Tags{TDM: &policy.TDM{Reservation: ptr(1)}}},
+		{Tags: policy.Tags{TDM: &policy.TDM{Reservation: ptr(0)}}},
+		{Paths: []string{"/n/*"}, Tags: policy.Tags{TDM: &policy.TDM{Reservation: ptr(1), Policy: "https://example.com/p.json"}}},
+		{Match: func(*http.Request) bool { return false }, Tags: policy.Tags{TDM: &policy.TDM{Reservation: ptr(1)}}},
+	})
+	if w := `[{"location":"/n/","tdm-reservation":1,"tdm-policy":"https://example.com/p.json"},{"location":"/a/","tdm-reservation":1}]`; compactJSON(t, want) != w {
+		t.Errorf("nethttp:\n%s\nwant\n%s", want, w)
+	}
+	resp, body := do(t, "GET", siteURL(tdmrep.WellKnownPath))
+	wantStatus(t, resp, 200)
+	if string(body) != want {
+		t.Errorf("Caddy:\n%s\nnethttp serves\n%s", body, want)
 	}
 }
