@@ -22,8 +22,9 @@ import (
 // middleware generates it from its routes. A handler does not see its own route's matcher,
 // but the server does: at the first request for the file, robots_txt takes its server from
 // the request context, finds the top-level route (the site block) that holds this very
-// handler, and collects the robots_tag handlers in it with the path patterns of the path
-// matchers on the way to each. A way the file cannot state exactly is given to the serving
+// handler, and collects the robots_tag handlers in it (and in the named routes it invokes,
+// and in the top-level routes that run with it in a JSON config) with the path patterns of
+// the path matchers on the way to each. A way the file cannot state exactly is given to the serving
 // core as a route with a match function, which the core leaves out of the file with a
 // warning: the file then says nothing for it, never a permission from silence.
 
