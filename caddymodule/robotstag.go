@@ -34,6 +34,7 @@ type RobotsTag struct {
 	// "content_usage", "licenses", "tdm" (TDMRep: {"reservation": 1, "policy": "https://..."}).
 	policy.Tags
 
+	tags policy.Tags // Tags with global placeholders replaced, for robots_txt's tdmrep.json
 	core *serve.Core
 }
 
@@ -57,7 +58,7 @@ func (h *RobotsTag) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return configerr.Reroot(err, "robots_tag[0]", "")
 	}
-	h.core = core
+	h.tags, h.core = tags, core
 	logWarnings(logger, core.Warnings(), "robots_tag[0]")
 	return nil
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/sitepolicy/caddy-robots/metrics/prom"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/serve"
+	"github.com/sitepolicy/caddy-robots/tdmrep"
 )
 
 func init() {
@@ -40,7 +41,9 @@ func init() {
 
 // RobotsTxt is the http.handlers.robots_txt handler. It answers GET and HEAD requests for
 // exactly /robots.txt with the configured file (405 with an Allow header for other methods)
-// and passes every other request to the next handler untouched.
+// and passes every other request to the next handler untouched, but for
+// /.well-known/tdmrep.json when robots_tag handlers of its site block declare tdm: it answers
+// that with the TDMRep file generated from them (tdmfile.go, docs/licensing.md).
 //
 // The body is rendered once, when the config is loaded (once per scheme and host when a
 // sitemap is given as a path), and served with Content-Type text/plain; charset=utf-8,
@@ -73,6 +76,7 @@ type RobotsTxt struct {
 
 	core   *serve.Core
 	logger *zap.Logger
+	tdm    *tdmCache // the site block's TDMRep file, built at its first request (tdmfile.go)
 }
 
 // CaddyModule returns the Caddy module information.
@@ -88,6 +92,7 @@ func (RobotsTxt) CaddyModule() caddy.ModuleInfo {
 // config load or reload.
 func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
+	h.tdm = new(tdmCache)
 	cfg, err := replacePlaceholders(h.RobotsTxt)
 	if err != nil {
 		return err
@@ -142,6 +147,16 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 // default error response has no body, which would not say why).
 func (h *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	if !h.core.IsRobotsTxt(r) {
+		if r.URL.Path == tdmrep.WellKnownPath {
+			if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok {
+				if c := h.tdmCore(srv); c != nil {
+					if err := c.ServeTDMRep(w, r); err != nil {
+						return caddyhttp.Error(err.(*serve.StatusError).Code, err)
+					}
+					return nil
+				}
+			}
+		}
 		if b, blocked := h.core.Enforce(r); blocked {
 			msg := b.Message()
 			rule := string(b.Rule.Type) + ": " + b.Rule.Path

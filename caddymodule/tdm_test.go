@@ -48,8 +48,8 @@ func headMetaWords(t *testing.T, body []byte) string {
 
 // TestREADMETDMCaddyfile: docs/licensing.md's TDMRep block, in a real Caddy in front of an
 // HTML page: robots.txt with Content-Usage and Content-Signal, the TDMRep fields
-// and meta elements per route (what nethttp.TestTDMOverLoopback checks of the same policy);
-// a handler's own tdm-reservation 1 stands over the route's 0.
+// and meta elements per route, and /.well-known/tdmrep.json (what nethttp.TestTDMOverLoopback
+// checks of the same policy); a handler's own tdm-reservation 1 stands over the route's 0.
 func TestREADMETDMCaddyfile(t *testing.T) {
 	cfg := docBlock(t, "../docs/licensing.md", "tdm-caddyfile", "caddyfile")
 	startCaddyfile(t, "http://localhost:@PORT@ {\n"+cfg+`
@@ -77,9 +77,11 @@ respond "<!doctype html><title>t</title><p>x"
 			t.Errorf("%s: %q, want %q", path, got, want)
 		}
 	}
-	// Caddy does not generate the file (docs/licensing.md says why): the path is the site's.
+	// robots_txt serves the file generated from the block's routes, as docs/licensing.md
+	// shows it for nethttp (nethttp.TestTDMOverLoopback).
 	resp, body = do(t, "GET", siteURL("/.well-known/tdmrep.json"))
-	if resp.Header.Get("Tdm-Reservation") != "" || !strings.Contains(string(body), "<p>x") {
-		t.Errorf("tdmrep.json in Caddy: %v %q", resp.Header, body)
+	wantStatus(t, resp, 200)
+	if want := docBlock(t, "../docs/licensing.md", "tdm-tdmrep-json", "json"); strings.TrimSpace(string(body)) != strings.TrimSpace(want) || resp.Header.Get("Content-Type") != "application/json" {
+		t.Errorf("tdmrep.json in Caddy: %v\n%s\ndocs/licensing.md shows\n%s", resp.Header, body, want)
 	}
 }

@@ -54,8 +54,8 @@ type Options struct {
 	// TDMRepFile serves /.well-known/tdmrep.json, generated from the routes' TDMRep
 	// declarations, when some route has one (IsTDMRep, ServeTDMRep); a route that no location
 	// can express is a warning. A front end sets it when the Core holds every route of the
-	// site with its paths, as nethttp's does; a Caddy robots_tag handler's Core holds one
-	// route, whose matcher Caddy keeps.
+	// site with its paths: nethttp's does; in Caddy, robots_txt builds such a Core from the
+	// robots_tag handlers of its site block (a route whose way no path states has a Match).
 	TDMRepFile bool
 }
 

@@ -1,0 +1,290 @@
+package caddymodule
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp/rewrite"
+	"go.uber.org/zap"
+
+	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/policy"
+	"github.com/sitepolicy/caddy-robots/serve"
+)
+
+// robots_txt serves /.well-known/tdmrep.json (TDMRep, report #sec-tdm-file) generated from
+// the TDMRep declarations of the robots_tag handlers of its site block, as the net/http
+// middleware generates it from its routes. A handler does not see its own route's matcher,
+// but the server does: at the first request for the file, robots_txt takes its server from
+// the request context, finds the top-level route (the site block) that holds this very
+// handler, and collects the robots_tag handlers in it (and in the named routes it invokes,
+// and in the top-level routes that run with it in a JSON config) with the path patterns of
+// the path matchers on the way to each. A way the file cannot state exactly is given to the serving
+// core as a route with a match function, which the core leaves out of the file with a
+// warning: the file then says nothing for it, never a permission from silence.
+
+// tdmSite is the TDMRep file of a robots_txt handler's site block on one server.
+type tdmSite struct {
+	srv  *caddyhttp.Server
+	core *serve.Core // nil: no robots_tag of the site block declares tdm
+}
+
+// tdmCache holds a robots_txt handler's tdmSite.
+type tdmCache struct {
+	mu   sync.Mutex // held while building
+	site atomic.Pointer[tdmSite]
+}
+
+// tdmCore is the Core serving srv's site block's TDMRep file, or nil when the site declares
+// none. It is built once: a handler belongs to one server (a reload provisions new
+// handlers), so one entry is kept, and replaced should another server ever ask.
+func (h *RobotsTxt) tdmCore(srv *caddyhttp.Server) *serve.Core {
+	if s := h.tdm.site.Load(); s != nil && s.srv == srv {
+		return s.core
+	}
+	h.tdm.mu.Lock()
+	defer h.tdm.mu.Unlock()
+	if s := h.tdm.site.Load(); s != nil && s.srv == srv {
+		return s.core
+	}
+	s := &tdmSite{srv: srv, core: buildTDMCore(h.logger, siteTags(srv, h))}
+	h.tdm.site.Store(s)
+	return s.core
+}
+
+// tdmTag is a robots_tag handler of the site block and the way to it.
+type tdmTag struct {
+	tag  *RobotsTag
+	path string // JSON path of the handler in the config
+	way  tdmWay
+}
+
+// tdmWay is what a request must pass to reach a handler, as far as a location can say it.
+type tdmWay struct {
+	patterns []string // the path patterns of the one path matcher on the way, or none
+	paths    bool     // a path matcher is on the way
+	// unexpressible says why no location states the way ("" when one does).
+	unexpressible string
+}
+
+// with is w after a route with the match sets sets (ORed).
+func (w tdmWay) with(sets caddyhttp.MatcherSets) tdmWay {
+	if len(sets) == 0 || w.unexpressible != "" {
+		return w
+	}
+	var patterns []string
+	for _, set := range sets {
+		if len(set) != 1 {
+			return tdmWay{unexpressible: "a route on its way has a matcher other than path"}
+		}
+		var mp caddyhttp.MatchPath
+		switch m := set[0].(type) {
+		case caddyhttp.MatchPath:
+			mp = m
+		case *caddyhttp.MatchPath:
+			mp = *m
+		default:
+			return tdmWay{unexpressible: fmt.Sprintf("a route on its way has a matcher other than path (%s)", matcherName(m))}
+		}
+		if len(mp) == 0 {
+			return tdmWay{unexpressible: "a path matcher on its way has no pattern"}
+		}
+		for _, p := range mp {
+			if strings.Contains(p, "{") {
+				return tdmWay{unexpressible: fmt.Sprintf("a path pattern on its way has a placeholder (%q)", p)}
+			}
+		}
+		patterns = append(patterns, mp...)
+	}
+	if w.paths {
+		return tdmWay{unexpressible: "path matchers at two levels are on its way"}
+	}
+	return tdmWay{patterns: patterns, paths: true}
+}
+
+// matcherName is a matcher's module name ("not", "header"), or its Go type.
+func matcherName(m any) string {
+	if mod, ok := m.(caddy.Module); ok {
+		return caddy.GetModuleName(mod)
+	}
+	return fmt.Sprintf("%T", m)
+}
+
+// tdmWalk collects the robots_tag handlers of routes, in the order they run.
+type tdmWalk struct {
+	srv       *caddyhttp.Server
+	self      *RobotsTxt
+	found     bool // self is among the routes walked
+	tags      []tdmTag
+	rewritten bool            // a rewrite was met: the matchers after it see another path (those before it do not)
+	invoking  map[string]bool // the named routes being walked (invoke), against a cycle
+}
+
+// siteTags are the robots_tag handlers that can run on a request of self's site block: those
+// of the top-level route of srv that holds self (the site block), and of the top-level routes
+// that can run with it on one request (JSON configs: a route before it that is not terminal,
+// a route after it when no route from it on is terminal; a Caddyfile's site blocks are
+// terminal). None when no top-level route holds self (it sits in handle_errors).
+func siteTags(srv *caddyhttp.Server, self *RobotsTxt) []tdmTag {
+	site := -1
+	for i, rt := range srv.Routes {
+		probe := &tdmWalk{srv: srv, self: self}
+		probe.route(rt, "", tdmWay{})
+		if probe.found {
+			site = i
+			break
+		}
+	}
+	if site < 0 {
+		return nil
+	}
+	w := &tdmWalk{srv: srv, self: self}
+	w.routes(srv.Routes, fmt.Sprintf("apps.http.servers.%s.routes", srv.Name()), tdmWay{}, site)
+	return w.tags
+}
+
+// coRuns reports whether route i of the top-level routes rs can run on a request that the
+// route site runs on.
+func coRuns(rs caddyhttp.RouteList, site, i int) bool {
+	if i < site {
+		return !rs[i].Terminal
+	}
+	for _, rt := range rs[site:i] {
+		if rt.Terminal {
+			return false
+		}
+	}
+	return true
+}
+
+// hostOnly reports whether every match set is one host matcher, a site block's address,
+// which tdmrep.json (served on the host) need not state.
+func hostOnly(sets caddyhttp.MatcherSets) bool {
+	for _, set := range sets {
+		if len(set) != 1 {
+			return false
+		}
+		switch set[0].(type) {
+		case caddyhttp.MatchHost, *caddyhttp.MatchHost:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// routes walks rs at path ("….routes") after way; site is the index of the site block's
+// route when rs are the server's routes (only the routes that can run with it are walked,
+// its host matcher left aside), else -1. Only the first route of a group that matches runs
+// (handle blocks): a route after one of its group with matchers sees only the requests that
+// one does not match, which no location states. A route's matchers run when the request
+// reaches it: after a rewrite met earlier in the walk (in any route: the walk does not know
+// which ran), they see a rewritten path, which no location states either.
+func (w *tdmWalk) routes(rs caddyhttp.RouteList, path string, way tdmWay, site int) {
+	grouped := map[string]bool{}
+	for i, rt := range rs {
+		rw := way
+		if rt.Group != "" {
+			if grouped[rt.Group] && rw.unexpressible == "" {
+				rw = tdmWay{unexpressible: "it follows a route of its handle group that has matchers"}
+			}
+			grouped[rt.Group] = grouped[rt.Group] || len(rt.MatcherSets) > 0
+		}
+		if site >= 0 && !coRuns(rs, site, i) {
+			continue
+		}
+		sets := rt.MatcherSets
+		if i == site && hostOnly(sets) {
+			sets = nil
+		}
+		w.route(rt, fmt.Sprintf("%s[%d]", path, i), w.enter(rw, sets))
+	}
+}
+
+// enter is way after a route's match sets.
+func (w *tdmWalk) enter(way tdmWay, sets caddyhttp.MatcherSets) tdmWay {
+	if w.rewritten && len(sets) > 0 && way.unexpressible == "" {
+		return tdmWay{unexpressible: "a matcher on its way runs after a rewrite, so it sees another path than the client's"}
+	}
+	return way.with(sets)
+}
+
+// route walks rt's handlers at path (the route's JSON path); way includes rt's matchers.
+func (w *tdmWalk) route(rt caddyhttp.Route, path string, way tdmWay) {
+	for j, h := range rt.Handlers {
+		hp := fmt.Sprintf("%s.handle[%d]", path, j)
+		switch h := h.(type) {
+		case *caddyhttp.Subroute:
+			w.routes(h.Routes, hp+".routes", way, -1)
+		case *caddyhttp.Invoke:
+			// The named route runs here, its matchers included (caddyhttp.Invoke).
+			if nr := w.srv.NamedRoutes[h.Name]; nr != nil && !w.invoking[h.Name] {
+				if w.invoking == nil {
+					w.invoking = map[string]bool{}
+				}
+				w.invoking[h.Name] = true
+				w.route(*nr, fmt.Sprintf("apps.http.servers.%s.named_routes[%q]", w.srv.Name(), h.Name), w.enter(way, nr.MatcherSets))
+				delete(w.invoking, h.Name)
+			}
+		case *RobotsTxt:
+			w.found = w.found || h == w.self
+		case *RobotsTag:
+			w.tags = append(w.tags, tdmTag{tag: h, path: hp, way: way})
+		case *rewrite.Rewrite:
+			w.rewritten = true
+		}
+	}
+}
+
+// buildTDMCore builds the Core serving the TDMRep file of tags, or returns nil when none
+// declares tdm, and logs once, at warn level, each route the file leaves out (field path:
+// the handler's JSON path in the config).
+func buildTDMCore(l *zap.Logger, tags []tdmTag) *serve.Core {
+	var cfg policy.Config
+	var at []tdmTag
+	for _, t := range tags {
+		if t.tag.tags.TDM == nil {
+			continue
+		}
+		// Only what the file is made of: the declaration, and content_usage for derive (the
+		// handler's own Core has checked both, and logged its rules' warnings).
+		r := policy.Route{Tags: policy.Tags{TDM: t.tag.tags.TDM, ContentUsage: t.tag.tags.ContentUsage}}
+		if t.way.unexpressible != "" {
+			r.Match = func(*http.Request) bool { return false }
+		} else {
+			r.Paths = t.way.patterns
+		}
+		cfg.RobotsTag = append(cfg.RobotsTag, r)
+		at = append(at, t)
+	}
+	if len(cfg.RobotsTag) == 0 {
+		return nil
+	}
+	core, err := serve.New(cfg, serve.Options{TDMRepFile: true})
+	if err != nil {
+		// Each declaration was valid in its own handler: not expected; the file is not served.
+		l.Error("tdmrep.json not generated", zap.Error(err))
+		return nil
+	}
+	for _, warning := range core.Warnings() {
+		w := *warning
+		w.Path = ""
+		var fields []zap.Field
+		for i, t := range at {
+			if warning.Path == configerr.Index("robots_tag", i) {
+				w.Path = t.path
+				fields = append(fields, zap.String("path", t.path), zap.Strings("paths", t.way.patterns))
+				if t.way.unexpressible != "" {
+					fields = append(fields, zap.String("because", t.way.unexpressible))
+				}
+			}
+		}
+		l.Warn("config: "+w.Error(), fields...)
+	}
+	return core
+}
