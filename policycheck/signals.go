@@ -3,10 +3,9 @@ package policycheck
 import (
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"strings"
-
-	"net/url"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/crawlers"
@@ -47,10 +46,10 @@ var usageVocab = map[usage.Vocab]map[string]use{
 	usage.ContentSignal: {"ai-train": useTrain, "search": useSearch, "ai-input": useAIInput},
 }
 
-// statements returns what every signal of the site says for the crawler token at path (a URL
-// path, "/..."), in a stable order: robots.txt's, then the routes'. applies says which routes
-// (indexes into the site's Routes) apply at path: lint's reading of their paths
-// (routeCoversPath), or check's, which runs their matchers.
+// statements returns what every signal of the site says for the crawler token (with purpose,
+// if any) at path (a URL path, "/..."), in a stable order: robots.txt's, then the routes',
+// then the RSL documents'. applies says which routes (indexes into the site's Routes) apply
+// at path: lint's reading of their paths (routesAt), or check's, which runs their matchers.
 func (l *linter) statements(token, purpose, path string, applies func(i int) bool) []statement {
 	var out []statement
 	if l.m != nil {
