@@ -16,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"sync"
 
 	"github.com/caddyserver/caddy/v2"
@@ -159,24 +158,15 @@ func (h *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddy
 		}
 		if b, blocked := h.core.Enforce(r); blocked {
 			msg := b.Message()
-			rule := string(b.Rule.Type) + ": " + b.Rule.Path
-			if b.Impostor != nil {
-				rule = "impostor"
-			}
 			level := zap.InfoLevel
-			if b.RetryAfter > 0 {
-				// A crawler over its crawl-delay is refused often: debug, so that it cannot
-				// flood the log (the metrics count each).
-				rule, level = "crawl-delay", zap.DebugLevel
-				w.Header().Set("Retry-After", strconv.Itoa(b.RetryAfter))
+			if b.Routine() {
+				level = zap.DebugLevel
 			}
 			if ce := h.logger.Check(level, msg); ce != nil {
-				ce.Write(zap.String("token", b.Token), zap.String("rule", rule),
+				ce.Write(zap.String("token", b.Token), zap.String("rule", b.LogRule()),
 					zap.Int("status", b.Status), zap.String("method", r.Method), zap.String("uri", r.RequestURI))
 			}
-			if b.AcceptSignature != "" {
-				w.Header().Set("Accept-Signature", b.AcceptSignature)
-			}
+			b.SetHeaders(w.Header())
 			if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok && srv.Errors != nil && len(srv.Errors.Routes) > 0 {
 				return caddyhttp.Error(b.Status, errors.New(msg))
 			}

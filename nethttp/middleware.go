@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"strconv"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/crawlers"
@@ -234,23 +233,14 @@ func (h *middlewareHandler) refused(w http.ResponseWriter, r *http.Request) bool
 		return false
 	}
 	msg := b.Message()
-	rule := string(b.Rule.Type) + ": " + b.Rule.Path
-	if b.Impostor != nil {
-		rule = "impostor"
-	}
 	level := slog.LevelInfo
-	if b.RetryAfter > 0 {
-		// A crawler over its crawl-delay is refused often: debug, so that it cannot flood the
-		// log (the counters count each).
-		rule, level = "crawl-delay", slog.LevelDebug
-		w.Header().Set("Retry-After", strconv.Itoa(b.RetryAfter))
+	if b.Routine() {
+		level = slog.LevelDebug
 	}
 	if h.m.logger.Enabled(r.Context(), level) {
-		h.m.logger.Log(r.Context(), level, msg, "token", b.Token, "rule", rule, "status", b.Status, "method", r.Method, "uri", r.RequestURI)
+		h.m.logger.Log(r.Context(), level, msg, "token", b.Token, "rule", b.LogRule(), "status", b.Status, "method", r.Method, "uri", r.RequestURI)
 	}
-	if b.AcceptSignature != "" {
-		w.Header().Set("Accept-Signature", b.AcceptSignature)
-	}
+	b.SetHeaders(w.Header())
 	serve.WriteError(w, b.Status, msg)
 	return true
 }

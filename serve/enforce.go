@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -308,6 +309,34 @@ func botName(id string) string {
 		return b.Names[0]
 	}
 	return id
+}
+
+// LogRule names, for the log line of a refusal, what refused the request: the rule
+// ("disallow: /private/"), "impostor", or "crawl-delay".
+func (b Block) LogRule() string {
+	switch {
+	case b.RetryAfter > 0:
+		return "crawl-delay"
+	case b.Impostor != nil:
+		return "impostor"
+	}
+	return string(b.Rule.Type) + ": " + b.Rule.Path
+}
+
+// Routine reports whether the refusal is one a front end logs at debug level rather than
+// info: a crawler over its crawl-delay is refused often, and must not flood the log (the
+// counters count each).
+func (b Block) Routine() bool { return b.RetryAfter > 0 }
+
+// SetHeaders sets the header fields the refusal carries: Retry-After for a crawler over its
+// crawl-delay, Accept-Signature when enforcement asks for a signature.
+func (b Block) SetHeaders(h http.Header) {
+	if b.RetryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(b.RetryAfter))
+	}
+	if b.AcceptSignature != "" {
+		h.Set("Accept-Signature", b.AcceptSignature)
+	}
 }
 
 // Message is the short text a blocked request is told, and that is logged.
