@@ -16,6 +16,7 @@ package logreport
 
 import (
 	"bytes"
+	"cmp"
 	"math"
 	"net/netip"
 	"slices"
@@ -458,15 +459,7 @@ func (b *Builder) Report() *Report {
 		rep.Totals.CrawlerBytes = addSat(rep.Totals.CrawlerBytes, out.Bytes)
 		rep.Crawlers = append(rep.Crawlers, &out)
 	}
-	slices.SortFunc(rep.Crawlers, func(a, b *Crawler) int {
-		if a.Requests != b.Requests {
-			return int(b.Requests - a.Requests)
-		}
-		if a.Name != b.Name {
-			return strings.Compare(a.Name, b.Name)
-		}
-		return strings.Compare(a.Token, b.Token)
-	})
+	slices.SortFunc(rep.Crawlers, func(a, b *Crawler) int { return rowOrder(a.Requests, b.Requests, a.Name, b.Name, a.Token, b.Token) })
 	rep.Impostors = make([]*Impostor, 0, len(b.impostors))
 	for _, im := range b.impostors {
 		out := *im.out
@@ -476,15 +469,7 @@ func (b *Builder) Report() *Report {
 		}
 		rep.Impostors = append(rep.Impostors, &out)
 	}
-	slices.SortFunc(rep.Impostors, func(a, b *Impostor) int {
-		if a.Requests != b.Requests {
-			return int(b.Requests - a.Requests)
-		}
-		if a.Name != b.Name {
-			return strings.Compare(a.Name, b.Name)
-		}
-		return strings.Compare(a.Token, b.Token)
-	})
+	slices.SortFunc(rep.Impostors, func(a, b *Impostor) int { return rowOrder(a.Requests, b.Requests, a.Name, b.Name, a.Token, b.Token) })
 	rep.Timeline = b.timeline.summary()
 	if rep.Totals.Requests == 0 {
 		rep.Range = Range{}
@@ -683,4 +668,10 @@ type Paths struct {
 type PathCount struct {
 	Path  string `json:"path"`
 	Count int64  `json:"count"`
+}
+
+// rowOrder orders the rows of crawlers and of impostors: most requests first, then by name
+// and group token.
+func rowOrder(aRequests, bRequests int64, aName, bName, aToken, bToken string) int {
+	return cmp.Or(cmp.Compare(bRequests, aRequests), strings.Compare(aName, bName), strings.Compare(aToken, bToken))
 }
