@@ -3,6 +3,7 @@ package identity
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/netip"
 	"strings"
@@ -15,6 +16,28 @@ import (
 type Resolver interface {
 	LookupAddr(ctx context.Context, addr string) ([]string, error)
 	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// ResolverAt returns Go's resolver asking only the DNS server at server (over UDP, and TCP
+// for a truncated answer) instead of the system's: "ip:port", or an IP address alone for
+// port 53 ("127.0.0.1", "[::1]:5353", "::1").
+func ResolverAt(server string) (*net.Resolver, error) {
+	ap, err := netip.ParseAddrPort(server)
+	if err != nil {
+		a, aerr := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(server, "["), "]"))
+		if aerr != nil || a.Zone() != "" {
+			return nil, fmt.Errorf("%q: not an IP address and port such as 127.0.0.1:53", server)
+		}
+		ap = netip.AddrPortFrom(a, 53)
+	}
+	if ap.Port() == 0 {
+		return nil, fmt.Errorf("%q: port 0", server)
+	}
+	addr := ap.String()
+	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, network, addr)
+	}}, nil
 }
 
 // DNSOptions configure a ReverseDNS. The zero value is usable.
