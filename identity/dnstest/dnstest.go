@@ -370,8 +370,6 @@ func (s *Server) answer(h dnsmessage.Header, q dnsmessage.Question, qq Query, fa
 				answers = append(answers, dnsmessage.Resource{Header: rh, Body: &dnsmessage.AAAAResource{AAAA: a.As16()}})
 			}
 		}
-		// A name the table has no address of for other types exists all the same.
-		exists = exists || q.Type != dnsmessage.TypeA && q.Type != dnsmessage.TypeAAAA && len(s.ptr[qq.Name]) > 0
 	}
 	if !exists {
 		rh.RCode = dnsmessage.RCodeNameError
