@@ -130,6 +130,9 @@ type CrawlerDNS struct {
 	// Wait, if set, is how long a request from an address not yet looked up waits for the
 	// answer (at most once per address and cache lifetime) instead of being pending.
 	Wait caddy.Duration `json:"wait,omitempty"`
+	// Resolver, if set, is the DNS server asked ("ip:port", or an IP for port 53) instead of
+	// the system's resolver: a local resolver the operator trusts.
+	Resolver string `json:"resolver,omitempty"`
 }
 
 // CaddyModule returns the Caddy module information.
@@ -274,7 +277,12 @@ func (a *Crawlers) serviceOptions(log *slog.Logger) identity.ServiceOptions {
 		opts.DNS.Positive, opts.DNS.Negative, opts.DNS.Timeout = time.Duration(d.Positive), time.Duration(d.Negative), time.Duration(d.Timeout)
 		opts.DNS.MaxEntries, opts.DNS.MaxInFlight, opts.DNS.Wait = d.MaxEntries, d.MaxInFlight, time.Duration(d.Wait)
 	}
-	opts.DNS.Resolver = testResolver
+	if d := a.ReverseDNS; d != nil && d.Resolver != "" {
+		opts.DNS.Resolver, _ = identity.ResolverAt(d.Resolver) // checked by validate
+	}
+	if testResolver != nil {
+		opts.DNS.Resolver = testResolver
+	}
 	return opts
 }
 
@@ -334,6 +342,11 @@ func (a *Crawlers) validate() error {
 	}
 	if d := a.ReverseDNS; d != nil && (d.Positive < 0 || d.Negative < 0 || d.Timeout < 0 || d.Wait < 0 || d.MaxEntries < 0 || d.MaxInFlight < 0) {
 		return fmt.Errorf("crawlers.reverse_dns: durations and bounds are positive")
+	}
+	if d := a.ReverseDNS; d != nil && d.Resolver != "" {
+		if _, err := identity.ResolverAt(d.Resolver); err != nil {
+			return fmt.Errorf("crawlers.reverse_dns.resolver %v", err)
+		}
 	}
 	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -305,7 +304,8 @@ func TestDocsVerificationRecipe(t *testing.T) {
 	t.Errorf("the access log's crawler fields: found %v in\n%s", want, logged)
 }
 
-// fakeResolver answers reverse and forward lookups from maps (no network).
+// fakeResolver answers reverse and forward lookups from maps (no network; forward by the
+// name without its final dot), a name missing from them with a definite not-found.
 type fakeResolver struct {
 	ptr     map[string][]string
 	forward map[string][]netip.Addr
@@ -315,14 +315,14 @@ func (f *fakeResolver) LookupAddr(_ context.Context, addr string) ([]string, err
 	if names, ok := f.ptr[addr]; ok {
 		return names, nil
 	}
-	return nil, errors.New("no such host")
+	return nil, &net.DNSError{Err: "no such host", Name: addr, IsNotFound: true}
 }
 
 func (f *fakeResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	if ips, ok := f.forward[host]; ok {
+	if ips, ok := f.forward[strings.TrimSuffix(host, ".")]; ok {
 		return ips, nil
 	}
-	return nil, errors.New("no such host")
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 }
 
 // TestCrawlerReverseDNSThroughCaddy: an address outside Google's list whose host name is

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -34,16 +35,16 @@ func (f fakeDNS) LookupAddr(_ context.Context, addr string) ([]string, error) {
 	if n, ok := f[addr]; ok {
 		return []string{n + "."}, nil
 	}
-	return nil, errors.New("no such host")
+	return nil, &net.DNSError{Err: "no such host", Name: addr, IsNotFound: true}
 }
 
 func (f fakeDNS) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
 	for a, n := range f {
-		if n == host {
+		if n+"." == host { // asked rooted
 			return []netip.Addr{netip.MustParseAddr(a)}, nil
 		}
 	}
-	return nil, errors.New("no such host")
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 }
 
 // googleService verifies Google's crawler from the identity package's copy of its list (a

@@ -6,8 +6,8 @@ import (
 	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/netip"
 	"os"
@@ -231,16 +231,16 @@ func (f fakeResolver) LookupAddr(_ context.Context, addr string) ([]string, erro
 	if n, ok := f[addr]; ok {
 		return []string{n + "."}, nil
 	}
-	return nil, errors.New("no such host")
+	return nil, &net.DNSError{Err: "no such host", Name: addr, IsNotFound: true}
 }
 
 func (f fakeResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
 	for a, n := range f {
-		if n == host {
+		if n+"." == host { // asked rooted
 			return []netip.Addr{netip.MustParseAddr(a)}, nil
 		}
 	}
-	return nil, errors.New("no such host")
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 }
 
 // TestCommandIdentity: with a lists directory or list files, check verifies the crawler from
