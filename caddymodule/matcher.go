@@ -25,8 +25,9 @@ func init() {
 // MatchCrawler matches requests by the crawler they come from, as the crawlers app
 // verifies it: which bot of the catalogue the User-Agent names, and whether the claim holds.
 // A request matches when its status is one of Statuses (any status but none when Statuses is
-// empty) and, when Bots or Categories are given, its bot is one of Bots or has one of
-// Categories.
+// empty) and, when Bots or Categories are given, its bot is one of Bots or the crawler's
+// name its User-Agent carries has one of Categories (that name's, crawlers.BotName: not
+// those of the other names of its bot's entry).
 //
 // Finding the identity also sets the {http.crawler.*} placeholders for the rest of the
 // request.
