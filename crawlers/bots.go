@@ -133,9 +133,9 @@ func LookupBotName(id, name string) (BotName, bool) {
 }
 
 // BotNames returns what a request naming each name of either catalogue is, as LookupBotName
-// answers: every name of every bot (in ID order, names in the entry's order), then the
-// names of the AI catalogue that no bot has (in All's order), each once without regard to
-// case. The slice and its contents are the caller's.
+// answers: every name of every bot (in ID order, names in the entry's order; a name several
+// bots have once for each), then the names of the AI catalogue that no bot has (in All's
+// order), each once without regard to case. The slice and its contents are the caller's.
 func BotNames() []BotName {
 	var out []BotName
 	seen := map[botNameKey]bool{}

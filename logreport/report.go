@@ -583,11 +583,14 @@ type Unreadable struct {
 
 // Crawler is what one crawler did.
 type Crawler struct {
-	// ID is the bot's ID in the bot catalogue; "" for a crawler only a group of the file
-	// names.
+	// ID is the bot's ID in the bot catalogue; "" for a crawler only the AI catalogue knows
+	// or only a group of the file names.
 	ID string `json:"id"`
-	// Name is the bot's first name in the catalogue, else Token.
-	Name       string   `json:"name"`
+	// Name is the crawler's name the User-Agent carries, as the catalogue spells it
+	// ("YandexBot": one entry may hold several crawlers, each a row), else Token.
+	Name string `json:"name"`
+	// Operator and Categories are that name's (crawlers.BotName): the bot catalogue's
+	// categories of its entry and the AI catalogue's of the name.
 	Operator   string   `json:"operator,omitempty"`
 	Categories []string `json:"categories,omitempty"`
 	// Token is the name of the group of the served robots.txt that names the crawler, as
