@@ -186,22 +186,30 @@ func init() {
 	}
 }
 
-// aiEntry is the AI catalogue's entry of a name, as Lookup finds it; nil if none.
+// aiEntry is the AI catalogue's entry of a name, as Lookup finds it (the exact spelling, else
+// the first equal but for case); nil if none.
 func aiEntry(name string) *entry {
-	found := -1
-	for i := range catalog {
-		if catalog[i].name == name {
-			return &catalog[i]
-		}
-		if found < 0 && strings.EqualFold(catalog[i].name, name) {
-			found = i
+	x := aiIndex()
+	i, ok := x.exact[name]
+	if !ok {
+		if i, ok = x.folded[strings.ToLower(name)]; !ok {
+			return nil
 		}
 	}
-	if found < 0 {
-		return nil
-	}
-	return &catalog[found]
+	return &catalog[i]
 }
+
+// aiIndex finds the AI catalogue's entries by name, for aiEntry.
+var aiIndex = sync.OnceValue(func() (x struct{ exact, folded map[string]int }) {
+	x.exact, x.folded = make(map[string]int, len(catalog)), make(map[string]int, len(catalog))
+	for i := range catalog {
+		x.exact[catalog[i].name] = i
+		if _, ok := x.folded[strings.ToLower(catalog[i].name)]; !ok {
+			x.folded[strings.ToLower(catalog[i].name)] = i
+		}
+	}
+	return x
+})
 
 // aiNames sorts the AI catalogue's names that no bot of the bot catalogue has (compared
 // without regard to case), each once, in All's order: those whose leading word is a bot's
