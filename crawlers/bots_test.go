@@ -191,6 +191,10 @@ func TestBrowsersAreNoBots(t *testing.T) {
 		if ok {
 			t.Errorf("IdentifyBot(%q) = %q, a browser", ua, got)
 		}
+		// Nor a crawler only the AI catalogue knows.
+		if id, name, ok := crawlers.IdentifyBotName(ua); ok {
+			t.Errorf("IdentifyBotName(%q) = %q %q, a browser", ua, id, name)
+		}
 	}
 }
 
