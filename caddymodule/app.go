@@ -423,9 +423,9 @@ func (a *Crawlers) identify(r *http.Request) *crawlerInfo {
 	// The address is looked at only when the header names a bot (a browser's request costs
 	// the header's scan and no more).
 	ci := noneInfo()
-	if bot, ok := crawlers.IdentifyBotHeader(r.Header["User-Agent"]); ok {
+	if bot, name, ok := crawlers.IdentifyBotNameHeader(r.Header["User-Agent"]); ok {
 		ip, _ := vars[caddyhttp.ClientIPVarKey].(string)
-		ci = internIdentity(a.svc.Verify(bot, clientAddr(r, ip)))
+		ci = internIdentity(a.svc.VerifyName(bot, name, clientAddr(r, ip)))
 	}
 	ci = a.withSignature(r, ci)
 	if vars == nil {
@@ -476,24 +476,29 @@ func clientAddr(r *http.Request, ip string) netip.Addr {
 // distinct identity (interned), so that a request costs no allocation.
 type crawlerInfo struct {
 	id         identity.Identity
-	bot        crawlers.Bot
-	categories map[string]bool // the data's categories and the AI catalogue's
+	categories map[string]bool // the name's categories (crawlers.BotName), the data's and the AI catalogue's
 	values     map[string]any  // placeholder values by key
 	// placeholder answers the {http.crawler.*} placeholders; a method value made once.
 	placeholder caddy.ReplacerFunc
 }
 
-// internedSlots holds, for each bot of the catalogue (and "" for none), the crawlerInfo of
-// each status and way of verification, made on first use: a request's lookup is a map read
-// and an atomic load, with no lock and no allocation, and at most a few thousand values are
-// ever made.
-var internedSlots = sync.OnceValue(func() map[string]*[identity.MaxStatus + 1][len(verifiedBy)]atomic.Pointer[crawlerInfo] {
-	m := map[string]*[identity.MaxStatus + 1][len(verifiedBy)]atomic.Pointer[crawlerInfo]{"": {}}
+// internedSlots holds, for each name of each bot of the catalogue (and for none), the
+// crawlerInfo of each status and way of verification, made on first use: a request's lookup
+// is a map read and an atomic load, with no lock and no allocation, and at most a few
+// thousand values are ever made.
+var internedSlots = sync.OnceValue(func() map[internKey]*[identity.MaxStatus + 1][len(verifiedBy)]atomic.Pointer[crawlerInfo] {
+	m := map[internKey]*[identity.MaxStatus + 1][len(verifiedBy)]atomic.Pointer[crawlerInfo]{{}: {}}
+	for _, bn := range crawlers.BotNames() {
+		m[internKey{bn.ID, bn.Name}] = &[identity.MaxStatus + 1][len(verifiedBy)]atomic.Pointer[crawlerInfo]{}
+	}
 	for _, b := range crawlers.Bots() {
-		m[b.ID] = &[identity.MaxStatus + 1][len(verifiedBy)]atomic.Pointer[crawlerInfo]{}
+		m[internKey{b.ID, ""}] = &[identity.MaxStatus + 1][len(verifiedBy)]atomic.Pointer[crawlerInfo]{} // a signature's bot the User-Agent does not name
 	}
 	return m
 })
+
+// internKey is an identity's bot and name.
+type internKey struct{ bot, name string }
 
 // noneInfo is the crawlerInfo of a request that names no bot.
 var noneInfo = sync.OnceValue(func() *crawlerInfo { return internIdentity(identity.Identity{}) })
@@ -503,7 +508,7 @@ var verifiedBy = [...]string{"", "ip", "ip-list", "reverse-dns", "signature"}
 
 func internIdentity(id identity.Identity) *crawlerInfo {
 	k := slices.Index(verifiedBy[:], id.By)
-	slots := internedSlots()[id.Bot]
+	slots := internedSlots()[internKey{id.Bot, id.Name}]
 	if slots == nil || k < 0 || id.Status > identity.MaxStatus {
 		return newCrawlerInfo(id) // not a value made here: kept for this request only
 	}
@@ -515,30 +520,35 @@ func internIdentity(id identity.Identity) *crawlerInfo {
 	return p.Load()
 }
 
-// newCrawlerInfo makes the crawlerInfo of id.
+// newCrawlerInfo makes the crawlerInfo of id: the name, operator and categories of the
+// crawler its User-Agent names, never of the other names of its bot's entry (Yandex's entry
+// holds YandexBot and the AI-training YandexAdditional); of the entry's first name when a
+// signature decided for a bot the User-Agent does not name.
 func newCrawlerInfo(id identity.Identity) *crawlerInfo {
 	ci := &crawlerInfo{id: id, categories: map[string]bool{}}
-	name := ""
-	if b, ok := crawlers.BotByID(id.Bot); ok {
-		ci.bot = b
-		if len(b.Names) > 0 {
+	name := id.Name
+	if name == "" {
+		if b, ok := crawlers.BotByID(id.Bot); ok && len(b.Names) > 0 {
 			name = b.Names[0]
 		}
 	}
-	cats := ci.bot.AllCategories()
-	for _, c := range cats {
+	bn, _ := crawlers.LookupBotName(id.Bot, name)
+	if id.Status == identity.None {
+		bn = crawlers.BotName{}
+	}
+	for _, c := range bn.Categories {
 		ci.categories[c] = true
 	}
 	category := ""
-	if len(cats) > 0 {
-		category = cats[0]
+	if len(bn.Categories) > 0 {
+		category = bn.Categories[0]
 	}
 	ci.values = map[string]any{
 		"http.crawler.id":          id.Bot,
-		"http.crawler.name":        name,
-		"http.crawler.operator":    ci.bot.Operator,
+		"http.crawler.name":        bn.Name,
+		"http.crawler.operator":    bn.Operator,
 		"http.crawler.category":    category,
-		"http.crawler.categories":  strings.Join(cats, ","),
+		"http.crawler.categories":  strings.Join(bn.Categories, ","),
 		"http.crawler.status":      id.Status.String(),
 		"http.crawler.verified_by": id.By,
 	}

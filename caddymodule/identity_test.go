@@ -187,6 +187,8 @@ func TestCrawlerMatcherForms(t *testing.T) {
 	respond @none "nobody" 200
 	@twitter crawler Twitterbot
 	respond @twitter "twitter {http.crawler.id}" 200
+	@user crawler claude-user unverifiable
+	respond @user "user {http.crawler.name} {http.crawler.operator}" 200
 	respond "other {http.crawler.id}" 200
 }
 `)
@@ -199,6 +201,9 @@ func TestCrawlerMatcherForms(t *testing.T) {
 		{"Twitterbot/1.0", "203.0.113.9", "twitter twitter-crawler"},
 		{"facebookexternalhit/1.1 Facebot Twitterbot/1.0", "203.0.113.9", "twitter imessage-preview"},
 		{"Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0", "203.0.113.9", "nobody"},
+		// A crawler only the AI catalogue knows, by its name.
+		{"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Claude-User/1.0; +Claude-User@anthropic.com)", "203.0.113.9", "user Claude-User Anthropic"},
+		{"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Claude-SearchBot/1.0)", "203.0.113.9", "other "},
 	} {
 		_, body := do(t, "GET", siteURL("/"), "User-Agent: "+c.ua, "X-Forwarded-For: "+c.client)
 		if string(body) != c.body {

@@ -12,15 +12,24 @@ import "github.com/sitepolicy/caddy-robots/webbotauth"
 func WithSignature(ua Identity, res webbotauth.Result) (Identity, bool) {
 	switch res.Status {
 	case webbotauth.Verified:
-		return Identity{Bot: res.Bot, Status: Verified, By: "signature"}, true
+		return Identity{Bot: res.Bot, Name: nameIf(ua, res.Bot), Status: Verified, By: "signature"}, true
 	case webbotauth.Impostor:
 		bot := res.Bot
 		if bot == "" {
 			bot = ua.Bot
 		}
-		return Identity{Bot: bot, Status: Impostor, By: "signature"}, true
+		return Identity{Bot: bot, Name: nameIf(ua, bot), Status: Impostor, By: "signature"}, true
 	case webbotauth.Signed:
-		return Identity{Bot: ua.Bot, Status: Signed, By: "signature"}, true
+		return Identity{Bot: ua.Bot, Name: ua.Name, Status: Signed, By: "signature"}, true
 	}
 	return ua, false
+}
+
+// nameIf is the name ua's User-Agent carries if it names bot: the crawler a signature
+// decides for is the one the request names, or else none by name.
+func nameIf(ua Identity, bot string) string {
+	if ua.Bot == bot {
+		return ua.Name
+	}
+	return ""
 }

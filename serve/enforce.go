@@ -135,8 +135,8 @@ type Block struct {
 	// its group's crawl_delay (Enforce.CrawlDelay), in whole seconds: the front end sets it.
 	RetryAfter int
 	// Impostor is set when the request was refused because its User-Agent names a crawler
-	// whose verification it fails (Enforce.Impostors); Token is then the crawler's first
-	// name in the bot catalogue and Rule is zero.
+	// whose verification it fails (Enforce.Impostors); Token is then the crawler's name the
+	// User-Agent carries (identity.Identity.Name) and Rule is zero.
 	Impostor *identity.Identity
 }
 
@@ -268,7 +268,7 @@ func (e *enforcer) Check(r *http.Request) (Block, bool) {
 	}
 	if e.impostors != 0 && !e.rt.Matches(r) {
 		if id := e.identify(r); id.Status == identity.Impostor {
-			return Block{Token: botName(id.Bot), Status: e.impostors, Impostor: &id, AcceptSignature: e.acceptSignature}, true
+			return Block{Token: botName(id), Status: e.impostors, Impostor: &id, AcceptSignature: e.acceptSignature}, true
 		}
 	}
 	es := e.stateFor(r)
@@ -303,12 +303,16 @@ func requestTarget(r *http.Request) string {
 	return r.URL.RequestURI()
 }
 
-// botName is the first name of a bot of the catalogue, its ID if it has none.
-func botName(id string) string {
-	if b, ok := crawlers.BotByID(id); ok && len(b.Names) > 0 {
+// botName is the crawler's name an identity's User-Agent carries; for a bot a signature
+// decided that the User-Agent does not name, the bot's first name, else its ID.
+func botName(id identity.Identity) string {
+	if id.Name != "" {
+		return id.Name
+	}
+	if b, ok := crawlers.BotByID(id.Bot); ok && len(b.Names) > 0 {
 		return b.Names[0]
 	}
-	return id
+	return id.Bot
 }
 
 // LogRule names, for the log line of a refusal, what refused the request: the rule
