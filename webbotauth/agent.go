@@ -33,6 +33,10 @@ func (s *Signature) SignatureAgent(h http.Header) (string, error) {
 	if len(lines) == 0 {
 		return "", nil
 	}
+	if size, members, _ := fieldShape(lines, MaxFieldSize); size > MaxFieldSize || members > MaxSignatures {
+		// Refused before it is parsed, as the signature fields are (checkShape).
+		return "", agentErr("field of %d bytes and %d members, more than %d or %d", size, members, MaxFieldSize, MaxSignatures)
+	}
 	var keys []string
 	whole := false
 	for _, c := range s.Components {
