@@ -211,3 +211,33 @@ func BenchmarkNoncesAdd(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkVerifySignedNonce: a trusted agent's signed request with a fresh nonce (signing it
+// is not timed), with the untrusted partition empty and full of 100,000 nonces: the same
+// cost (the scan it replaced made the full case 2.3 ms a nonce).
+func BenchmarkVerifySignedNonce(b *testing.B) {
+	pub, priv, _ := ed25519.GenerateKey(nil)
+	id := mustThumbprint(b, pub)
+	const now = 1_800_000_000
+	const agent = "https://agent.example/"
+	for _, fill := range []int{0, 100000} {
+		b.Run(fmt.Sprint("untrusted-", fill), func(b *testing.B) {
+			store := NewNonces(100000)
+			for i := range fill {
+				store.add("https://other.example/", "kid", fmt.Sprint(i), false, now+300, now)
+			}
+			v, _ := NewVerifier(Options{Agents: []Agent{{URL: agent, Bot: "b", Keys: []Key{{ID: id, Public: pub}}}}, Now: at(now), Nonces: store})
+			i := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				r := signNonce(b, agent, priv, id, fmt.Sprintf("%088d", i), now, 300)
+				i++
+				b.StartTimer()
+				if res := v.Verify(r, Target{}); res.Status != Verified {
+					b.Fatal(res)
+				}
+			}
+		})
+	}
+}
