@@ -241,3 +241,37 @@ func BenchmarkVerifySignedNonce(b *testing.B) {
 		})
 	}
 }
+
+// TestNoncesConcurrent: goroutines recording the same nonces at once (a replay racing its
+// original) over a sharded store: each nonce is accepted exactly once.
+func TestNoncesConcurrent(t *testing.T) {
+	nonces, workers := 20000, 4
+	if raceEnabled || testing.Short() {
+		nonces = 2000
+	}
+	n := NewNonces(nonceShards * nonceShardMin * 2)
+	accepted := make([]int, workers)
+	done := make(chan struct{})
+	for w := range workers {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range nonces {
+				if ok, why := n.add("https://a.example/", "kid", fmt.Sprint(i), i%2 == 0, 2000, 1000); ok {
+					accepted[w]++
+				} else if why != "" {
+					t.Errorf("nonce %d: %s", i, why)
+				}
+			}
+		}()
+	}
+	for range workers {
+		<-done
+	}
+	total := 0
+	for _, a := range accepted {
+		total += a
+	}
+	if total != nonces || n.Len() != nonces {
+		t.Errorf("%d accepted, %d kept, want %d", total, n.Len(), nonces)
+	}
+}
