@@ -33,9 +33,11 @@ func (s *Signature) SignatureAgent(h http.Header) (string, error) {
 	if len(lines) == 0 {
 		return "", nil
 	}
-	if size, members, _ := fieldShape(lines, MaxFieldSize); size > MaxFieldSize || members > MaxSignatures {
-		// Refused before it is parsed, as the signature fields are (checkShape).
-		return "", agentErr("field of %d bytes and %d members, more than %d or %d", size, members, MaxFieldSize, MaxSignatures)
+	// Refused before it is parsed, as the signature fields are (checkShape).
+	if size, members, _ := fieldShape(lines, MaxFieldSize); size > MaxFieldSize {
+		return "", agentErr("field of %d bytes, more than %d", size, MaxFieldSize)
+	} else if members > MaxSignatures {
+		return "", agentErr("%d members, more than %d", members, MaxSignatures)
 	}
 	var keys []string
 	whole := false

@@ -13,13 +13,14 @@ import (
 )
 
 // bigDirServer serves, at every path, a JWK Set of MaxKeys keys (the largest a directory may
-// keep), the first of them pub's; hits counts the requests per path prefix "/trusted".
+// keep), whose private keys and thumbprints it holds; it counts the requests for paths
+// under /trusted and for the others.
 type bigDirServer struct {
 	srv          *httptest.Server
 	trustedHits  atomic.Int32
+	untrustedAll atomic.Int32
 	privs        []ed25519.PrivateKey
 	ids          []string
-	untrustedAll atomic.Int32
 }
 
 func newBigDirServer(t testing.TB) *bigDirServer {
