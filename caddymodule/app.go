@@ -70,7 +70,10 @@ type CrawlerSignatures struct {
 	// such fetch is one a client asked for.
 	FetchUntrusted bool `json:"fetch_untrusted,omitempty"`
 	// ReplayProtection refuses a signature whose nonce was seen before within its validity
-	// (it is then "replayed", no proof); the memory of nonces is bounded.
+	// (it is then "replayed", no proof). The memory of nonces is bounded: 100,000 nonces of
+	// trusted agents' keys and 100,000 of others', at most 96 bytes each, so that agents
+	// nobody trusts (fetch_untrusted) cannot evict, nor make replays of, trusted agents'
+	// nonces; see webbotauth.Nonces.
 	ReplayProtection bool `json:"replay_protection,omitempty"`
 	// Skew is the clock difference tolerated on a signature's created and expires; default
 	// 60s.
