@@ -236,7 +236,7 @@ func TestReportHTMLOfCaddysLog(t *testing.T) {
 		var resp bytes.Buffer
 		_, _ = resp.ReadFrom(conn)
 		conn.Close()
-		if !strings.HasPrefix(resp.String(), "HTTP/1.1 403") {
+		if !strings.HasPrefix(resp.String(), "HTTP/1.1 200") {
 			t.Fatalf("GET %q: %q", p, resp.String())
 		}
 	}
@@ -298,4 +298,47 @@ func TestReportHTMLOfCaddysLog(t *testing.T) {
 func hiddenForTest(r rune) bool {
 	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) ||
 		r == 0x200e || r == 0x200f || r == 0x061c || r == 0x2028 || r == 0x2029
+}
+
+// TestReportReadsSizesAlike runs "caddy robots report" on the same requests logged as
+// Combined lines and as Caddy's JSON: sizes of 19 digits up to the largest int64 are read in
+// both (summed saturating), one beyond it refused by both, and the JSON reports agree.
+func TestReportReadsSizesAlike(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the caddy-robots binary")
+	}
+	dir := t.TempDir()
+	site := "http://localhost:9999 {\n\trobots_txt {\n\t\tgroup GPTBot {\n\t\t\tdisallow /private/\n\t\t}\n\t}\n}\n"
+	var clf, js strings.Builder
+	for i, size := range []string{"9223372036854775807", "1000000000000000000", "5", "9223372036854775808", "0", "123456789012345678901"} {
+		ts := time.Date(2026, 11, 20, 10, i, 0, 0, time.UTC)
+		fmt.Fprintf(&clf, `20.15.240.64 - - [%s] "GET /private/%d HTTP/1.1" 200 %s "-" "GPTBot/1.2"`+"\n", ts.Format("02/Jan/2006:15:04:05 -0700"), i, size)
+		fmt.Fprintf(&js, `{"ts":%d,"request":{"client_ip":"20.15.240.64","method":"GET","host":"localhost","uri":"/private/%d","headers":{"User-Agent":["GPTBot/1.2"]}},"status":200,"size":%s}`+"\n", ts.Unix(), i, size)
+	}
+	for name, body := range map[string]string{"Caddyfile": site, "combined.log": clf.String(), "caddy.log": js.String()} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	totals := map[string]string{}
+	for _, log := range []string{"combined.log", "caddy.log"} {
+		out, errOut, _ := runCaddy(t, dir, "robots", "report", "--config", "Caddyfile", "--site", "http://localhost:9999", "--format", "json", log)
+		var rep struct {
+			Totals     map[string]int64 `json:"totals"`
+			Unreadable struct {
+				Count int64 `json:"count"`
+			} `json:"unreadable"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%s: %v\n%s\n%s", log, err, out, errOut)
+		}
+		if rep.Totals["requests"] != 4 || rep.Totals["bytes"] != 1<<63-1 || rep.Unreadable.Count != 2 {
+			t.Errorf("%s: totals %v, %d unreadable; want 4 requests, 9223372036854775807 bytes (saturated), 2 unreadable", log, rep.Totals, rep.Unreadable.Count)
+		}
+		b, _ := json.Marshal(rep)
+		totals[log] = string(b)
+	}
+	if totals["combined.log"] != totals["caddy.log"] {
+		t.Errorf("Combined %s, JSON %s", totals["combined.log"], totals["caddy.log"])
+	}
 }
