@@ -506,6 +506,9 @@ func CheckListFile(url, file string, maxSize int64) error {
 	o := ListsOptions{MaxSize: maxSize}
 	o.defaults()
 	body, err := readCapped(file, o.MaxSize)
+	if pe, ok := err.(*os.PathError); ok {
+		return fmt.Errorf("cannot read the file: %w", pe.Err) // the caller shows the file
+	}
 	if err != nil {
 		return err
 	}
