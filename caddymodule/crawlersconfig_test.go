@@ -155,6 +155,7 @@ func TestCrawlersJSONErrorsNameThePath(t *testing.T) {
 		{`{"lists":{"local":{"` + googleListURL + `":"` + f["html.json"] + `"}}}`, `crawlers.lists.local["` + googleListURL + `"] "` + f["html.json"] + `": list refused: not a JSON document`},
 		{`{"lists":{"offline":true},"reverse_dns":{"off":true}}`, "crawlers.lists.offline: offline with no list file (local), reverse DNS off and no signature agent: nothing would verify"},
 		{`{"lists":{"refresh":"1s"}}`, `crawlers.lists.refresh "1s": at least 10m0s`},
+		{`{"reverse_dns":{"resolver":"dns.example"}}`, `crawlers.reverse_dns.resolver "dns.example": not an IP address and port`},
 		{`{"reverse_dns":{"max_in_flight":-1}}`, `crawlers.reverse_dns.max_in_flight "-1": must not be negative`},
 		{`{"signatures":{"agents":[{"url":"https://agent.example","bot":"GPTBott"}]}}`, `crawlers.signatures.agents[0].bot "GPTBott": not one bot of the catalogue (by ID or name); did you mean "GPTBot"?`},
 		{`{"signatures":{"agents":[{"url":"https://agent.example","bot":"openai-crawler","key_file":"` + f["missing.json"] + `"}]}}`, `crawlers.signatures.agents[0].key_file "` + f["missing.json"] + `": open`},
