@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // WriteHTML writes the report as one self-contained HTML page: its CSS inline, its charts
@@ -17,6 +20,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	data = jsonEscapeHidden(data)
 	sparks := make([]chart, len(r.Crawlers))
 	for i, c := range r.Crawlers {
 		sparks[i] = sparkline(c.Timeline)
@@ -138,14 +142,16 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"statuses": statuses,
 	"robots":   robotsCell,
 	"line":     line,
-	"dash":     dash,
+	"dash":     func(s string) string { return dash(shown(s)) },
+	"s":        shown,
+	"lines":    shownLines,
 	"f":        func(v float64) string { return fmt.Sprintf("%.1f", v) },
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Robots report: {{.Site.Name}}</title>
+<title>Robots report: {{s .Site.Name}}</title>
 <style>
 body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
 h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 2em; }
@@ -164,12 +170,12 @@ pre { background: #f6f6f6; padding: .6em; overflow-x: auto; }
 </style>
 </head>
 <body>
-<h1>Robots report: {{.Site.Name}}</h1>
-{{range .Notes}}<p class="note">Note: {{.}}</p>
-{{end}}{{range .Inputs}}{{if .Error}}<p class="error" data-k="input-error"><strong>{{.Name}} could not be read to its end:</strong> {{.Error}}</p>
+<h1>Robots report: {{s .Site.Name}}</h1>
+{{range .Notes}}<p class="note">Note: {{s .}}</p>
+{{end}}{{range .Inputs}}{{if .Error}}<p class="error" data-k="input-error"><strong>{{s .Name}} could not be read to its end:</strong> {{s .Error}}</p>
 {{end}}{{end}}<dl id="summary">
-<dt>Logs</dt><dd>{{range $i, $in := .Inputs}}{{if $i}}, {{end}}<code>{{$in.Name}}</code> ({{$in.Lines}} lines{{if $in.Gzip}}, gzip{{end}}{{if $in.Error}}; {{$in.Error}}{{end}}){{end}}</dd>
-{{if .Site.Host}}<dt>Host</dt><dd>{{.Site.Host}}</dd>{{end}}
+<dt>Logs</dt><dd>{{range $i, $in := .Inputs}}{{if $i}}, {{end}}<code>{{s $in.Name}}</code> ({{$in.Lines}} lines{{if $in.Gzip}}, gzip{{end}}{{if $in.Error}}; {{s $in.Error}}{{end}}){{end}}</dd>
+{{if .Site.Host}}<dt>Host</dt><dd>{{s .Site.Host}}</dd>{{end}}
 {{if not .Range.First.IsZero}}<dt>Period</dt><dd>{{time .Range.First}} to {{time .Range.Last}} UTC</dd>{{end}}
 <dt>Requests</dt><dd data-k="requests">{{.Totals.Requests}}</dd>
 <dt>Bytes</dt><dd data-k="bytes" data-v="{{.Totals.Bytes}}">{{bytes .Totals.Bytes}}</dd>
@@ -184,19 +190,19 @@ pre { background: #f6f6f6; padding: .6em; overflow-x: auto; }
 <h2>Requests over time</h2>
 <p class="legend"><span class="crawlers" style="background:#3b6fb6"></span>crawlers<span style="background:#e0a030"></span>impostors<span style="background:#b9c3cf"></span>others<span style="background:#d33c2c"></span>violations</p>
 <svg id="timeline" xmlns="http://www.w3.org/2000/svg" width="{{.Timeline.W}}" height="{{.Timeline.H}}" viewBox="0 0 {{.Timeline.W}} {{.Timeline.H}}" role="img" aria-label="requests over time">
-{{range .Timeline.Rects}}<rect class="{{.Class}}" x="{{f .X}}" y="{{f .Y}}" width="{{f .W}}" height="{{f .H}}"><title>{{.Title}}</title></rect>
-{{end}}{{range .Timeline.Labels}}<text x="{{f .X}}" y="{{f .Y}}" text-anchor="{{.Anchor}}">{{.Text}}</text>
+{{range .Timeline.Rects}}<rect class="{{.Class}}" x="{{f .X}}" y="{{f .Y}}" width="{{f .W}}" height="{{f .H}}"><title>{{s .Title}}</title></rect>
+{{end}}{{range .Timeline.Labels}}<text x="{{f .X}}" y="{{f .Y}}" text-anchor="{{.Anchor}}">{{s .Text}}</text>
 {{end}}</svg>
 
 <h2>Crawlers</h2>
 {{if .Crawlers}}<svg id="crawler-bars" xmlns="http://www.w3.org/2000/svg" width="{{.Bars.W}}" height="{{.Bars.H}}" viewBox="0 0 {{.Bars.W}} {{.Bars.H}}" role="img" aria-label="requests per crawler">
-{{range .Bars.Rects}}<rect class="{{.Class}}" x="{{f .X}}" y="{{f .Y}}" width="{{f .W}}" height="{{f .H}}"><title>{{.Title}}</title></rect>
-{{end}}{{range .Bars.Labels}}<text x="{{f .X}}" y="{{f .Y}}" text-anchor="{{.Anchor}}">{{.Text}}</text>
+{{range .Bars.Rects}}<rect class="{{.Class}}" x="{{f .X}}" y="{{f .Y}}" width="{{f .W}}" height="{{f .H}}"><title>{{s .Title}}</title></rect>
+{{end}}{{range .Bars.Labels}}<text x="{{f .X}}" y="{{f .Y}}" text-anchor="{{.Anchor}}">{{s .Text}}</text>
 {{end}}</svg>
 <table id="crawlers">
 <thead><tr><th>Crawler</th><th>Operator</th><th>Group</th><th class="n">Requests</th><th class="n">Bytes</th><th>robots.txt</th><th class="n">Violations</th><th>Statuses</th><th>Over time</th></tr></thead>
 <tbody>
-{{range $i, $c := .Crawlers}}{{with $c}}<tr data-id="{{.ID}}" data-token="{{.Token}}"><td data-k="name">{{.Name}}</td><td>{{dash .Operator}}</td><td>{{if .Token}}{{.Token}}{{else}}*{{end}}</td><td class="n" data-k="requests">{{.Requests}}</td><td class="n" data-k="bytes" data-v="{{.Bytes}}">{{bytes .Bytes}}</td><td data-k="robots_txt" data-v="{{.RobotsTxt.Fetches}}">{{robots .RobotsTxt}}</td><td class="n" data-k="violations">{{.Violations.Count}}</td><td data-k="statuses">{{statuses .Statuses}}</td><td>{{with index $.Sparks $i}}<svg class="spark" xmlns="http://www.w3.org/2000/svg" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}" role="img" aria-label="requests over time">{{range .Rects}}<rect class="{{.Class}}" x="{{f .X}}" y="{{f .Y}}" width="{{f .W}}" height="{{f .H}}"><title>{{.Title}}</title></rect>{{end}}</svg>{{end}}</td></tr>
+{{range $i, $c := .Crawlers}}{{with $c}}<tr data-id="{{s .ID}}" data-token="{{s .Token}}"><td data-k="name">{{s .Name}}</td><td>{{dash .Operator}}</td><td>{{if .Token}}{{s .Token}}{{else}}*{{end}}</td><td class="n" data-k="requests">{{.Requests}}</td><td class="n" data-k="bytes" data-v="{{.Bytes}}">{{bytes .Bytes}}</td><td data-k="robots_txt" data-v="{{.RobotsTxt.Fetches}}">{{robots .RobotsTxt}}</td><td class="n" data-k="violations">{{.Violations.Count}}</td><td data-k="statuses">{{statuses .Statuses}}</td><td>{{with index $.Sparks $i}}<svg class="spark" xmlns="http://www.w3.org/2000/svg" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}" role="img" aria-label="requests over time">{{range .Rects}}<rect class="{{.Class}}" x="{{f .X}}" y="{{f .Y}}" width="{{f .W}}" height="{{f .H}}"><title>{{s .Title}}</title></rect>{{end}}</svg>{{end}}</td></tr>
 {{end}}{{end}}</tbody>
 </table>{{else}}<p>No crawler in these logs.</p>{{end}}
 
@@ -205,8 +211,8 @@ pre { background: #f6f6f6; padding: .6em; overflow-x: auto; }
 <table id="violations">
 <thead><tr><th>Crawler</th><th>Path</th><th>Rule</th><th class="n">Line</th><th class="n">Count</th><th>First</th><th>Last</th></tr></thead>
 <tbody>
-{{range $c := .Crawlers}}{{range .Violations.Top}}<tr data-token="{{$c.Token}}"><td>{{$c.Name}}</td><td class="path" data-k="path">{{.Path}}</td><td><code data-k="rule">{{.Rule}}</code></td><td class="n" data-k="line">{{line .Line}}</td><td class="n" data-k="count">{{.Count}}</td><td>{{time .First}}</td><td>{{time .Last}}</td></tr>
-{{end}}{{if .Violations.Other}}<tr data-token="{{$c.Token}}" class="other"><td>{{$c.Name}}</td><td>(other)</td><td></td><td></td><td class="n" data-k="count">{{.Violations.Other}}</td><td></td><td></td></tr>
+{{range $c := .Crawlers}}{{range .Violations.Top}}<tr data-token="{{s $c.Token}}"><td>{{s $c.Name}}</td><td class="path" data-k="path">{{s .Path}}</td><td><code data-k="rule">{{s .Rule}}</code></td><td class="n" data-k="line">{{line .Line}}</td><td class="n" data-k="count">{{.Count}}</td><td>{{time .First}}</td><td>{{time .Last}}</td></tr>
+{{end}}{{if .Violations.Other}}<tr data-token="{{s $c.Token}}" class="other"><td>{{s $c.Name}}</td><td>(other)</td><td></td><td></td><td class="n" data-k="count">{{.Violations.Other}}</td><td></td><td></td></tr>
 {{end}}{{end}}</tbody>
 </table>
 
@@ -215,7 +221,7 @@ pre { background: #f6f6f6; padding: .6em; overflow-x: auto; }
 {{if .Impostors}}<table id="impostors">
 <thead><tr><th>Claimed</th><th>Operator</th><th>Group</th><th class="n">Requests</th><th class="n">Bytes</th><th class="n">Disallowed</th><th>First</th><th>Last</th><th>Statuses</th></tr></thead>
 <tbody>
-{{range .Impostors}}<tr data-id="{{.ID}}" data-token="{{.Token}}"><td data-k="name">{{.Name}}</td><td>{{dash .Operator}}</td><td>{{if .Token}}{{.Token}}{{else}}*{{end}}</td><td class="n" data-k="requests">{{.Requests}}</td><td class="n" data-k="bytes" data-v="{{.Bytes}}">{{bytes .Bytes}}</td><td class="n" data-k="disallowed">{{.Disallowed}}</td><td>{{time .First}}</td><td>{{time .Last}}</td><td data-k="statuses">{{statuses .Statuses}}</td></tr>
+{{range .Impostors}}<tr data-id="{{s .ID}}" data-token="{{s .Token}}"><td data-k="name">{{s .Name}}</td><td>{{dash .Operator}}</td><td>{{if .Token}}{{s .Token}}{{else}}*{{end}}</td><td class="n" data-k="requests">{{.Requests}}</td><td class="n" data-k="bytes" data-v="{{.Bytes}}">{{bytes .Bytes}}</td><td class="n" data-k="disallowed">{{.Disallowed}}</td><td>{{time .First}}</td><td>{{time .Last}}</td><td data-k="statuses">{{statuses .Statuses}}</td></tr>
 {{end}}</tbody>
 </table>{{else}}<p>None.</p>{{end}}
 
@@ -223,8 +229,8 @@ pre { background: #f6f6f6; padding: .6em; overflow-x: auto; }
 <table id="paths">
 <thead><tr><th>Crawler</th><th>Path</th><th class="n">Requests</th></tr></thead>
 <tbody>
-{{range $c := .Crawlers}}{{range .Paths.Top}}<tr><td>{{$c.Name}}</td><td class="path">{{.Path}}</td><td class="n">{{.Count}}</td></tr>
-{{end}}{{if .Paths.Other}}<tr><td>{{$c.Name}}</td><td>(other)</td><td class="n">{{.Paths.Other}}</td></tr>
+{{range $c := .Crawlers}}{{range .Paths.Top}}<tr><td>{{s $c.Name}}</td><td class="path">{{s .Path}}</td><td class="n">{{.Count}}</td></tr>
+{{end}}{{if .Paths.Other}}<tr><td>{{s $c.Name}}</td><td>(other)</td><td class="n">{{.Paths.Other}}</td></tr>
 {{end}}{{end}}</tbody>
 </table>
 
@@ -233,13 +239,49 @@ pre { background: #f6f6f6; padding: .6em; overflow-x: auto; }
 {{if .Unreadable.Examples}}<table id="unreadable">
 <thead><tr><th>Log</th><th class="n">Line</th><th>Why</th><th>Text</th></tr></thead>
 <tbody>
-{{range .Unreadable.Examples}}<tr><td>{{.Input}}</td><td class="n">{{.Line}}</td><td>{{.Reason}}</td><td><code>{{.Text}}</code></td></tr>
+{{range .Unreadable.Examples}}<tr><td>{{s .Input}}</td><td class="n">{{.Line}}</td><td>{{s .Reason}}</td><td><code>{{s .Text}}</code></td></tr>
 {{end}}</tbody>
 </table>{{end}}
 
 <h2>robots.txt served now</h2>
-{{if .Site.RobotsTxt}}<pre id="robots-txt">{{.Site.RobotsTxt}}</pre>{{else}}<p>The config serves no robots.txt.</p>{{end}}
+{{if .Site.RobotsTxt}}<pre id="robots-txt">{{lines .Site.RobotsTxt}}</pre>{{else}}<p>The config serves no robots.txt.</p>{{end}}
 <script type="application/json" id="report-data">{{.JSON}}</script>
 </body>
 </html>
 `))
+
+// shown is a string of the report (from the logs, the config or the file served) as the page
+// shows it: printable, as the text shows it, so that a control or bidi character from a log
+// is seen escaped instead of acting on the page; nothing is cut (the report keeps paths cut).
+func shown(s string) string { return printable([]byte(s), math.MaxInt) }
+
+// shownLines is shown for each line of a multi-line text (robots.txt), keeping its lines.
+func shownLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = shown(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// jsonEscapeHidden writes the characters hidden says act on the text around them as \u
+// escapes in a JSON document: the data is the same, and its text in the page holds none.
+func jsonEscapeHidden(data []byte) []byte {
+	var out []byte
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if hidden(r) && r >= 0x20 { // below, json.Marshal has escaped them
+			if out == nil {
+				out = append(make([]byte, 0, len(data)+16), data[:i]...)
+			}
+			out = fmt.Appendf(out, `\u%04x`, r)
+		} else if out != nil {
+			out = append(out, data[i:i+size]...)
+		}
+		i += size
+	}
+	if out == nil {
+		return data
+	}
+	return out
+}

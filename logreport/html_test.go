@@ -96,7 +96,7 @@ func checkPage(t *testing.T, page []byte, rep *logreport.Report) {
 			k := attr(td, "data-k")
 			switch k {
 			case "name":
-				if text(td) != c.Name {
+				if text(td) != escaped(c.Name) {
 					t.Errorf("row %d: name %q, JSON %q", i, text(td), c.Name)
 				}
 			case "statuses":
@@ -140,7 +140,7 @@ func checkPage(t *testing.T, page []byte, rep *logreport.Report) {
 	var wantRows [][3]string
 	for _, c := range rep.Crawlers {
 		for _, v := range c.Violations.Top {
-			wantRows = append(wantRows, [3]string{v.Path, strconv.Itoa(v.Line), strconv.FormatInt(v.Count, 10)})
+			wantRows = append(wantRows, [3]string{escaped(v.Path), strconv.Itoa(v.Line), strconv.FormatInt(v.Count, 10)})
 		}
 		if c.Violations.Other > 0 {
 			wantRows = append(wantRows, [3]string{"", "", strconv.FormatInt(c.Violations.Other, 10)})
