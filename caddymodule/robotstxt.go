@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -162,9 +163,10 @@ func (h *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddy
 			if b.Routine() {
 				level = zap.DebugLevel
 			}
-			if ce := h.logger.Check(level, msg); ce != nil {
+			// Unlogged: over the log's limit for this crawler and kind (counted all the same).
+			if ce := h.logger.Check(level, msg); ce != nil && !b.Unlogged {
 				ce.Write(zap.String("token", b.Token), zap.String("rule", b.LogRule()),
-					zap.Int("status", b.Status), zap.String("method", r.Method), zap.String("uri", r.RequestURI))
+					zap.Int("status", b.Status), zap.String("method", r.Method), zap.String("uri", r.RequestURI), zap.Int("suppressed", b.Suppressed))
 			}
 			b.SetHeaders(w.Header())
 			if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok && srv.Errors != nil && len(srv.Errors.Routes) > 0 {
@@ -231,8 +233,13 @@ func coreOptions(l *zap.Logger, key string, value func(*http.Request) string) se
 	return serve.Options{
 		Log:  serve.Log{Debug: logAt(zap.DebugLevel), Warn: logAt(zap.WarnLevel)},
 		Warn: func(msg string) { l.Warn(msg) },
+		Now:  testClock,
 	}
 }
+
+// testClock, when set by a test, is the clock of the cores made after (serve.Options.Now):
+// the intervals of the violation and refusal logs' limits, crawl-delay.
+var testClock func() time.Time
 
 func hostOf(r *http.Request) string   { return r.Host }
 func methodOf(r *http.Request) string { return r.Method }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"time"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/crawlers"
@@ -50,6 +51,8 @@ type Options struct {
 	// serve.ViolationInterval. Off by default: it decides for every crawler's request, which
 	// a site that does not read the log need not pay for.
 	LogViolations bool
+
+	now func() time.Time // the core's clock (serve.Options.Now), for tests
 }
 
 func (o Options) logger() *slog.Logger {
@@ -75,6 +78,7 @@ func (o Options) coreOptions() serve.Options {
 		Counters: o.Counters,
 		// The middleware holds every route of the site with its paths.
 		TDMRepFile: true,
+		Now:        o.now,
 	}
 	if o.Verifier != nil || o.Signatures != nil {
 		so.Identify = func(r *http.Request) identity.Identity { id, _ := Identity(r); return id }
@@ -237,8 +241,8 @@ func (h *middlewareHandler) refused(w http.ResponseWriter, r *http.Request) bool
 	if b.Routine() {
 		level = slog.LevelDebug
 	}
-	if h.m.logger.Enabled(r.Context(), level) {
-		h.m.logger.Log(r.Context(), level, msg, "token", b.Token, "rule", b.LogRule(), "status", b.Status, "method", r.Method, "uri", r.RequestURI)
+	if !b.Unlogged && h.m.logger.Enabled(r.Context(), level) {
+		h.m.logger.Log(r.Context(), level, msg, "token", b.Token, "rule", b.LogRule(), "status", b.Status, "method", r.Method, "uri", r.RequestURI, "suppressed", b.Suppressed)
 	}
 	b.SetHeaders(w.Header())
 	serve.WriteError(w, b.Status, msg)

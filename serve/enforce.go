@@ -52,6 +52,8 @@ type enforcer struct {
 	// crawlDelay answers crawlers that ask sooner than their group's crawl_delay
 	// (Enforce.CrawlDelay); it needs observe.
 	crawlDelay bool
+	// refusals limits the refusals logged, by crawler and kind (refusalKey).
+	refusals *logLimit
 }
 
 // enforceState is what enforcement decides with for one version of the served file.
@@ -138,6 +140,14 @@ type Block struct {
 	// whose verification it fails (Enforce.Impostors); Token is then the crawler's first
 	// name in the bot catalogue and Rule is zero.
 	Impostor *identity.Identity
+	// Unlogged is set when the front end must not log the refusal: its crawler (the one
+	// claimed, for an impostor) has had ViolationBurst refusals of its kind (a rule,
+	// impostor, crawl-delay) logged in the current ViolationInterval. A client repeating a
+	// refused request cannot flood the log; the counters count every refusal.
+	Unlogged bool
+	// Suppressed is how many refusals of this crawler and kind were not logged since the last
+	// one logged: the front end logs it with the refusal ("suppressed").
+	Suppressed int
 }
 
 // maxEnforcedCrawlDelay is the longest crawl delay enforcement holds a crawler to: a group's
@@ -208,7 +218,8 @@ func retryAfter(wait time.Duration) int {
 // enforcement that would never apply: a file in which no group names a crawler (path
 // "enforce").
 func newEnforcer(rt *robotsTxt, up *upstream, cfg *policy.Enforce, opts Options) (*enforcer, error) {
-	e := &enforcer{rt: rt, up: up, observe: newObserver(opts, false), identify: opts.Identify}
+	e := &enforcer{rt: rt, up: up, observe: newObserver(opts, false), identify: opts.Identify,
+		refusals: newLogLimit(metrics.NumCrawlers()*refusalKinds, opts)}
 	st := rt.state.Load()
 	es := newEnforceState(st.matching, nil)
 	if cfg != nil {
@@ -261,8 +272,46 @@ func enforceStatus(status int, path string) (int, error) {
 func (e *enforcer) Status() int { return e.status }
 
 // Check reports whether r comes from a crawler that robots.txt disallows for r's path (its
-// path and query as sent). Requests for /robots.txt are never blocked.
+// path and query as sent). Requests for /robots.txt are never blocked. A refusal says whether
+// to log it (Block.Unlogged, Block.Suppressed).
 func (e *enforcer) Check(r *http.Request) (Block, bool) {
+	b, blocked := e.check(r)
+	if blocked {
+		n, ok := e.refusals.allow(refusalKey(b))
+		b.Unlogged, b.Suppressed = !ok, n
+	}
+	return b, blocked
+}
+
+// refusalKinds are the kinds of refusal logged within limits of their own: by a rule, as an
+// impostor, for crawl-delay.
+const refusalKinds = 3
+
+// refusalKey is b's key in the refusal log's limit: its crawler's metrics slot (the crawler
+// claimed, for an impostor; a name neither catalogue knows shares metrics.Other) and kind.
+func refusalKey(b Block) int {
+	var c metrics.Crawler
+	kind := 0
+	switch {
+	case b.Impostor != nil:
+		c, kind = metrics.CrawlerOf(b.Impostor.Bot), 1
+	default:
+		if b.RetryAfter > 0 {
+			kind = 2
+		}
+		// The file's name: its bot (remembered by IdentifyBot), else a crawler only the AI
+		// catalogue knows, else Other.
+		if id, ok := crawlers.IdentifyBot(b.Token); ok {
+			c = metrics.CrawlerOf(id)
+		} else {
+			c, _ = aiOnlyCrawler(b.Token)
+		}
+	}
+	return int(c)*refusalKinds + kind
+}
+
+// check is Check without the log limit.
+func (e *enforcer) check(r *http.Request) (Block, bool) {
 	if e.observe != nil {
 		return e.checkObserved(r)
 	}
