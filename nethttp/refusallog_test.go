@@ -147,8 +147,16 @@ func TestRefusalLogLimitOverLoopback(t *testing.T) {
 		got := lines[kind]
 		want := fmt.Sprint(append(make([]int, core.ViolationBurst), n-core.ViolationBurst))
 		if fmt.Sprint(got) != want {
-			t.Errorf("%s: %d refusals, then one in the next interval: lines with suppressed %v, want %s", kind, n, got, want)
+			t.Errorf("%s: %d refusals, then one in the next interval: %s, want %d lines, the last with %d suppressed", kind, n, summary(got), core.ViolationBurst+1, n-core.ViolationBurst)
 		}
 	}
 	t.Logf("%d refusals, %d log lines", total+len(flood), len(lines["disallow: /private/"])+len(lines["impostor"])+len(lines["crawl-delay"]))
+}
+
+// summary is how many lines a log has and the last one's suppressed count.
+func summary(suppressed []int) string {
+	if len(suppressed) == 0 {
+		return "no lines"
+	}
+	return fmt.Sprintf("%d lines, the last with %d suppressed", len(suppressed), suppressed[len(suppressed)-1])
 }
