@@ -142,9 +142,10 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 // the Allow header set.
 //
 // With enforce, a request from a crawler that the file disallows for the path is answered
-// with the configured status and logged at info level: through Caddy's error handling when
-// the server has handle_errors routes, else with the short text body nethttp sends (Caddy's
-// default error response has no body, which would not say why).
+// with the configured status and logged at info level (at most serve.ViolationBurst per
+// crawler and kind per minute, the next line counting those left out): through Caddy's
+// error handling when the server has handle_errors routes, else with the short text body
+// nethttp sends (Caddy's default error response has no body, which would not say why).
 func (h *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	if !h.core.IsRobotsTxt(r) {
 		if r.URL.Path == tdmrep.WellKnownPath {
