@@ -35,7 +35,9 @@ type Options struct {
 	Verifier *identity.Verifier
 	// Signatures, if set, judges requests' Web Bot Auth signatures (package webbotauth): a
 	// valid signature of a trusted agent verifies its bot, one that fails makes the request
-	// an impostor even where Verifier verified its address (identity.WithSignature).
+	// an impostor even where Verifier verified its address (identity.WithSignature). The
+	// middleware does not close its key directory fetcher: close it (webbotauth.Directory
+	// .Close, which cancels the fetches in progress) when the application stops.
 	Signatures *webbotauth.Verifier
 	// ClientAddr is the client's address as the application trusts it (behind a reverse
 	// proxy, the address the proxy reports, never a forwarding header a client can write);
