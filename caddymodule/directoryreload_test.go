@@ -67,7 +67,7 @@ func TestReloadCancelsDirectoryFetches(t *testing.T) {
 	}
 	took := time.Since(start)
 	t.Logf("reload with %d directory fetches hanging took %v", hung, took)
-	if took > 2*time.Second {
+	if took > 3*time.Second { // well under the 10 s timeout, with room for a loaded machine
 		t.Errorf("the reload took %v: it waited for the hanging directory fetches", took)
 	}
 	// The fetches' connections were closed by the reload, not by their timeout.
