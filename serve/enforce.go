@@ -66,6 +66,9 @@ type enforceState struct {
 	// delays are the crawl-delay budgets of the names whose groups have a crawl_delay (by
 	// the name as UAMatcher returns it), made when the state is.
 	delays map[string]*delaySlot
+	// crawlers are the metrics slots of all the names (metrics.CrawlerNamed), which key the
+	// refusal log's limit.
+	crawlers map[string]metrics.Crawler
 	// slots are the metrics slots of the names (metrics.CrawlerNamed), for requests whose
 	// User-Agent names no bot of the catalogue (a crawler only the AI catalogue knows).
 	slots map[string]metrics.Crawler
@@ -85,8 +88,9 @@ func newEnforceState(f *robotsgen.File, prev *enforceState) *enforceState {
 			}
 		}
 	}
-	es := &enforceState{m: robotsgen.NewMatcher(ef)}
+	es := &enforceState{m: robotsgen.NewMatcher(ef), crawlers: make(map[string]metrics.Crawler, len(tokens))}
 	for _, t := range tokens {
+		es.crawlers[t] = metrics.CrawlerNamed(t)
 		if _, ok := crawlers.IdentifyBot(t); !ok {
 			es.custom = true
 			if es.slots == nil {
@@ -148,6 +152,10 @@ type Block struct {
 	// Suppressed is how many refusals of this crawler and kind were not logged since the last
 	// one logged: the front end logs it with the refusal ("suppressed").
 	Suppressed int
+
+	// crawler keys the refusal log's limit: the slot of the name refused (Token), or of the
+	// crawler an impostor claims.
+	crawler metrics.Crawler
 }
 
 // maxEnforcedCrawlDelay is the longest crawl delay enforcement holds a crawler to: a group's
@@ -290,24 +298,14 @@ const refusalKinds = 3
 // refusalKey is b's key in the refusal log's limit: its crawler's metrics slot (the crawler
 // claimed, for an impostor; a name neither catalogue knows shares metrics.Other) and kind.
 func refusalKey(b Block) int {
-	var c metrics.Crawler
 	kind := 0
 	switch {
 	case b.Impostor != nil:
-		c, kind = metrics.CrawlerOf(b.Impostor.Bot), 1
-	default:
-		if b.RetryAfter > 0 {
-			kind = 2
-		}
-		// The file's name: its bot (remembered by IdentifyBot), else a crawler only the AI
-		// catalogue knows, else Other.
-		if id, ok := crawlers.IdentifyBot(b.Token); ok {
-			c = metrics.CrawlerOf(id)
-		} else {
-			c, _ = aiOnlyCrawler(b.Token)
-		}
+		kind = 1
+	case b.RetryAfter > 0:
+		kind = 2
 	}
-	return int(c)*refusalKinds + kind
+	return int(b.crawler)*refusalKinds + kind
 }
 
 // check is Check without the log limit.
@@ -317,7 +315,7 @@ func (e *enforcer) check(r *http.Request) (Block, bool) {
 	}
 	if e.impostors != 0 && !e.rt.Matches(r) {
 		if id := e.identify(r); id.Status == identity.Impostor {
-			return Block{Token: botName(id.Bot), Status: e.impostors, Impostor: &id, AcceptSignature: e.acceptSignature}, true
+			return Block{Token: botName(id.Bot), Status: e.impostors, Impostor: &id, AcceptSignature: e.acceptSignature, crawler: metrics.CrawlerOf(id.Bot)}, true
 		}
 	}
 	es := e.stateFor(r)
@@ -341,7 +339,7 @@ func (es *enforceState) block(tok string, r *http.Request) (Block, bool) {
 	if d.Allowed || d.Rule == nil {
 		return Block{}, false
 	}
-	return Block{Token: tok, Rule: *d.Rule}, true
+	return Block{Token: tok, Rule: *d.Rule, crawler: es.crawlers[tok]}, true
 }
 
 // requestTarget is r's path and query as the client sent them.

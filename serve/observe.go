@@ -227,8 +227,9 @@ func (e *enforcer) checkObserved(r *http.Request) (Block, bool) {
 		id := e.identify(r)
 		status, bot = id.Status, id.Bot
 		if e.impostors != 0 && id.Status == identity.Impostor {
-			o.count(metrics.CrawlerOf(bot), status, metrics.Impostor)
-			return Block{Token: botName(bot), Status: e.impostors, Impostor: &id, AcceptSignature: e.acceptSignature}, true
+			c := metrics.CrawlerOf(bot)
+			o.count(c, status, metrics.Impostor)
+			return Block{Token: botName(bot), Status: e.impostors, Impostor: &id, AcceptSignature: e.acceptSignature, crawler: c}, true
 		}
 	}
 	es := e.rt.state.Load().enforce.Load()
@@ -263,7 +264,7 @@ func (e *enforcer) checkObserved(r *http.Request) (Block, bool) {
 	disallowed := !d.Allowed && d.Rule != nil
 	if disallowed && tok != "" && e.refuse {
 		o.count(c, status, metrics.Enforced)
-		return Block{Token: tok, Rule: *d.Rule, Status: e.status, AcceptSignature: e.acceptSignature}, true
+		return Block{Token: tok, Rule: *d.Rule, Status: e.status, AcceptSignature: e.acceptSignature, crawler: es.crawlers[tok]}, true
 	}
 	if e.crawlDelay && tok != "" {
 		if ds := es.delays[tok]; ds != nil {
@@ -273,7 +274,7 @@ func (e *enforcer) checkObserved(r *http.Request) (Block, bool) {
 			}
 			if wait, limited := ds.take(k, o.elapsed()); limited {
 				o.count(c, status, metrics.RateLimited)
-				return Block{Token: tok, Status: http.StatusTooManyRequests, RetryAfter: retryAfter(wait), AcceptSignature: e.acceptSignature}, true
+				return Block{Token: tok, Status: http.StatusTooManyRequests, RetryAfter: retryAfter(wait), AcceptSignature: e.acceptSignature, crawler: es.crawlers[tok]}, true
 			}
 		}
 	}
