@@ -44,6 +44,10 @@ type DirectoryOptions struct {
 	Retry time.Duration
 	// Timeout bounds one fetch; 0 is 10 seconds.
 	Timeout time.Duration
+	// Resolver resolves directory host names; nil is the system's. Tests answer from a
+	// loopback DNS server, so that many host names reach one local server. The address
+	// check (AllowAddr) applies to whatever it answers.
+	Resolver *net.Resolver
 	// MaxAgents bounds how many directories of agents that are not trusted are cached; 0 is
 	// 1,000. With FetchUntrusted every client can name a new one, so the cache must not grow
 	// with them; when it is full, failures older than Retry go first, then any other entry
@@ -58,7 +62,10 @@ type DirectoryOptions struct {
 	MaxUntrustedBytes int
 	// MaxFetches bounds the fetches in progress at once, over all agents; 0 is 4, less than 2
 	// is 2. One of them is kept for trusted agents, so that clients naming agents of their
-	// own cannot hold every fetch.
+	// own cannot hold every fetch. A fetch for an agent not trusted opens a connection of its
+	// own and closes it when done (no keep-alive): clients naming a new host each time would
+	// otherwise leave an idle connection, a file descriptor and two goroutines, per host.
+	// So at most MaxFetches - 1 connections serve agents not trusted at any time.
 	MaxFetches int
 	// Now is the clock of Fetch (a Verifier gives lookups its own); nil is time.Now.
 	Now func() time.Time
@@ -74,10 +81,15 @@ type DirectoryOptions struct {
 // asked. A failed fetch never evicts the keys already cached (the draft, "Discovery
 // Failure"); a fetched directory replaces them, so a removed key stops verifying.
 type Directory struct {
-	client *http.Client
-	o      DirectoryOptions
+	client *http.Client // for trusted agents: connections kept alive
+	// untrustedClient fetches for agents not trusted: no keep-alive (MaxFetches).
+	untrustedClient *http.Client
+	o               DirectoryOptions
 
-	mu        sync.Mutex
+	mu sync.Mutex
+	// life is the context of the fetches started, cancelled (and replaced) by Close.
+	life      context.Context
+	cancel    context.CancelFunc
 	entries   map[string]*dirEntry
 	inflight  int // fetches in progress
 	untrusted int // entries of agents not trusted
@@ -150,7 +162,8 @@ func NewDirectory(o DirectoryOptions) *Directory {
 		allow = PublicAddr
 	}
 	dialer := &net.Dialer{
-		Timeout: o.Timeout,
+		Timeout:  o.Timeout,
+		Resolver: o.Resolver,
 		// Control runs on the resolved address of every connection attempt.
 		Control: func(network, address string, _ syscall.RawConn) error {
 			ap, err := netip.ParseAddrPort(address)
@@ -172,17 +185,20 @@ func NewDirectory(o DirectoryOptions) *Directory {
 		MaxIdleConnsPerHost:   1,
 		IdleConnTimeout:       time.Minute,
 	}
-	return &Directory{
-		client: &http.Client{
+	untrusted := tr.Clone()
+	untrusted.DisableKeepAlives = true
+	client := func(tr *http.Transport) *http.Client {
+		return &http.Client{
 			Transport: tr,
 			Timeout:   o.Timeout,
 			CheckRedirect: func(*http.Request, []*http.Request) error {
 				return http.ErrUseLastResponse // the draft: never follow
 			},
-		},
-		o:       o,
-		entries: map[string]*dirEntry{},
+		}
 	}
+	d := &Directory{client: client(tr), untrustedClient: client(untrusted), o: o, entries: map[string]*dirEntry{}}
+	d.life, d.cancel = context.WithCancel(context.Background())
+	return d
 }
 
 // PublicAddr reports whether a is a public unicast address: not private, loopback,
@@ -332,17 +348,26 @@ func (d *Directory) start(agent string, e *dirEntry, now time.Time) {
 	}
 	done := make(chan struct{})
 	e.fetching, e.attempt = done, now
+	life := d.life
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), d.o.Timeout)
-		keys, ttl, err := d.get(ctx, agent)
+		ctx, cancel := context.WithTimeout(life, d.o.Timeout)
+		client := d.client
+		if !trusted {
+			client = d.untrustedClient
+		}
+		keys, ttl, err := d.get(ctx, client, agent)
 		cancel()
 		d.mu.Lock()
 		if err == nil {
 			e.keys, e.expires = keys, now.Add(ttl)
 		}
 		e.err, e.fetching = err, nil
+		if err != nil && life.Err() != nil {
+			// Cut short by Close: says nothing of the agent, so the next lookup fetches again.
+			e.attempt = time.Time{}
+		}
 		d.recount(agent, e, now)
 		d.inflight--
 		if !trusted {
@@ -383,18 +408,24 @@ func (d *Directory) Fetch(ctx context.Context, agent string) error {
 // Wait waits for the fetches in progress to end.
 func (d *Directory) Wait() { d.wg.Wait() }
 
-// Close waits for the fetches in progress (each bounded by Timeout) and closes the idle
-// connections, for a front end's cleanup when its configuration is replaced. The cache stays
-// usable; a later fetch opens a new connection.
+// Close cancels the fetches in progress, waits for them to end and closes the idle
+// connections, for a front end's cleanup when its configuration is replaced: a reload never
+// waits for a directory server that is slow to answer. The cache stays usable; a later fetch
+// opens a new connection, and an agent whose fetch was cancelled is fetched again.
 func (d *Directory) Close() {
+	d.mu.Lock()
+	d.cancel()
+	d.life, d.cancel = context.WithCancel(context.Background())
+	d.mu.Unlock()
 	d.wg.Wait()
 	d.client.CloseIdleConnections()
+	d.untrustedClient.CloseIdleConnections()
 }
 
 var errDirectory = errors.New("webbotauth: key directory")
 
 // get fetches and parses one directory, returning its keys and how long to use them.
-func (d *Directory) get(ctx context.Context, agent string) (map[string]*Key, time.Duration, error) {
+func (d *Directory) get(ctx context.Context, client *http.Client, agent string) (map[string]*Key, time.Duration, error) {
 	u := DirectoryURL(agent)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
@@ -405,7 +436,7 @@ func (d *Directory) get(ctx context.Context, agent string) (map[string]*Key, tim
 	}
 	wellKnown := req.URL.Path == WellKnownPath
 	req.Header.Set("Accept", DirectoryMediaType+", application/jwk-set+json;q=0.9, application/json;q=0.8")
-	resp, err := d.client.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -89,7 +89,8 @@ type Options struct {
 	// Agents are the trusted agents.
 	Agents []Agent
 	// Directory fetches the key directories of agents whose keys are not configured; nil
-	// fetches nothing.
+	// fetches nothing. Its owner closes it (Directory.Close) when the verifier is replaced or
+	// the application stops: that cancels the fetches in progress.
 	Directory *Directory
 	// FetchUntrusted lets the Directory fetch the directories of agents that are not trusted,
 	// so that their requests can be Signed rather than UnknownKey. Off by default: every
