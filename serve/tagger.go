@@ -39,9 +39,12 @@ type tagger struct {
 	policy tagemit.Policy
 	usage  usage.Prefs // Content-Usage preferences; empty if none
 	lics   []string    // RSL license URLs; nil if none
-	meta   bool
-	xrt    bool
-	log    Log
+	// tdmFile is the served tdmrep.json's rules, whose policy the fields state; nil
+	// without the file.
+	tdmFile *tdmLocated
+	meta    bool
+	xrt     bool
+	log     Log
 
 	out tagOutput
 

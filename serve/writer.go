@@ -169,7 +169,12 @@ func (tw *tagWriter) setHeaders() {
 	if out.link != nil {
 		out.setLink(h, tw.req.Host)
 	}
-	tdm := setTDM(h, &out.tdm)
+	tdmOut := &out.tdm
+	if f := tw.all[0].tdmFile; f != nil && !out.tdm.decl.IsEmpty() {
+		located := f.output(&out.tdm, tw.req)
+		tdmOut = &located
+	}
+	tdm := setTDM(h, tdmOut)
 	if tw.wantMeta && !tdm.IsEmpty() {
 		tw.tdm = tdm
 		tw.meta = tdmMetaWanted
