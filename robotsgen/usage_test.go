@@ -140,8 +140,9 @@ func TestUsageParse(t *testing.T) {
 			want{diags: []string{"Content-Usage skipped: Content-Usage value \"TRAIN-AI=y\" is not a Structured Field Dictionary"}}},
 		{"values that are not Tokens", "Content-Usage: /p train-ai=\"n\", search=yes\n",
 			want{cu: []usage.Rule{cu("/p")}, diags: []string{"train-ai (its value is not y or n); search (its value is not y or n)"}}},
-		{"extensions kept", "Content-Usage: train-ai=n, ai-use=y\nContent-Signal: foo=no\n",
-			want{cu: []usage.Rule{cu("", "train-ai", "n", "+ai-use", "y")}, cs: []usage.Rule{cu("", "+foo", "no")}}},
+		// ai-use is vocab-08's, no longer an extension.
+		{"extensions kept", "Content-Usage: train-ai=n, ai-use=y, x-use=n\nContent-Signal: foo=no\n",
+			want{cu: []usage.Rule{cu("", "train-ai", "n", "ai-use", "y", "+x-use", "n")}, cs: []usage.Rule{cu("", "+foo", "no")}}},
 		{"Content-Signal values are yes/no", "Content-Signal: ai-train=n, search=yes\n",
 			want{cs: []usage.Rule{cu("", "search", "yes")}, diags: []string{"ai-train (its value is not yes or no)"}}},
 		{"path no pattern can say", "Content-Usage: /100%zz train-ai=n\n",
