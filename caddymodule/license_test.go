@@ -179,7 +179,7 @@ func TestLicenseDocumentCaddy(t *testing.T) {
 <rsl xmlns="https://rslstandard.org/rsl">
   <content url="/">
     <license>
-      <permits type="usage">search,ai-index</permits>
+      <permits type="usage">search ai-index</permits>
       <prohibits type="usage">ai-train</prohibits>
       <payment type="attribution">
         <custom>mailto:licensing@example.com</custom>

@@ -241,7 +241,7 @@ func TestLicenseDocumentOverLoopback(t *testing.T) {
 	if err := fixture.RSLStructure(body); err != nil {
 		t.Fatalf("%v\n%s", err, body)
 	}
-	for _, want := range []string{`<content url="/">`, `<permits type="usage">search,ai-index</permits>`, `<prohibits type="usage">ai-train</prohibits>`, `<payment type="attribution">`, `<custom>mailto:licensing@example.com</custom>`, `<content url="/data/*">`, `<payment type="free"/>`} {
+	for _, want := range []string{`<content url="/">`, `<permits type="usage">search ai-index</permits>`, `<prohibits type="usage">ai-train</prohibits>`, `<payment type="attribution">`, `<custom>mailto:licensing@example.com</custom>`, `<content url="/data/*">`, `<payment type="free"/>`} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("document lacks %s:\n%s", want, body)
 		}
