@@ -166,8 +166,10 @@ func (tw *tagWriter) setHeaders() {
 			tw.warn(warnUsageTooLong, fmt.Sprintf("Content-Usage: the routes' preferences together are over %d bytes, which servers and proxies may refuse; left out %s (extension y values first, then n)", tagemit.MaxFieldSize, strings.Join(out.usageDropped, ", ")))
 		}
 	}
-	if out.link != nil {
-		out.setLink(h, tw.req.Host)
+	var lic *licenseLinks
+	if !out.lic.isEmpty() {
+		lic = out.lic.forRequest(tw.req)
+		lic.setLink(h, tw.req.Host)
 	}
 	tdmOut := &out.tdm
 	if f := tw.all[0].tdmFile; f != nil && !out.tdm.decl.IsEmpty() {
@@ -182,8 +184,8 @@ func (tw *tagWriter) setHeaders() {
 	if out.policy.IsEmpty() {
 		// Only Content-Usage, license and TDMRep routes: the robots headers are the
 		// handler's business.
-		if tw.wantMeta && !out.licenses.IsEmpty() {
-			tw.meta = out.licenses.Elements()
+		if tw.wantMeta && lic != nil {
+			tw.meta = lic.licenses.Elements()
 		}
 		return
 	}
@@ -287,7 +289,10 @@ func (tw *tagWriter) startInjection() {
 	weakenETag(h)
 	delete(h, "Accept-Ranges")
 	out := combined(tw.all)
-	opts.Licenses, opts.TDM, opts.Host = out.licenses, tw.tdm, tw.req.Host
+	if !out.lic.isEmpty() {
+		opts.Licenses = out.lic.forRequest(tw.req).licenses
+	}
+	opts.TDM, opts.Host = tw.tdm, tw.req.Host
 	tw.inj = tagemit.NewInjector(&tw.sink, out.policy, opts)
 }
 
