@@ -73,7 +73,7 @@ func parseRobotsTag(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //				permits <usage>...    # a robots.txt path pattern); usages: all, ai-all,
 //				prohibits <usage>...  # ai-train, ai-input, ai-index, search
 //				payment <type>        # free, attribution, purchase, subscription, training,
-//				standard <url>        # crawl, inference; a standard license's URL, and
+//				standard <url>        # crawl, use, contribution; a standard license's URL, and
 //				custom <url>          # where to ask for a custom one (http(s) or mailto:)
 //			}
 //		}

@@ -98,7 +98,7 @@ var badConfigs = []struct {
 	{"agent bad second rule", "robots_tag {\n\tagent GPTBot noindex nosnipet\n}",
 		`{"handler":"robots_tag","rules":{"GPTBot":["noindex","nosnipet"]}}`, `rules["GPTBot"][1]`, `did you mean "nosnippet"`},
 	{"content_usage unknown key", "robots_txt {\n\tgroup * {\n\t\tcontent_usage train-ia=n\n\t}\n}",
-		`{"handler":"robots_txt","groups":[{"user_agents":["*"],"content_usage":[{"preferences":{"train-ia":"n"}}]}]}`, `groups[0].content_usage[0].preferences["train-ia"]`, `not a Content-Usage key: the keys are train-ai, search, and an extension is written +name (did you mean "train-ai"?)`},
+		`{"handler":"robots_txt","groups":[{"user_agents":["*"],"content_usage":[{"preferences":{"train-ia":"n"}}]}]}`, `groups[0].content_usage[0].preferences["train-ia"]`, `not a Content-Usage key: the keys are train-ai, ai-use, search, and an extension is written +name (did you mean "train-ai"?)`},
 	{"content_usage path without slash", "robots_txt {\n\tgroup * {\n\t\tcontent_usage search=y\n\t\tcontent_usage /ok/ search=y\n\t\tcontent_usage /a#b search=n\n\t}\n}",
 		`{"handler":"robots_txt","groups":[{"user_agents":["*"],"content_usage":[{"preferences":{"search":"y"}},{"path":"/ok/","preferences":{"search":"y"}},{"path":"/a#b","preferences":{"search":"n"}}]}]}`, "groups[0].content_usage[2].path", `must not contain "#"`},
 	{"content_signal Content-Usage value", "robots_txt {\n\tgroup * {\n\t\tcontent_signal /x ai-train=n\n\t}\n}",

@@ -63,10 +63,11 @@ func licenseResponses(t *testing.T) {
 		want []string // the Link field lines, in order
 	}{
 		{"/", nil},
-		{"/articles/a", []string{ours("/license.xml")}},
-		{"/articles/paid/a", []string{ours("/license.xml"), ours("https://rights.example.org/rsl.xml")}},
+		// A path license as its URL on the request's origin (RSL 1.0: absolute).
+		{"/articles/a", []string{ours(siteURL("/license.xml"))}},
+		{"/articles/paid/a", []string{ours(siteURL("/license.xml")), ours("https://rights.example.org/rsl.xml")}},
 		{"/data/x.csv", []string{ours("https://rights.example.org/rsl.xml")}},
-		{"/articles/preload/a", []string{"</style.css>; rel=preload; as=style", ours("/license.xml")}},
+		{"/articles/preload/a", []string{"</style.css>; rel=preload; as=style", ours(siteURL("/license.xml"))}},
 		{"/articles/own/a", []string{`</license.xml>; rel="license"`}},
 		{"/data/terms/a", []string{"</terms.xml>; rel=license", ours("https://rights.example.org/rsl.xml")}},
 	} {
@@ -76,7 +77,7 @@ func licenseResponses(t *testing.T) {
 		}
 	}
 	_, body = do(t, "GET", siteURL("/articles/page"))
-	if want := `<head><meta name="robots" content="noindex"><link rel="license" type="application/rsl+xml" href="/license.xml"><title>`; !bytes.Contains(body, []byte(want)) {
+	if want := `<head><meta name="robots" content="noindex"><link rel="license" type="application/rsl+xml" href="` + siteURL("/license.xml") + `"><title>`; !bytes.Contains(body, []byte(want)) {
 		t.Errorf("/articles/page head:\n%s\nwant %s", body, want)
 	}
 	if _, body = do(t, "GET", siteURL("/data/page")); bytes.Contains(body, []byte("<link")) {
@@ -179,7 +180,7 @@ func TestLicenseDocumentCaddy(t *testing.T) {
 <rsl xmlns="https://rslstandard.org/rsl">
   <content url="/">
     <license>
-      <permits type="usage">search,ai-index</permits>
+      <permits type="usage">search ai-index</permits>
       <prohibits type="usage">ai-train</prohibits>
       <payment type="attribution">
         <custom>mailto:licensing@example.com</custom>
@@ -254,11 +255,11 @@ func TestRSLReadme(t *testing.T) {
 		t.Errorf("document (%s):\n%s\ndocs/licensing.md shows\n%s", resp.Header.Get("Content-Type"), body, want)
 	}
 	resp, _ = do(t, "GET", siteURL("/articles/a"))
-	if want := strings.TrimSpace(docBlock(t, "../docs/licensing.md", "rsl-link", "http")); "Link: "+resp.Header.Get("Link") != want {
+	if want := strings.ReplaceAll(strings.TrimSpace(docBlock(t, "../docs/licensing.md", "rsl-link", "http")), "https://example.com", origin); "Link: "+resp.Header.Get("Link") != want {
 		t.Errorf("Link %q, docs/licensing.md shows %q", resp.Header.Values("Link"), want)
 	}
 	_, body = do(t, "GET", siteURL("/articles/page"))
-	if !bytes.Contains(body, []byte(`<link rel="license" type="application/rsl+xml" href="/license.xml">`)) {
+	if !bytes.Contains(body, []byte(`<link rel="license" type="application/rsl+xml" href="`+origin+`/license.xml">`)) {
 		t.Errorf("page without the license link:\n%s", body)
 	}
 }

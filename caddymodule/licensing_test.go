@@ -76,7 +76,7 @@ func TestREADMELicensing(t *testing.T) {
 	resp, body := do(t, "GET", siteURL("/articles/a"))
 	wantStatus(t, resp, 200)
 	var shown []string
-	for _, line := range strings.Split(strings.TrimSpace(docBlock(t, "../README.md", "licensing-headers", "http")), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(strings.ReplaceAll(docBlock(t, "../README.md", "licensing-headers", "http"), "https://example.com/license.xml", siteURL("/license.xml"))), "\n") {
 		name, value, ok := strings.Cut(line, ": ")
 		if !ok {
 			t.Fatalf("the README's header line %q is not name: value", line)
@@ -140,13 +140,13 @@ func TestREADMELicensing(t *testing.T) {
 	if err := xml.Unmarshal(doc, &parsed); err != nil || resp.Header.Get("Content-Type") != rsl.MediaType {
 		t.Fatalf("license document (%s): %v\n%s", resp.Header.Get("Content-Type"), err, doc)
 	}
-	if len(parsed.Content) != 1 || parsed.Content[0].URL != "/" || parsed.Content[0].License.Permits != "search,ai-input,ai-index" || parsed.Content[0].License.Prohibits != "ai-train" {
+	if len(parsed.Content) != 1 || parsed.Content[0].URL != "/" || parsed.Content[0].License.Permits != "search ai-input ai-index" || parsed.Content[0].License.Prohibits != "ai-train" {
 		t.Errorf("license document:\n%s", doc)
 	}
 
 	// The page's head elements, as the README shows them, and nothing else changed.
 	got, rest := headSignals(t, body)
-	want, _ := headSignals(t, []byte("<!doctype html><html><head>"+docBlock(t, "../README.md", "licensing-html", "html")+"</head></html>"))
+	want, _ := headSignals(t, []byte("<!doctype html><html><head>"+strings.ReplaceAll(docBlock(t, "../README.md", "licensing-html", "html"), "https://example.com/license.xml", siteURL("/license.xml"))+"</head></html>"))
 	if len(want) != 3 || !slices.Equal(got, want) {
 		t.Errorf("the page's head elements\n%s\nthe README shows\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}

@@ -162,7 +162,7 @@ func TestContentUsageCaddyfileErrors(t *testing.T) {
 		{"tag no preferences", "robots_tag {\n\tcontent_usage\n}", "content_usage needs preferences"},
 		{"tag with a path", "robots_tag {\n\tcontent_usage /a train-ai=n\n}", `"/a": robots_tag takes no path here: the route's matcher chooses the paths (robots_tag /a* { content_usage ... })`},
 		{"tag no equals", "robots_tag {\n\tcontent_usage train-ai\n}", `"train-ai": a preference is written key=value, e.g. train-ai=y (allow) or train-ai=n (disallow); robots_tag takes no path here`},
-		{"group bad key", "robots_txt {\n\tgroup * {\n\t\tcontent_usage /a train-ia=n\n\t}\n}", `not a Content-Usage key: the keys are train-ai, search, and an extension is written +name (did you mean "train-ai"?), at Caddyfile:` + fmt.Sprint(strings.Count(globals(), "\n")+4)},
+		{"group bad key", "robots_txt {\n\tgroup * {\n\t\tcontent_usage /a train-ia=n\n\t}\n}", `not a Content-Usage key: the keys are train-ai, ai-use, search, and an extension is written +name (did you mean "train-ai"?), at Caddyfile:` + fmt.Sprint(strings.Count(globals(), "\n")+4)},
 		{"group other vocabulary", "robots_txt {\n\tgroup * {\n\t\tcontent_signal train-ai=no\n\t}\n}", `Content-Usage's train-ai is ai-train in Content-Signal (did you mean "ai-train"?)`},
 		{"group bad path", "robots_txt {\n\tgroup * {\n\t\tcontent_usage /a#b train-ai=n\n\t}\n}", `must not contain "#"`},
 		{"group disallowed value", "robots_txt {\n\tgroup * {\n\t\tcontent_signal ai-train=n\n\t}\n}", `Content-Signal values are yes (allow) and no (disallow) (did you mean "no"?)`},

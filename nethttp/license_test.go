@@ -126,7 +126,8 @@ func TestLicensesOverLoopback(t *testing.T) {
 			t.Fatalf("robots.txt\n%s\nwant\n%s", body, want)
 		}
 
-		const self = "/license.xml"
+		// A path license is sent as its URL on the request's origin (RSL 1.0: absolute).
+		self := srv.URL + "/license.xml"
 		const other = "https://rights.example.org/rsl.xml"
 		for _, c2 := range []struct {
 			path    string
@@ -142,8 +143,8 @@ func TestLicensesOverLoopback(t *testing.T) {
 			// The handler's links come first and stay as sent; a license it links already,
 			// by path or by this origin's URL, is not repeated.
 			{path: "/articles/a", backend: []string{`</style.css>; rel=preload; as=style`}, want: []string{self}},
-			{path: "/articles/a", backend: []string{`</license.xml>; rel="license"`}, want: []string{self}},
-			{path: "/articles/paid/a", backend: []string{`</a>; rel="next", <` + srv.URL + `/license.xml>; rel="alternate license"`}, want: []string{srv.URL + self, other}},
+			{path: "/articles/a", backend: []string{`</license.xml>; rel="license"`}, want: []string{"/license.xml"}},
+			{path: "/articles/paid/a", backend: []string{`</a>; rel="next", <` + srv.URL + `/license.xml>; rel="alternate license"`}, want: []string{self, other}},
 			{path: "/articles/paid/a", backend: []string{`<https://rights.example.org/rsl.xml>; rel=license; type="application/rsl+xml"`, `</x>; rel=prev`}, want: []string{other, self}},
 			// A license link to another document of the handler's is kept beside ours.
 			{path: "/data/x.csv", backend: []string{`</terms.xml>; rel="license"`}, want: []string{"/terms.xml", other}},
@@ -241,7 +242,7 @@ func TestLicenseDocumentOverLoopback(t *testing.T) {
 	if err := fixture.RSLStructure(body); err != nil {
 		t.Fatalf("%v\n%s", err, body)
 	}
-	for _, want := range []string{`<content url="/">`, `<permits type="usage">search,ai-index</permits>`, `<prohibits type="usage">ai-train</prohibits>`, `<payment type="attribution">`, `<custom>mailto:licensing@example.com</custom>`, `<content url="/data/*">`, `<payment type="free"/>`} {
+	for _, want := range []string{`<content url="/">`, `<permits type="usage">search ai-index</permits>`, `<prohibits type="usage">ai-train</prohibits>`, `<payment type="attribution">`, `<custom>mailto:licensing@example.com</custom>`, `<content url="/data/*">`, `<payment type="free"/>`} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("document lacks %s:\n%s", want, body)
 		}
@@ -261,7 +262,7 @@ func TestLicenseDocumentOverLoopback(t *testing.T) {
 		t.Errorf("GPTBot elsewhere: %d", resp.StatusCode)
 	}
 	// The route links the served document.
-	if resp, _ = get(t, nil, "GET", srv.URL+"/articles/a"); resp.Header.Get("Link") != rsl.LinkValue("/license.xml") {
+	if resp, _ = get(t, nil, "GET", srv.URL+"/articles/a"); resp.Header.Get("Link") != rsl.LinkValue(srv.URL+"/license.xml") {
 		t.Errorf("route Link %q", resp.Header.Values("Link"))
 	}
 	// A bad document is refused at load, by field path.
@@ -289,7 +290,7 @@ func TestRSLReadmeJSON(t *testing.T) {
 		t.Errorf("document:\n%s\ndocs/licensing.md shows\n%s", body, want)
 	}
 	resp, _ := get(t, nil, "GET", srv.URL+"/articles/a")
-	if want := strings.TrimSpace(docBlock(t, "../docs/licensing.md", "rsl-link", "http")); "Link: "+resp.Header.Get("Link") != want {
+	if want := strings.ReplaceAll(strings.TrimSpace(docBlock(t, "../docs/licensing.md", "rsl-link", "http")), "https://example.com", srv.URL); "Link: "+resp.Header.Get("Link") != want {
 		t.Errorf("Link %q, docs/licensing.md shows %q", resp.Header.Values("Link"), want)
 	}
 }
@@ -308,10 +309,10 @@ func TestLicenseOnlyRouteMeta(t *testing.T) {
 		_, _ = io.WriteString(w, page)
 	}))
 	resp, body := get(t, nil, "GET", srv.URL+"/a")
-	if resp.Header.Get("Link") != rsl.LinkValue("/license.xml") || resp.Header.Get("Robots-Tag") != "noarchive" {
+	if resp.Header.Get("Link") != rsl.LinkValue(srv.URL+"/license.xml") || resp.Header.Get("Robots-Tag") != "noarchive" {
 		t.Errorf("headers %v", resp.Header)
 	}
-	if head := headLicenseLinks(t, body); !slices.Equal(head, []string{"/license.xml"}) || bytes.Contains(body, []byte("<meta")) {
+	if head := headLicenseLinks(t, body); !slices.Equal(head, []string{srv.URL + "/license.xml"}) || bytes.Contains(body, []byte("<meta")) {
 		t.Errorf("page:\n%s", body)
 	}
 }
@@ -353,7 +354,7 @@ func TestREADMELicensingFields(t *testing.T) {
 	}
 	resp, body := get(t, nil, "GET", srv.URL+"/articles/a")
 	var linkField string
-	for _, line := range strings.Split(strings.TrimSpace(docBlock(t, "../README.md", "licensing-headers", "http")), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(strings.ReplaceAll(docBlock(t, "../README.md", "licensing-headers", "http"), "https://example.com/license.xml", srv.URL+"/license.xml")), "\n") {
 		name, value, _ := strings.Cut(line, ": ")
 		if got := resp.Header.Values(name); !slices.Equal(got, []string{value}) {
 			t.Errorf("%s: served %q, the README shows %q", name, got, value)
@@ -374,7 +375,7 @@ func TestREADMELicensingFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "License: " + page0.ResolveReference(target).String() + "\n"; !strings.Contains(docBlock(t, "../README.md", "licensing-robots-txt", ""), want) {
+	if want := "License: " + page0.ResolveReference(target).String() + "\n"; !strings.Contains(strings.ReplaceAll(docBlock(t, "../README.md", "licensing-robots-txt", ""), "https://example.com", srv.URL), want) {
 		t.Errorf("the README's Link target %s is not its robots.txt's %q", links[0].Target, want)
 	}
 	var elems []string
@@ -382,7 +383,7 @@ func TestREADMELicensingFields(t *testing.T) {
 		elems = append(elems, kv[0]+"="+kv[1])
 	}
 	elems = append(elems, headLicenseLinks(t, body)...)
-	shown := []byte("<!doctype html><head>" + docBlock(t, "../README.md", "licensing-html", "html") + "</head>")
+	shown := []byte("<!doctype html><head>" + strings.ReplaceAll(docBlock(t, "../README.md", "licensing-html", "html"), "https://example.com/license.xml", srv.URL+"/license.xml") + "</head>")
 	var want []string
 	for _, kv := range fixture.HeadMeta(t, shown) {
 		want = append(want, kv[0]+"="+kv[1])

@@ -187,7 +187,7 @@ type Tags struct {
 
 	// ContentUsage is the route's AI usage preferences (draft-ietf-aipref-vocab), sent as one
 	// Content-Usage response field (draft-ietf-aipref-attach), e.g. {"train-ai": "n",
-	// "search": "y"}: keys train-ai and search, or an extension written "+key"; values y or
+	// "search": "y"}: keys train-ai, ai-use and search, or an extension written "+key"; values y or
 	// n. The preferences of every matching route and a Content-Usage the handler sent are
 	// combined (any n wins, else any y). A route needs Rules, ContentUsage, Licenses or TDM (or
 	// several).

@@ -356,3 +356,18 @@ func TestCheckSignalConflicts(t *testing.T) {
 		t.Fatalf("excluded route: %v %+v", err, rep.SignalConflicts)
 	}
 }
+
+// TestCheckSignalConflictsAIUse: Content-Usage's ai-use (draft-ietf-aipref-vocab-08) is
+// compared with Content-Signal's ai-input, which it holds.
+func TestCheckSignalConflictsAIUse(t *testing.T) {
+	s := site(t, `{"robots_txt": {"groups": [{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/admin/"}],
+	  "content_signal": [{"preferences": {"ai-input": "yes"}}]}]},
+	  "robots_tag": [{"paths": ["/x/*"], "content_usage": {"ai-use": "n"}}]}`)
+	rep, err := Check(s, Request{URL: "https://example.com/x/y", Agent: "GPTBot"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.SignalConflicts) != 1 || rep.SignalConflicts[0].Use != "AI input" || rep.SignalConflicts[0].Refuses.Value != "ai-use=n" {
+		t.Fatalf("conflicts %+v", rep.SignalConflicts)
+	}
+}

@@ -40,9 +40,11 @@ type statement struct {
 }
 
 // usageVocab maps the keys of the two usage vocabularies to their uses. Keys outside it
-// (extensions) are compared with nothing.
+// (extensions) are compared with nothing. Content-Usage's ai-use (vocab-08: input to a
+// generative AI model that the user did not provide) holds Content-Signal's and RSL's
+// ai-input (input at answer time), so a y or n of either answers the other's question.
 var usageVocab = map[usage.Vocab]map[string]use{
-	usage.ContentUsage:  {"train-ai": useTrain, "search": useSearch},
+	usage.ContentUsage:  {"train-ai": useTrain, "ai-use": useAIInput, "search": useSearch},
 	usage.ContentSignal: {"ai-train": useTrain, "search": useSearch, "ai-input": useAIInput},
 }
 

@@ -285,3 +285,35 @@ func (ix *groupIndex) groupsFor(productToken, purpose string) []int {
 	}
 	return sel
 }
+
+// Pattern is one robots.txt path pattern on its own ("*" any octets, a final "$" the end),
+// matched as the Matcher matches rules (RFC 9309 section 2.2.2: pattern and path normalised
+// alike): for formats that borrow robots.txt's patterns, such as TDMRep's tdmrep.json
+// locations, where the first matching pattern decides rather than the longest.
+type Pattern struct {
+	pat string // normalised, without a final "$"
+	end bool
+}
+
+// NewPattern compiles p. An empty p matches nothing.
+func NewPattern(p string) Pattern {
+	pat := normalise(p, true)
+	end := strings.HasSuffix(pat, "$")
+	if end {
+		pat = pat[:len(pat)-1]
+	}
+	return Pattern{pat: pat, end: end}
+}
+
+// Match reports whether the pattern matches path (an absolute path, percent-encoded or
+// not, without the query). It does not allocate for paths of up to 512 octets.
+func (p Pattern) Match(path string) bool {
+	if p.pat == "" && !p.end {
+		return false
+	}
+	if path == "" {
+		path = "/"
+	}
+	var buf [512]byte
+	return matchPattern(p.pat, p.end, appendNormalised(buf[:0], path, false))
+}

@@ -51,8 +51,10 @@ import (
 // diagnostic; keys outside the vocabulary with a y/n (yes/no) Token are kept as "+key"
 // extensions. A value that is not a Structured Field Dictionary makes every preference
 // unknown: with a path the rule is kept without preferences (it still overrides shorter
-// paths), without one it changes nothing and is skipped, reported either way. A line whose
-// path no pattern can express (a stray "%") is skipped with a diagnostic. Before the first
+// paths), without one it is skipped, reported either way. A line whose path no pattern can
+// express (a stray "%") is skipped with a diagnostic. A skipped line between user-agent
+// lines still ends the user agents above it for draft-ietf-aipref-attach (see below): it
+// gives them nothing, and never the preferences of the agents below it. Before the first
 // group such a line is a file-level record, as any other record there. Between two
 // user-agent lines it is kept in the one group RFC 9309 parsers read there, with a
 // diagnostic: draft-ietf-aipref-attach reads it as a rule that ends the group above it.

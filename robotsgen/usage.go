@@ -163,11 +163,18 @@ func usageKind(key string) int {
 // documentation says.
 func (p *parser) usageLine(n int, raw []byte, vi int, val string) {
 	u := usageVocabs[vi]
+	// nothing is what a skipped line's diagnostic says it leaves: in a group's header a
+	// line is still a rule for draft-ietf-aipref-attach, which ends the user agents above
+	// it, whether or not it parses (usageBetweenAgents).
+	nothing := "without a path the rule changes nothing"
 	if kept := len(p.cur.usageRules(vi)); !p.curRules {
+		nothing = "it states no preference, but still ends the user-agent lines above it as draft-ietf-aipref-attach reads it"
 		defer func() {
+			at := -1 // skipped: the line ends the run and adds no rule
 			if len(p.cur.usageRules(vi)) > kept {
-				p.usageInHeader = append(p.usageInHeader, pendingLine{n, string(raw), u.v.String(), vi, kept})
+				at = kept
 			}
+			p.usageInHeader = append(p.usageInHeader, pendingLine{n, string(raw), u.v.String(), vi, at})
 		}()
 	}
 	path, _, err := u.v.ParseLine(val)
@@ -178,14 +185,14 @@ func (p *parser) usageLine(n int, raw []byte, vi int, val string) {
 			msg = checkUsagePath(path)
 		}
 		if msg != "" {
-			p.diag(n, raw, u.v.String()+" skipped: its path is not a valid pattern: "+msg)
+			p.diag(n, raw, u.v.String()+" skipped: its path is not a valid pattern: "+msg+"; "+nothing)
 			return
 		}
 	}
 	r := usage.Rule{Path: path, Preferences: map[string]string{}}
 	if err != nil {
 		if path == "" {
-			p.diag(n, raw, u.v.String()+" skipped: "+err.Error()+"; without a path the rule changes nothing")
+			p.diag(n, raw, u.v.String()+" skipped: "+err.Error()+"; "+nothing)
 			return
 		}
 		p.diag(n, raw, err.Error()+"; kept as a rule with no preferences for "+strconv.Quote(path))
@@ -211,7 +218,7 @@ func (p *parser) usageLine(n int, raw []byte, vi int, val string) {
 		p.diag(n, raw, u.v.String()+" rewritten without what the vocabulary reads as unknown or ignores: "+strings.Join(ignored, "; "))
 	}
 	if path == "" && prefs.IsEmpty() {
-		p.diag(n, raw, u.v.String()+" skipped: every preference in it is unknown, and without a path the rule changes nothing")
+		p.diag(n, raw, u.v.String()+" skipped: every preference in it is unknown; "+nothing)
 		return
 	}
 	p.cur.addUsageRule(vi, r)
@@ -229,6 +236,9 @@ func (p *parser) usageBetweenAgents(n int) {
 		return
 	}
 	for _, l := range p.usageInHeader {
+		if l.at < 0 {
+			continue // skipped, and reported so: its diagnostic says it ends the agents above
+		}
 		p.diag(l.n, []byte(l.raw), fmt.Sprintf("%s line between user-agent lines (the next is line %d): draft-ietf-aipref-attach reads it as a rule ending the group, so it applies only to the user agents above it, while RFC 9309 parsers (Google's) read the user agents above and below as one group with all its lines; read restrictively: a crawler gets a y only where both readings give it one, and every n of either: put it after the group's allow/disallow rules", l.key, n))
 	}
 	p.runs = append(p.runs, agentRun{
@@ -268,6 +278,9 @@ func (p *parser) splitRuns() ([]Group, []usageRef) {
 	for i, run := range runs[:len(runs)-1] {
 		own[i] = map[[2]int]bool{}
 		for _, l := range run.lines {
+			if l.at < 0 {
+				continue // a skipped line: it only ends the run
+			}
 			own[i][[2]int{l.vi, l.at}] = true
 			claimed[[2]int{l.vi, l.at}] = true
 		}

@@ -22,8 +22,22 @@ import (
 var Usages = []string{"all", "ai-all", "ai-train", "ai-input", "ai-index", "search"}
 
 // PaymentTypes are the compensation models of <payment type="..."> (RSL 1.0, <payment>), with
-// "free" the default when the element has no type.
-var PaymentTypes = []string{"free", "attribution", "purchase", "subscription", "training", "crawl", "inference"}
+// "free" the default when the element has no type. RSL 1.0 renamed the drafts' "inference"
+// to "use" and added "contribution"; a config's "inference" is read as "use"
+// (OldPaymentTypes) and written so.
+var PaymentTypes = []string{"free", "attribution", "purchase", "subscription", "training", "crawl", "use", "contribution"}
+
+// OldPaymentTypes maps the payment types of the drafts before RSL 1.0 to their 1.0 names:
+// a reader accepts them, a writer writes the 1.0 name.
+var OldPaymentTypes = map[string]string{"inference": "use"}
+
+// paymentType is t as RSL 1.0 names it.
+func paymentType(t string) string {
+	if n, ok := OldPaymentTypes[t]; ok {
+		return n
+	}
+	return t
+}
 
 // Document is an RSL license document (RSL 1.0, section 3: an <rsl> root element in the RSL
 // namespace holding <content> elements), served at Path and rendered at load. Only RSL's core
@@ -111,7 +125,7 @@ func (d *Document) Validate() error {
 			}
 		}
 		if pay := c.Payment; pay != nil {
-			if pay.Type != "" && !slices.Contains(PaymentTypes, pay.Type) {
+			if pay.Type != "" && !slices.Contains(PaymentTypes, paymentType(pay.Type)) {
 				e := configerr.New(at+".payment.type", pay.Type, "not an RSL payment type: the types are "+strings.Join(PaymentTypes, ", "))
 				if s := configerr.Closest(pay.Type, PaymentTypes); s != "" {
 					e.Suggestion = s
@@ -147,16 +161,18 @@ func (d *Document) Render() ([]byte, error) {
 		b.WriteString(`  <content url="`)
 		escape(&b, c.URL)
 		b.WriteString("\">\n    <license>\n")
+		// RSL 1.0 lists values separated by spaces; the drafts' commas would be read as one
+		// unknown value ("ai-train,ai-input").
 		if len(c.Permits) > 0 {
-			b.WriteString(`      <permits type="usage">` + strings.Join(c.Permits, ",") + "</permits>\n")
+			b.WriteString(`      <permits type="usage">` + strings.Join(c.Permits, " ") + "</permits>\n")
 		}
 		if len(c.Prohibits) > 0 {
-			b.WriteString(`      <prohibits type="usage">` + strings.Join(c.Prohibits, ",") + "</prohibits>\n")
+			b.WriteString(`      <prohibits type="usage">` + strings.Join(c.Prohibits, " ") + "</prohibits>\n")
 		}
 		if p := c.Payment; p != nil {
 			b.WriteString("      <payment")
 			if p.Type != "" {
-				b.WriteString(` type="` + p.Type + `"`)
+				b.WriteString(` type="` + paymentType(p.Type) + `"`)
 			}
 			if p.Standard == "" && p.Custom == "" {
 				b.WriteString("/>\n")

@@ -52,7 +52,7 @@ func genDocument(r *rand.Rand) Document {
 		c.Permits = us[:np]
 		c.Prohibits = us[np : np+r.IntN(3)]
 		if r.IntN(2) == 0 || len(c.Permits)+len(c.Prohibits) == 0 {
-			c.Payment = &Payment{Type: pickOne(r, append([]string{""}, PaymentTypes...))}
+			c.Payment = &Payment{Type: pickOne(r, append([]string{"", "inference"}, PaymentTypes...))}
 			if r.IntN(2) == 0 {
 				c.Payment.Standard = "https://rights.example.org/standard?a=1&b=<2>"[:35]
 			}
@@ -93,12 +93,19 @@ func TestDocumentStructure(t *testing.T) {
 				if p.Type != "usage" {
 					t.Fatalf("type %q", p.Type)
 				}
-				return strings.Split(p.Text, ",")
+				return strings.Fields(p.Text)
 			}
 			if bc.URL != c.URL || !reflect.DeepEqual(split(bc.License.Permits), nilIfEmpty(c.Permits)) || !reflect.DeepEqual(split(bc.License.Prohibits), nilIfEmpty(c.Prohibits)) {
 				t.Fatalf("%d: content %d read back as %+v, want %+v\n%s", i, j, bc, c, b)
 			}
-			if (bc.License.Payment == nil) != (c.Payment == nil) || c.Payment != nil && (bc.License.Payment.Type != c.Payment.Type || bc.License.Payment.Standard != c.Payment.Standard || bc.License.Payment.Custom != c.Payment.Custom) {
+			wantType := ""
+			if c.Payment != nil {
+				wantType = c.Payment.Type
+				if n, ok := OldPaymentTypes[wantType]; ok {
+					wantType = n // the drafts' name, written as RSL 1.0 names it
+				}
+			}
+			if (bc.License.Payment == nil) != (c.Payment == nil) || c.Payment != nil && (bc.License.Payment.Type != wantType || bc.License.Payment.Standard != c.Payment.Standard || bc.License.Payment.Custom != c.Payment.Custom) {
 				t.Fatalf("%d: payment read back as %+v, want %+v\n%s", i, bc.License.Payment, c.Payment, b)
 			}
 		}
@@ -124,7 +131,7 @@ func TestDocumentExample(t *testing.T) {
 <rsl xmlns="https://rslstandard.org/rsl">
   <content url="/">
     <license>
-      <permits type="usage">search,ai-index</permits>
+      <permits type="usage">search ai-index</permits>
       <prohibits type="usage">ai-train</prohibits>
       <payment type="attribution">
         <custom>https://example.com/contact</custom>
@@ -239,4 +246,40 @@ func FuzzDocument(f *testing.F) {
 			t.Fatalf("%v\n%s", err, b)
 		}
 	})
+}
+
+// TestDocumentRSL10Forms: what RSL 1.0 changed from the drafts is written as 1.0 has it:
+// usage lists separated by spaces (a comma-joined "ai-train,ai-input" is one unknown token to
+// a 1.0 reader), the payment types "use" (the drafts' "inference", still accepted and written
+// "use") and "contribution".
+func TestDocumentRSL10Forms(t *testing.T) {
+	for _, c := range []struct {
+		typ, want string
+	}{{"use", "use"}, {"contribution", "contribution"}, {"inference", "use"}} {
+		d := Document{Path: "/l.xml", Content: []Content{{URL: "/", Permits: []string{"search", "ai-index"}, Prohibits: []string{"ai-train", "ai-input"}, Payment: &Payment{Type: c.typ}}}}
+		b, err := d.Render()
+		if err != nil {
+			t.Fatalf("%s: %v", c.typ, err)
+		}
+		if err := fixture.RSLStructure(b); err != nil {
+			t.Fatalf("%s: %v\n%s", c.typ, err, b)
+		}
+		var back decoded
+		if err := xml.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		l := back.Content[0].License
+		if got := strings.Fields(l.Permits.Text); !reflect.DeepEqual(got, []string{"search", "ai-index"}) || strings.Contains(l.Prohibits.Text, ",") ||
+			!reflect.DeepEqual(strings.Fields(l.Prohibits.Text), []string{"ai-train", "ai-input"}) {
+			t.Errorf("%s: permits %q prohibits %q", c.typ, l.Permits.Text, l.Prohibits.Text)
+		}
+		if l.Payment.Type != c.want {
+			t.Errorf("payment %q written %q, want %q", c.typ, l.Payment.Type, c.want)
+		}
+	}
+	// The witness refuses the drafts' comma-joined list.
+	old := []byte(`<rsl xmlns="https://rslstandard.org/rsl"><content url="/"><license><permits type="usage">ai-train,ai-input</permits></license></content></rsl>`)
+	if err := fixture.RSLStructure(old); err == nil {
+		t.Error("a comma-joined usage list passes the RSL 1.0 witness")
+	}
 }

@@ -132,6 +132,11 @@ func New(cfg policy.Config, opts Options) (*Core, error) {
 		if declared {
 			rules, warnings := tdmRouteRules(cfg, c.routes)
 			c.tdmFile = newTDMFile(rules)
+			// The fields state the policy the file states for the path (tdmLocated).
+			located := newTDMLocated(rules)
+			for i := range c.routes {
+				c.routes[i].tagger.tdmFile = located
+			}
 			c.warnings = append(c.warnings, warnings...)
 		}
 	}

@@ -39,9 +39,12 @@ type tagger struct {
 	policy tagemit.Policy
 	usage  usage.Prefs // Content-Usage preferences; empty if none
 	lics   []string    // RSL license URLs; nil if none
-	meta   bool
-	xrt    bool
-	log    Log
+	// tdmFile is the served tdmrep.json's rules, whose policy the fields state; nil
+	// without the file.
+	tdmFile *tdmLocated
+	meta    bool
+	xrt     bool
+	log     Log
 
 	out tagOutput
 
@@ -83,10 +86,8 @@ type tagOutput struct {
 	// legacy is set when the X-Robots-Tag lines are sent, so they count in the size limit too.
 	legacy bool
 
-	// licenses are the RSL license links (tagemit.Licenses, for the injector), link their
-	// Link field lines, one per license, each with no spare capacity; nil when none.
-	licenses tagemit.Licenses
-	link     []string
+	// lic is the RSL license links (licenseSet), shared by the outputs merged from this one.
+	lic *licenseSet
 	// tdm is the routes' TDMRep declaration and its fields.
 	tdm tdmOutput
 
@@ -109,29 +110,106 @@ func newTagOutput(p tagemit.Policy, u usage.Prefs, legacy bool) *tagOutput {
 
 // withLicenses sets the RSL license links o sends: lics in order, each once.
 func (o *tagOutput) withLicenses(lics []string) *tagOutput {
-	o.licenses = tagemit.NewLicenses(lics)
-	o.link = nil
-	for _, l := range o.licenses.Hrefs() {
-		o.link = append(o.link, rsl.LinkValue(l))
-	}
-	o.link = slices.Clip(o.link)
+	o.lic = newLicenseSet(lics)
 	return o
 }
 
-// setLink adds the Link field lines of o's licenses to h, after the handler's own; one whose
-// license the handler's lines already link to (rsl.HasLicenseLink, a path also matching its
-// absolute URL on host) is not added. Without Link lines of the handler's the precomputed
-// slice is assigned, which costs nothing.
-func (o *tagOutput) setLink(h http.Header, host string) {
+// licenseLinks are a set of license links as sent to one origin: the <link> elements
+// (tagemit.Licenses, for the injector) and the Link field lines, one per license, each with
+// no spare capacity; link is nil when there is no license.
+type licenseLinks struct {
+	licenses tagemit.Licenses
+	link     []string
+}
+
+func newLicenseLinks(lics []string, origin string) *licenseLinks {
+	l := &licenseLinks{licenses: tagemit.NewLicensesAt(lics, origin)}
+	for _, w := range l.licenses.Written() {
+		l.link = append(l.link, rsl.LinkValue(w))
+	}
+	l.link = slices.Clip(l.link)
+	return l
+}
+
+// licenseSet is a route's (or union's) RSL licenses. RSL 1.0 asks for absolute license URLs,
+// so a license given as a path is sent as its URL on the request's origin (scheme and host),
+// as robots.txt's License lines are resolved (robotsgen.File.Render): the links are built
+// once per origin and cached, at most maxOriginCache origins (the Host header is the
+// client's); past that, built per response. A Host that is not a plain host[:port] gets the
+// path as written, a relative reference its client resolves against the page's URL (RFC 8288
+// section 3.2).
+type licenseSet struct {
+	hrefs    []string
+	asGiven  *licenseLinks // every license as configured: no path, or no usable origin
+	hasPath  bool
+	mu       sync.RWMutex
+	byOrigin map[originKey]*licenseLinks
+}
+
+func newLicenseSet(lics []string) *licenseSet {
+	s := &licenseSet{hrefs: slices.Clip(lics), asGiven: newLicenseLinks(lics, "")}
+	for _, l := range lics {
+		s.hasPath = s.hasPath || strings.HasPrefix(l, "/")
+	}
+	return s
+}
+
+// isEmpty reports whether there is no license.
+func (s *licenseSet) isEmpty() bool { return s == nil || s.asGiven.licenses.IsEmpty() }
+
+// forRequest returns the links to send in the response to r.
+func (s *licenseSet) forRequest(r *http.Request) *licenseLinks {
+	if !s.hasPath || !plainHost(r.Host) {
+		return s.asGiven
+	}
+	key := originKey{https: r.TLS != nil, host: strings.ToLower(r.Host)}
+	s.mu.RLock()
+	l := s.byOrigin[key]
+	s.mu.RUnlock()
+	if l != nil {
+		return l
+	}
+	l = newLicenseLinks(s.hrefs, key.String())
+	s.mu.Lock()
+	if s.byOrigin == nil {
+		s.byOrigin = make(map[originKey]*licenseLinks)
+	}
+	if len(s.byOrigin) < maxOriginCache {
+		s.byOrigin[key] = l
+	}
+	s.mu.Unlock()
+	return l
+}
+
+// plainHost reports whether h is a host[:port] that can be written into a URL as it is:
+// letters, digits, "-", ".", "_", "~", and ":" "[" "]" for a port or an IPv6 literal.
+func plainHost(h string) bool {
+	if h == "" {
+		return false
+	}
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~:[]", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// setLink adds the Link field lines of l to h, after the handler's own; one whose license
+// the handler's lines already link to (rsl.HasLicenseLink: the license as configured, a path
+// also matching its absolute URL on host) is not added. Without Link lines of the handler's
+// the precomputed slice is assigned, which costs nothing.
+func (l *licenseLinks) setLink(h http.Header, host string) {
 	own := h["Link"]
 	if len(own) == 0 {
-		h["Link"] = o.link
+		h["Link"] = l.link
 		return
 	}
 	n := len(own)
-	for i, l := range o.licenses.Hrefs() {
-		if !rsl.HasLicenseLink(own[:n], l, host) {
-			own = append(own, o.link[i])
+	for i, lic := range l.licenses.Hrefs() {
+		if !rsl.HasLicenseLink(own[:n], lic, host) {
+			own = append(own, l.link[i])
 		}
 	}
 	h["Link"] = own
@@ -196,7 +274,7 @@ func (o *tagOutput) withBackend(rt, xrt []string) *tagOutput {
 	p, dropped := tagemit.FitUnion(o.policy, backend, o.legacy)
 	m = buildTagOutput(p, append(slices.Clip(o.dropped), dropped...), o.usage, o.legacy)
 	m.meta, m.errs, m.tdm = o.meta, errs, o.tdm
-	m.licenses, m.link = o.licenses, o.link
+	m.lic = o.lic
 	if len(key.rt)+len(key.xrt) <= tagemit.MaxFieldSize {
 		c.mu.Lock()
 		if c.m == nil || len(c.m) >= maxMerged {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/policy"
+	"github.com/sitepolicy/caddy-robots/robotsgen"
 	"github.com/sitepolicy/caddy-robots/tdmrep"
 	"github.com/sitepolicy/caddy-robots/usage"
 )
@@ -123,6 +124,58 @@ func mayReserve(lines []string) bool {
 		}
 	}
 	return false
+}
+
+// tdmLocated is the rules of the served tdmrep.json, read as a TDM agent reads them: the
+// first rule whose location matches the path (report #sec-tdm-file, locations as robots.txt
+// patterns, #sec-tdm-file-regexp). Route paths match without case and a location with it,
+// so for a path spelled otherwise than the routes the first matching rule may be another
+// route's than the one whose policy the routes' combination names: the fields then state
+// the file's policy, so that the file and the fields never name two policies for one path.
+type tdmLocated struct {
+	locs   []robotsgen.Pattern
+	res    []tdmrep.Reservation
+	policy [][]string // each rule's tdm-policy as a field value; nil without one
+}
+
+func newTDMLocated(rules []tdmrep.Rule) *tdmLocated {
+	f := &tdmLocated{}
+	for _, r := range rules {
+		f.locs = append(f.locs, robotsgen.NewPattern(r.Location))
+		f.res = append(f.res, tdmrep.ParseReservation(strconv.Itoa(r.Reservation)))
+		var p []string
+		if r.Policy != "" {
+			p = []string{r.Policy}
+		}
+		f.policy = append(f.policy, p)
+	}
+	return f
+}
+
+// output returns o with the policy of the file's first rule matching r's path when that
+// rule states o's reservation; o as it is when no rule matches (the file says nothing
+// there) or the rule states another reservation. It does not allocate.
+func (f *tdmLocated) output(o *tdmOutput, r *http.Request) tdmOutput {
+	p := r.URL.RawPath
+	if p == "" {
+		p = r.URL.Path
+	}
+	for i, l := range f.locs {
+		if !l.Match(p) {
+			continue
+		}
+		if f.res[i] != o.decl.Reservation {
+			break
+		}
+		out := *o
+		out.policy = f.policy[i]
+		out.decl.Policy = ""
+		if out.policy != nil {
+			out.decl.Policy = out.policy[0]
+		}
+		return out
+	}
+	return *o
 }
 
 // tdmFile is the generated /.well-known/tdmrep.json.

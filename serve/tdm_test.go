@@ -318,11 +318,11 @@ func locationMatches(loc, escapedPath string) bool {
 
 // TestTDMRepFileAgrees: for thousands of generated sites and paths, the declaration a TDM
 // agent reads in the generated file (the first rule whose location grobotstxt matches) is
-// never a permission the responses do not give: unset, or the tdm-reservation (and, with no
-// route left out and a path spelled as the patterns are, the tdm-policy) the Core sends for
-// that path; and, with no route left out, a path spelled as the operator wrote the patterns
-// that the responses reserve is reserved by the file too. Paths in another case (each letter
-// in either) are checked for the first only.
+// never a permission the responses do not give: unset, or the tdm-reservation the Core sends
+// for that path, and with no route left out the same tdm-policy, whatever the path's case (each
+// letter in either: route paths match without case, locations with it); and, with no route
+// left out, a path spelled as the operator wrote the patterns that the responses reserve is
+// reserved by the file too.
 func TestTDMRepFileAgrees(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 24))
 	segs := []string{"a", "b", "docs", "x.pdf", "y.jpg", "é", "Up", "a.b"}
@@ -351,6 +351,7 @@ func TestTDMRepFileAgrees(t *testing.T) {
 		sites = 200
 	}
 	checked, coveredReserved := 0, 0
+	withPolicy, respelledPolicy := 0, 0
 	for range sites {
 		var routes []policy.Route
 		for range 1 + rng.IntN(4) {
@@ -415,9 +416,15 @@ func TestTDMRepFileAgrees(t *testing.T) {
 				if got := fmt.Sprint(r.Reservation); got != sent {
 					t.Fatalf("routes %+v\nfile %s\npath %s: the file says %s (%s), the response %q", routes, rec.Body, p, got, r.Location, sent)
 				}
-				// Where case matters the file may find another reserving rule first.
-				if !leftOut && r.Reservation == 1 && !respelled && r.Policy != sentPolicy {
+				// Every path, in any case, 1 or 0: the fields name the policy the file names.
+				if !leftOut && r.Policy != sentPolicy {
 					t.Fatalf("routes %+v\nfile %s\npath %s: the file's policy %q, the response's %q", routes, rec.Body, p, r.Policy, sentPolicy)
+				}
+				if r.Reservation == 1 && r.Policy != "" {
+					withPolicy++
+					if respelled {
+						respelledPolicy++
+					}
 				}
 				covered = true
 				break
@@ -432,7 +439,7 @@ func TestTDMRepFileAgrees(t *testing.T) {
 			}
 		}
 	}
-	if checked == 0 || coveredReserved < sites {
-		t.Fatalf("only %d rules and %d reserved paths checked for coverage", checked, coveredReserved)
+	if checked == 0 || coveredReserved < sites || respelledPolicy < sites/4 {
+		t.Fatalf("only %d rules, %d reserved paths checked for coverage, %d policies (%d in paths respelled)", checked, coveredReserved, withPolicy, respelledPolicy)
 	}
 }

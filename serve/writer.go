@@ -166,10 +166,17 @@ func (tw *tagWriter) setHeaders() {
 			tw.warn(warnUsageTooLong, fmt.Sprintf("Content-Usage: the routes' preferences together are over %d bytes, which servers and proxies may refuse; left out %s (extension y values first, then n)", tagemit.MaxFieldSize, strings.Join(out.usageDropped, ", ")))
 		}
 	}
-	if out.link != nil {
-		out.setLink(h, tw.req.Host)
+	var lic *licenseLinks
+	if !out.lic.isEmpty() {
+		lic = out.lic.forRequest(tw.req)
+		lic.setLink(h, tw.req.Host)
 	}
-	tdm := setTDM(h, &out.tdm)
+	tdmOut := &out.tdm
+	if f := tw.all[0].tdmFile; f != nil && !out.tdm.decl.IsEmpty() {
+		located := f.output(&out.tdm, tw.req)
+		tdmOut = &located
+	}
+	tdm := setTDM(h, tdmOut)
 	if tw.wantMeta && !tdm.IsEmpty() {
 		tw.tdm = tdm
 		tw.meta = tdmMetaWanted
@@ -177,8 +184,8 @@ func (tw *tagWriter) setHeaders() {
 	if out.policy.IsEmpty() {
 		// Only Content-Usage, license and TDMRep routes: the robots headers are the
 		// handler's business.
-		if tw.wantMeta && !out.licenses.IsEmpty() {
-			tw.meta = out.licenses.Elements()
+		if tw.wantMeta && lic != nil {
+			tw.meta = lic.licenses.Elements()
 		}
 		return
 	}
@@ -282,7 +289,10 @@ func (tw *tagWriter) startInjection() {
 	weakenETag(h)
 	delete(h, "Accept-Ranges")
 	out := combined(tw.all)
-	opts.Licenses, opts.TDM, opts.Host = out.licenses, tw.tdm, tw.req.Host
+	if !out.lic.isEmpty() {
+		opts.Licenses = out.lic.forRequest(tw.req).licenses
+	}
+	opts.TDM, opts.Host = tw.tdm, tw.req.Host
 	tw.inj = tagemit.NewInjector(&tw.sink, out.policy, opts)
 }
 

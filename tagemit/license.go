@@ -13,21 +13,31 @@ import (
 // association), the elements serialised once by NewLicenses so that a page costs no
 // allocation. The zero value has none.
 type Licenses struct {
-	hrefs []string
-	html  []byte // every element, HTML syntax
-	xhtml []byte // every element, XML syntax ("/>")
+	hrefs   []string // as configured: what a page's own link is compared with
+	written []string // as written in href: a path resolved against the origin, if one was given
+	html    []byte   // every element, HTML syntax
+	xhtml   []byte   // every element, XML syntax ("/>")
 }
 
 // NewLicenses serialises the link elements of hrefs, in order, each written once. The hrefs
 // are URLs as the config checks them; they are escaped as attribute values all the same, so
-// nothing in one can end the element.
-func NewLicenses(hrefs []string) Licenses {
+// nothing in one can end the element. A path is written as it is; NewLicensesAt resolves it.
+func NewLicenses(hrefs []string) Licenses { return NewLicensesAt(hrefs, "") }
+
+// NewLicensesAt is NewLicenses with each href that is a path written as the absolute URL of
+// that path on origin ("https://example.com"), as RSL 1.0 asks license URLs to be; with an
+// empty origin paths are written as they are. Hrefs still returns them as given.
+func NewLicensesAt(hrefs []string, origin string) Licenses {
 	var l Licenses
 	for _, h := range hrefs {
 		if h == "" || containsString(l.hrefs, h) {
 			continue
 		}
 		l.hrefs = append(l.hrefs, h)
+		if origin != "" && strings.HasPrefix(h, "/") {
+			h = origin + h
+		}
+		l.written = append(l.written, h)
 	}
 	l.html = l.elements(nil, false)
 	l.xhtml = l.elements(nil, true)
@@ -37,8 +47,11 @@ func NewLicenses(hrefs []string) Licenses {
 // IsEmpty reports whether there is no license link.
 func (l Licenses) IsEmpty() bool { return len(l.hrefs) == 0 }
 
-// Hrefs returns the license URLs, in order.
+// Hrefs returns the license URLs as given, in order.
 func (l Licenses) Hrefs() []string { return l.hrefs }
+
+// Written returns the license URLs as the elements write them, in the order of Hrefs.
+func (l Licenses) Written() []string { return l.written }
 
 // Elements returns the link elements in HTML syntax.
 func (l Licenses) Elements() []byte { return l.html }
@@ -47,7 +60,7 @@ func (l Licenses) Elements() []byte { return l.html }
 // xml is set.
 func (l Licenses) elements(skip []bool, xml bool) []byte {
 	var b []byte
-	for i, h := range l.hrefs {
+	for i, h := range l.written {
 		if skip != nil && skip[i] {
 			continue
 		}

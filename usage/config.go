@@ -3,6 +3,7 @@ package usage
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -106,7 +107,9 @@ func (b *prefsBuilder) add(key, value string) {
 	if problem != "" {
 		b.fail(path, value, problem, suggestion)
 	}
-	if ext, ok := strings.CutPrefix(key, "+"); ok {
+	if ext, ok := strings.CutPrefix(key, "+"); ok && slices.Contains(v.def().added, ext) {
+		key = ext // an extension before the draft that added it to the vocabulary
+	} else if ok {
 		if problem, suggestion := checkExtension(v, ext); problem != "" {
 			b.fail(path, key, problem, suggestion)
 		} else if p != Unknown {
@@ -120,7 +123,7 @@ func (b *prefsBuilder) add(key, value string) {
 		b.fail(path, key, problem, suggestion)
 		return
 	}
-	b.k[i] = p
+	b.k[i] = combine(b.k[i], p) // "ai-use" and "+ai-use" both given: the more restrictive
 }
 
 // checkValue reads a configured value: the vocabulary's allow or disallow word, exactly.

@@ -22,7 +22,7 @@ func errs(t *testing.T, err error) []fe {
 }
 
 const (
-	cuKeys    = "not a Content-Usage key: the keys are train-ai, search, and an extension is written +name"
+	cuKeys    = "not a Content-Usage key: the keys are train-ai, ai-use, search, and an extension is written +name"
 	csKeys    = "not a Content-Signal key: the keys are search, ai-input, ai-train, and an extension is written +name"
 	cuValues  = "Content-Usage values are y (allow) and n (disallow)"
 	csValues  = "Content-Signal values are yes (allow) and no (disallow)"
@@ -41,13 +41,16 @@ func TestFromConfig(t *testing.T) {
 		{ContentUsage, `{"train-ai": "n", "search": "y"}`, "train-ai=n, search=y", nil},
 		{ContentUsage, `{}`, "", nil},
 		{ContentUsage, `null`, "", nil},
-		{ContentUsage, `{"+ai-use": "n", "+*x": "y", "search": "n"}`, "search=n, *x=y, ai-use=n", nil},
+		{ContentUsage, `{"+ai-use": "n", "+*x": "y", "search": "n"}`, "ai-use=n, search=n, *x=y", nil},
+		// ai-use is vocab-08's key; "+ai-use", its extension before, reads as the key.
+		{ContentUsage, `{"ai-use": "n", "train-ai": "y"}`, "train-ai=y, ai-use=n", nil},
+		{ContentUsage, `{"ai-use": "y", "+ai-use": "n"}`, "ai-use=n", nil},
 		{ContentSignal, `{"search": "yes", "ai-input": "yes", "ai-train": "no"}`, "search=yes, ai-input=yes, ai-train=no", nil},
 		{ContentUsage, `{"train-ia": "n"}`, "", []E{{`["train-ia"]`, "train-ia", cuKeys, "train-ai"}}},
 		{ContentUsage, `{"serach": "y"}`, "", []E{{`["serach"]`, "serach", cuKeys, "search"}}},
 		{ContentUsage, `{"Train-AI": "n"}`, "", []E{{`["Train-AI"]`, "Train-AI", cuKeys + " (keys are lower case)", "train-ai"}}},
 		{ContentUsage, `{"ai-train": "n"}`, "", []E{{`["ai-train"]`, "ai-train", cuKeys + "; Content-Signal's ai-train is train-ai in Content-Usage", "train-ai"}}},
-		{ContentUsage, `{"ai-input": "n"}`, "", []E{{`["ai-input"]`, "ai-input", cuKeys + "; Content-Usage has no ai-input: use Content-Signal for it, or +ai-input to emit it as an extension", ""}}},
+		{ContentUsage, `{"ai-input": "n"}`, "", []E{{`["ai-input"]`, "ai-input", cuKeys + "; Content-Usage has no ai-input: its nearest category is ai-use (input to a generative AI model that the user did not provide); use Content-Signal for ai-input itself, or +ai-input to emit it as an extension", ""}}},
 		{ContentSignal, `{"train-ai": "no"}`, "", []E{{`["train-ai"]`, "train-ai", csKeys + "; Content-Usage's train-ai is ai-train in Content-Signal", "ai-train"}}},
 		{ContentSignal, `{"ai-inptu": "no"}`, "", []E{{`["ai-inptu"]`, "ai-inptu", csKeys, "ai-input"}}},
 		{ContentUsage, `{"foo": "n"}`, "", []E{{`["foo"]`, "foo", cuKeys, ""}}},
@@ -89,7 +92,8 @@ func TestFromArgs(t *testing.T) {
 		errs []E
 	}{
 		{ContentUsage, "train-ai=n search=y", "train-ai=n, search=y", nil},
-		{ContentUsage, "search=y train-ai=n +ai-use=y", "train-ai=n, search=y, ai-use=y", nil},
+		{ContentUsage, "search=y train-ai=n +ai-use=y", "train-ai=n, ai-use=y, search=y", nil},
+		{ContentUsage, "ai-use=n", "ai-use=n", nil},
 		{ContentUsage, "", "", nil},
 		{ContentSignal, "ai-train=no search=yes", "search=yes, ai-train=no", nil},
 		{ContentUsage, "train-ai", "", []E{{"", "train-ai", "a preference is written key=value (train-ai=y allows, train-ai=n disallows)", ""}}},

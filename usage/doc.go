@@ -54,8 +54,8 @@
 // Values must be y or n (Content-Usage) or yes or no (Content-Signal). A key outside the
 // vocabulary is refused, with the closest vocabulary key suggested, unless it is written
 // as an extension: a "+" followed by a valid Structured Field key (a lower-case letter or
-// "*", then lower-case letters, digits, "_", "-", "." or "*"). "+ai-use=n" is emitted as
-// `ai-use=n`. The "+" is not part of the key; it only tells the loader that the key is
+// "*", then lower-case letters, digits, "_", "-", "." or "*"). "+x-use=n" is emitted as
+// `x-use=n`. The "+" is not part of the key; it only tells the loader that the key is
 // meant, and since "+" cannot appear in a Structured Field key the escape cannot collide
 // with any key, present or future. Extensions take the vocabulary's values, combine with
 // the same rule and are written after the vocabulary's keys, sorted.

@@ -37,7 +37,7 @@ func Example() {
 	fmt.Println(cs.Get("ai-train"), cs)
 
 	// Output:
-	// preferences["train-ia"] "train-ia": not a Content-Usage key: the keys are train-ai, search, and an extension is written +name (did you mean "train-ai"?)
+	// preferences["train-ia"] "train-ia": not a Content-Usage key: the keys are train-ai, ai-use, search, and an extension is written +name (did you mean "train-ai"?)
 	// Content-Usage: train-ai=n, search=n <nil>
 	// Content-Usage: train-ai=n, search=y, ai-input=n;src=cms <nil>
 	// Content-Usage: train-ai=n, search=n / Content-Usage value "Train-AI=y, Search=n" is not a Structured Field Dictionary (invalid key format: character 0), so to a reader every preference in it is unknown; its members with the value n are kept, left out "Train-AI=y"

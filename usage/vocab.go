@@ -5,7 +5,8 @@ package usage
 type Vocab uint8
 
 const (
-	// ContentUsage is the IETF aipref vocabulary: keys train-ai and search, values y and n.
+	// ContentUsage is the IETF aipref vocabulary (draft-ietf-aipref-vocab-08, Table 1): keys
+	// train-ai, ai-use and search, values y and n.
 	ContentUsage Vocab = iota
 	// ContentSignal is Cloudflare's Content Signals: keys search, ai-input and ai-train,
 	// values yes and no.
@@ -22,6 +23,9 @@ type vocabDef struct {
 	disallow string   // Token meaning Disallow
 	// aliases maps keys of the other vocabulary to their spelling here.
 	aliases map[string]alias
+	// added are keys a later draft added to the vocabulary: "+key", the extension that
+	// configurations written before spelled them with, still reads as the key.
+	added []string
 }
 
 type alias struct {
@@ -32,13 +36,16 @@ type alias struct {
 var vocabs = [...]vocabDef{
 	ContentUsage: {
 		name:     "Content-Usage",
-		keys:     []string{"train-ai", "search"},
+		keys:     []string{"train-ai", "ai-use", "search"},
 		allow:    "y",
 		disallow: "n",
 		aliases: map[string]alias{
 			"ai-train": {"train-ai", "Content-Signal's ai-train is train-ai in Content-Usage"},
-			"ai-input": {"", "Content-Usage has no ai-input: use Content-Signal for it, or +ai-input to emit it as an extension"},
+			// Not the same category: ai-input is answer-time input (grounding, RAG), ai-use
+			// any input to a generative model that the user did not provide (vocab-08 4.2).
+			"ai-input": {"", "Content-Usage has no ai-input: its nearest category is ai-use (input to a generative AI model that the user did not provide); use Content-Signal for ai-input itself, or +ai-input to emit it as an extension"},
 		},
+		added: []string{"ai-use"}, // draft-ietf-aipref-vocab-08
 	},
 	ContentSignal: {
 		name:     "Content-Signal",
@@ -57,7 +64,7 @@ func (v Vocab) def() *vocabDef { return &vocabs[v] }
 // "Content-Usage" or "Content-Signal".
 func (v Vocab) String() string { return v.def().name }
 
-// Keys returns the vocabulary's keys in canonical order: train-ai, search for
+// Keys returns the vocabulary's keys in canonical order: train-ai, ai-use, search for
 // Content-Usage; search, ai-input, ai-train for Content-Signal. The slice is the caller's.
 func (v Vocab) Keys() []string { return append([]string(nil), v.def().keys...) }
 
