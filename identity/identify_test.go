@@ -119,7 +119,8 @@ func TestIdentifyWait(t *testing.T) {
 	}{
 		{"66.249.64.5", identity.Identity{Bot: "google-crawler", Status: identity.Verified, By: "ip-list"}},
 		{"66.249.90.1", identity.Identity{Bot: "google-crawler", Status: identity.Verified, By: "reverse-dns"}},
-		{"203.0.113.9", identity.Identity{Bot: "google-crawler", Status: identity.Impostor}},
+		// Both were checked and both failed: Google's list and Google's host names.
+		{"203.0.113.9", identity.Identity{Bot: "google-crawler", Status: identity.Impostor, Failed: identity.CheckIPList | identity.CheckReverseDNS}},
 	} {
 		a := netip.MustParseAddr(c.addr)
 		if got := v.IdentifyWait(googlebotUA, a); got != c.want {

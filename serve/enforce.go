@@ -134,9 +134,11 @@ type Block struct {
 	// RetryAfter, when not 0, is the Retry-After of a request refused for asking sooner than
 	// its group's crawl_delay (Enforce.CrawlDelay), in whole seconds: the front end sets it.
 	RetryAfter int
-	// Impostor is set when the request was refused because its User-Agent names a crawler
-	// whose verification it fails (Enforce.Impostors); Token is then the crawler's first
-	// name in the bot catalogue and Rule is zero.
+	// Impostor is set when the request was refused because its identity is an impostor
+	// (Enforce.Impostors): its User-Agent names a crawler whose verification it fails, or its
+	// Web Bot Auth signature fails (identity.Identity.Failure says which). Token is then the
+	// first name in the bot catalogue of the bot whose claim failed ("" for a signature of
+	// an agent the config does not trust) and Rule is zero.
 	Impostor *identity.Identity
 }
 
@@ -312,13 +314,14 @@ func botName(id string) string {
 }
 
 // LogRule names, for the log line of a refusal, what refused the request: the rule
-// ("disallow: /private/"), "impostor", or "crawl-delay".
+// ("disallow: /private/"), "impostor: " and the checks it failed ("impostor: ip-list",
+// "impostor: ip-list,reverse-dns", "impostor: signature"), or "crawl-delay".
 func (b Block) LogRule() string {
 	switch {
 	case b.RetryAfter > 0:
 		return "crawl-delay"
 	case b.Impostor != nil:
-		return "impostor"
+		return "impostor: " + b.Impostor.Failed.String()
 	}
 	return string(b.Rule.Type) + ": " + b.Rule.Path
 }
@@ -345,7 +348,7 @@ func (b Block) Message() string {
 		return fmt.Sprintf("robots.txt asks %s to wait between requests (Crawl-delay): retry after %d s", b.Token, b.RetryAfter)
 	}
 	if b.Impostor != nil {
-		return fmt.Sprintf("this request names %s but does not come from its operator's published addresses or host names", b.Token)
+		return "refused as an impostor: " + b.Impostor.Failure()
 	}
 	rule := "Disallow"
 	if b.Rule.Type == robotsgen.Allow {
