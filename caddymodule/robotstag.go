@@ -65,6 +65,7 @@ func (h *RobotsTag) Provision(ctx caddy.Context) error {
 
 // ServeHTTP runs next with the robots tags applied to its response.
 func (h *RobotsTag) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	providePlaceholders(r)
 	return h.core.Tag(w, r, next)
 }
 

@@ -75,7 +75,10 @@ type RobotsTxt struct {
 
 	core   *serve.Core
 	logger *zap.Logger
-	tdm    *tdmCache // the site block's TDMRep file, built at its first request (tdmfile.go)
+	// crawlers verifies the identity that enforcement and the counts read; nil when they
+	// read none.
+	crawlers *Crawlers
+	tdm      *tdmCache // the site block's TDMRep file, built at its first request (tdmfile.go)
 }
 
 // CaddyModule returns the Caddy module information.
@@ -103,6 +106,7 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 			return err
 		}
 		opts.Identify = func(r *http.Request) identity.Identity { return app.identify(r).id }
+		h.crawlers = app
 	} else if h.Metrics || h.LogViolations || cfg.Enforce != nil && cfg.Enforce.CrawlDelay {
 		// Counted, logged and given a crawl-delay budget under the identity status when
 		// crawler verification is configured; without it, as "unchecked" (the crawlers app
@@ -110,6 +114,7 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 		if app, err := ctx.AppIfConfigured("crawlers"); err == nil {
 			a := app.(*Crawlers)
 			opts.Identify = func(r *http.Request) identity.Identity { return a.identify(r).id }
+			h.crawlers = a
 		}
 	}
 	if h.Metrics {
@@ -146,6 +151,13 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 // default error response has no body, which would not say why).
 func (h *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	if !h.core.IsRobotsTxt(r) {
+		if h.crawlers != nil {
+			// Enforcement or the counts identify every such request: found now, the
+			// placeholders answer from it with nothing more made for them.
+			h.crawlers.identify(r)
+		} else {
+			providePlaceholders(r)
+		}
 		if r.URL.Path == tdmrep.WellKnownPath {
 			if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok {
 				if c := h.tdmCore(srv); c != nil {
@@ -175,6 +187,7 @@ func (h *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddy
 		}
 		return next.ServeHTTP(w, r)
 	}
+	providePlaceholders(r)
 	var upstream func(*http.Request) serve.Fetch
 	if h.MergeUpstream {
 		upstream = func(r *http.Request) serve.Fetch { return subRequestFetch(r, next) }
