@@ -38,6 +38,9 @@ func (CrawlerIdentity) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
+// Provision loads the check of the config's placeholder reads.
+func (*CrawlerIdentity) Provision(ctx caddy.Context) error { return usePlaceholderCheck(ctx) }
+
 // ServeHTTP makes the placeholders available and runs next.
 func (CrawlerIdentity) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	providePlaceholders(r)

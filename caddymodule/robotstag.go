@@ -49,6 +49,9 @@ func (RobotsTag) CaddyModule() caddy.ModuleInfo {
 // Provision replaces global placeholders in every string and builds the serving core of
 // one route, which validates them. Invalid rules fail the config load or reload.
 func (h *RobotsTag) Provision(ctx caddy.Context) error {
+	if err := usePlaceholderCheck(ctx); err != nil {
+		return err
+	}
 	logger := ctx.Logger()
 	tags, err := replacePlaceholders(h.Tags)
 	if err != nil {
@@ -65,7 +68,6 @@ func (h *RobotsTag) Provision(ctx caddy.Context) error {
 
 // ServeHTTP runs next with the robots tags applied to its response.
 func (h *RobotsTag) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	providePlaceholders(r)
 	return h.core.Tag(w, r, next)
 }
 

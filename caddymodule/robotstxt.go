@@ -93,6 +93,9 @@ func (RobotsTxt) CaddyModule() caddy.ModuleInfo {
 // validates the file, merges it as merge_file says and renders it. An invalid file fails the
 // config load or reload.
 func (h *RobotsTxt) Provision(ctx caddy.Context) error {
+	if err := usePlaceholderCheck(ctx); err != nil {
+		return err
+	}
 	h.logger = ctx.Logger()
 	h.tdm = new(tdmCache)
 	cfg, err := replacePlaceholders(h.RobotsTxt)
@@ -152,11 +155,10 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 func (h *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	if !h.core.IsRobotsTxt(r) {
 		if h.crawlers != nil {
-			// Enforcement or the counts identify every such request: found now, the
-			// placeholders answer from it with nothing more made for them.
+			// Enforcement or the counts identify every such request: found now, so that
+			// the {http.crawler.*} placeholders answer from here on (for the handlers after
+			// this one, and the deferred ones before it: checkPlaceholderReads).
 			h.crawlers.identify(r)
-		} else {
-			providePlaceholders(r)
 		}
 		if r.URL.Path == tdmrep.WellKnownPath {
 			if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok {
@@ -187,7 +189,6 @@ func (h *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddy
 		}
 		return next.ServeHTTP(w, r)
 	}
-	providePlaceholders(r)
 	var upstream func(*http.Request) serve.Fetch
 	if h.MergeUpstream {
 		upstream = func(r *http.Request) serve.Fetch { return subRequestFetch(r, next) }
