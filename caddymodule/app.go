@@ -173,6 +173,9 @@ var testResolver identity.Resolver
 // up here (a config that is only validated does no network work): that starts with Start.
 func (a *Crawlers) Provision(ctx caddy.Context) error {
 	a.logger = ctx.Logger()
+	if err := usePlaceholderCheck(ctx); err != nil {
+		return err
+	}
 	if err := a.validate(); err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package caddymodule
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -24,7 +23,12 @@ func benchApp(b testing.TB) *Crawlers { return benchAppWith(b, nil) }
 // benchAppWith is benchApp with Web Bot Auth configured as sigs says (nil: off).
 func benchAppWith(b testing.TB, sigs *CrawlerSignatures) *Crawlers {
 	g, _ := crawlers.BotByID("google-crawler")
-	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	// A context with a config, as Caddy provisions an app in.
+	pctx, err := caddy.ProvisionContext(&caddy.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := caddy.NewContext(pctx)
 	b.Cleanup(cancel)
 	a := &Crawlers{
 		Lists:      &CrawlerLists{Offline: true, Dir: b.TempDir(), Local: map[string]string{g.Verification.IPRanges[0].URL: "../identity/testdata/googlebot.json"}},

@@ -16,8 +16,8 @@ func init() {
 	caddy.RegisterModule(placeholderCheck{})
 }
 
-// placeholderCheck is an app without config that every module of this package loads
-// (usePlaceholderCheck): when the config starts, it refuses a config in which a handler reads
+// placeholderCheck is an app without config that every module of this package, and the
+// crawlers app, loads (usePlaceholderCheck): when the config starts, it refuses a config in which a handler reads
 // an {http.crawler.*} placeholder where none of this package's modules has made them
 // available, which Caddy would send as literal text (checkPlaceholderReads). It is not
 // loaded, and checks nothing, in a config without the package's modules.
@@ -59,9 +59,11 @@ func usePlaceholderCheck(ctx caddy.Context) error {
 
 // checkPlaceholderReads returns an error naming the first handler of app that reads an
 // {http.crawler.*} placeholder where no module of this package has made them available: a
-// crawler matcher of its route or of a route enclosing it, a crawler_identity handler or a
-// robots_txt that identifies requests (enforce's impostors, metrics, ...) before it in its
-// chain, or in a route without matchers before its route. A deferred read (log_append, a
+// crawler matcher of its route or of a route enclosing it, or of an earlier route whose
+// first matcher set has only crawler matchers (evaluated for every request that gets there,
+// matched or not); a crawler_identity handler or a robots_txt that identifies requests
+// (enforce's impostors, metrics, ...) before it in its chain, or in a route without matchers
+// before its route. A deferred read (log_append, a
 // deferred header) is answered when the response is written, so such a module after it
 // serves it too. A module inside a matched block (handle, route) counts only within it.
 func checkPlaceholderReads(app *caddyhttp.App) error {
@@ -115,7 +117,7 @@ func checkRoutes(routes caddyhttp.RouteList, path string, provided bool) (bool, 
 			}
 			return false, placeholderError(hat, moduleID(h))
 		}
-		if p && len(rt.MatcherSets) == 0 {
+		if p && len(rt.MatcherSets) == 0 || alwaysIdentifies(rt.MatcherSets) {
 			provided = true // every request that gets here has passed the module
 		}
 		if p {
@@ -147,6 +149,20 @@ func matchesCrawler(sets caddyhttp.MatcherSets) bool {
 		}
 	}
 	return false
+}
+
+// alwaysIdentifies reports whether evaluating sets always evaluates a crawler matcher: the
+// first set has only crawler matchers (the route's later sets are tried only when it fails).
+func alwaysIdentifies(sets caddyhttp.MatcherSets) bool {
+	if len(sets) == 0 || len(sets[0]) == 0 {
+		return false
+	}
+	for _, m := range sets[0] {
+		if !matchesCrawler(caddyhttp.MatcherSets{{m}}) {
+			return false
+		}
+	}
+	return true
 }
 
 // readsCrawlerPlaceholder reports whether h's config names an {http.crawler.*} placeholder.
