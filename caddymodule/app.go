@@ -407,12 +407,10 @@ func (a *Crawlers) Service() *identity.Service { return a.svc }
 // the config being replaced may be verified by the new one's app.
 var runningCrawlers atomic.Pointer[Crawlers]
 
-// identityVar is the request variable holding the request's identity; placeholdersVar marks
-// the {http.crawler.*} placeholders as mapped in the request's replacer.
-const (
-	identityVar     = "caddy_robots.crawler"
-	placeholdersVar = "caddy_robots.crawler_placeholders"
-)
+// identityVar is the request variable holding the request's identity (a *crawlerInfo); a
+// nil *crawlerInfo there says the {http.crawler.*} placeholders are mapped in the request's
+// replacer, to find the identity when first read (providePlaceholders).
+const identityVar = "caddy_robots.crawler"
 
 // identify returns r's crawler identity, found once per request (the first caller stores it
 // in the request's variables); a (nil: the crawlers app is not configured) verifies it, else
@@ -420,7 +418,8 @@ const (
 func (a *Crawlers) identify(r *http.Request) *crawlerInfo {
 	// The request's variables, looked up once (each lookup walks the request's context).
 	vars, _ := r.Context().Value(caddyhttp.VarsCtxKey).(map[string]any)
-	if ci, ok := vars[identityVar].(*crawlerInfo); ok {
+	v, mapped := vars[identityVar]
+	if ci, _ := v.(*crawlerInfo); ci != nil {
 		return ci
 	}
 	ci := a.find(r, vars)
@@ -428,8 +427,7 @@ func (a *Crawlers) identify(r *http.Request) *crawlerInfo {
 		return storeIdentity(r, ci)
 	}
 	vars[identityVar] = ci
-	if vars[placeholdersVar] == nil {
-		vars[placeholdersVar] = true
+	if !mapped {
 		if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
 			repl.Map(ci.placeholder)
 		}
@@ -466,18 +464,14 @@ func (a *Crawlers) find(r *http.Request, vars map[string]any) *crawlerInfo {
 // identity is not known yet; nothing is identified unless a placeholder is read.
 func providePlaceholders(r *http.Request) {
 	vars, _ := r.Context().Value(caddyhttp.VarsCtxKey).(map[string]any)
-	if vars == nil || vars[placeholdersVar] != nil {
-		return
+	if _, mapped := vars[identityVar]; vars == nil || mapped {
+		return // identified (and mapped) already, or mapped
 	}
 	repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
 	if !ok {
 		return
 	}
-	vars[placeholdersVar] = true
-	if ci, ok := vars[identityVar].(*crawlerInfo); ok {
-		repl.Map(ci.placeholder)
-		return
-	}
+	vars[identityVar] = (*crawlerInfo)(nil)
 	repl.Map(func(key string) (any, bool) {
 		if !strings.HasPrefix(key, crawlerPlaceholderPrefix) {
 			return nil, false
@@ -500,7 +494,6 @@ func (a *Crawlers) withSignature(r *http.Request, ci *crawlerInfo) *crawlerInfo 
 // storeIdentity makes ci r's crawler identity, for the crawler matchers and placeholders.
 func storeIdentity(r *http.Request, ci *crawlerInfo) *crawlerInfo {
 	caddyhttp.SetVar(r.Context(), identityVar, ci)
-	caddyhttp.SetVar(r.Context(), placeholdersVar, true)
 	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
 		repl.Map(ci.placeholder)
 	}

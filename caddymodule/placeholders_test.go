@@ -105,13 +105,13 @@ func TestCrawlerPlaceholdersLazy(t *testing.T) {
 	r = caddyhttp.PrepareRequest(r, repl, httptest.NewRecorder(), &caddyhttp.Server{})
 	providePlaceholders(r)
 	vars := r.Context().Value(caddyhttp.VarsCtxKey).(map[string]any)
-	if vars[identityVar] != nil {
+	if ci, _ := vars[identityVar].(*crawlerInfo); ci != nil {
 		t.Fatal("identified before any placeholder was read")
 	}
 	if got := repl.ReplaceAll("{http.crawler.name} {http.crawler.status}", "?"); got != "Googlebot verified" {
 		t.Fatalf("placeholders %q", got)
 	}
-	ci := vars[identityVar]
+	ci, _ := vars[identityVar].(*crawlerInfo)
 	if ci == nil || a.identify(r) != ci {
 		t.Fatal("the identity read is not the request's one identity")
 	}

@@ -270,7 +270,7 @@ func (e *enforcer) Check(r *http.Request) (Block, bool) {
 	}
 	if e.impostors != 0 && !e.rt.Matches(r) {
 		if id := e.identify(r); id.Status == identity.Impostor {
-			return Block{Token: botName(id.Bot), Status: e.impostors, Impostor: &id, AcceptSignature: e.acceptSignature}, true
+			return impostorBlock(id, e.impostors, e.acceptSignature), true
 		}
 	}
 	es := e.stateFor(r)
@@ -287,6 +287,14 @@ func (e *enforcer) Check(r *http.Request) (Block, bool) {
 		return b, blocked
 	}
 	return Block{}, false
+}
+
+// impostorBlock is the refusal of an impostor whose identity is id. Its own function, so
+// that only a refusal puts the identity on the heap, not every identified request.
+//
+//go:noinline
+func impostorBlock(id identity.Identity, status int, acceptSignature string) Block {
+	return Block{Token: botName(id.Bot), Status: status, Impostor: &id, AcceptSignature: acceptSignature}
 }
 
 func (es *enforceState) block(tok string, r *http.Request) (Block, bool) {

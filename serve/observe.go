@@ -211,7 +211,7 @@ func (e *enforcer) checkObserved(r *http.Request) (Block, bool) {
 		status, bot = id.Status, id.Bot
 		if e.impostors != 0 && id.Status == identity.Impostor {
 			o.count(metrics.CrawlerOf(bot), status, metrics.Impostor)
-			return Block{Token: botName(bot), Status: e.impostors, Impostor: &id, AcceptSignature: e.acceptSignature}, true
+			return impostorBlock(id, e.impostors, e.acceptSignature), true
 		}
 	}
 	es := e.rt.state.Load().enforce.Load()
