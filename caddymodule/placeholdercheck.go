@@ -3,6 +3,7 @@ package caddymodule
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -108,7 +109,9 @@ func checkRoutes(routes caddyhttp.RouteList, path string, provided bool) (bool, 
 				}
 				continue
 			}
-			if p || !readsCrawlerPlaceholder(h) {
+			if p || !readsCrawlerPlaceholder(h) || holdsCrawlerMatcher(reflect.ValueOf(h), 8) {
+				// A handler with a crawler matcher of its own (rate_limit's zones) evaluates it
+				// before it reads the placeholders, as a route does.
 				continue
 			}
 			if deferredRead(h) {
@@ -163,6 +166,44 @@ func alwaysIdentifies(sets caddyhttp.MatcherSets) bool {
 		}
 	}
 	return true
+}
+
+// holdsCrawlerMatcher reports whether v holds a crawler matcher, looking depth levels deep.
+func holdsCrawlerMatcher(v reflect.Value, depth int) bool {
+	if depth == 0 || !v.IsValid() {
+		return false
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return false
+		}
+		if v.Type() == reflect.TypeFor[*MatchCrawler]() {
+			return true
+		}
+		return holdsCrawlerMatcher(v.Elem(), depth-1)
+	case reflect.Interface:
+		return !v.IsNil() && holdsCrawlerMatcher(v.Elem(), depth-1)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if holdsCrawlerMatcher(v.Field(i), depth-1) {
+				return true
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range min(v.Len(), 64) {
+			if holdsCrawlerMatcher(v.Index(i), depth-1) {
+				return true
+			}
+		}
+	case reflect.Map:
+		for it := v.MapRange(); it.Next(); {
+			if holdsCrawlerMatcher(it.Value(), depth-1) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // readsCrawlerPlaceholder reports whether h's config names an {http.crawler.*} placeholder.

@@ -122,3 +122,60 @@ func TestCrawlerPlaceholdersLazy(t *testing.T) {
 		t.Fatalf("second read %q: identified again", got)
 	}
 }
+
+func init() { caddy.RegisterModule(zoneHandler{}) }
+
+// zoneHandler stands for a plugin (rate_limit's zones) that evaluates request matchers of
+// its own, then reads a placeholder: {"handler": "test_zone", "match": [...], "key": ...}.
+type zoneHandler struct {
+	MatchRaw caddyhttp.RawMatcherSets `json:"match,omitempty" caddy:"namespace=http.matchers"`
+	Key      string                   `json:"key,omitempty"`
+	match    caddyhttp.MatcherSets
+}
+
+func (zoneHandler) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{ID: "http.handlers.test_zone", New: func() caddy.Module { return new(zoneHandler) }}
+}
+
+func (h *zoneHandler) Provision(ctx caddy.Context) error {
+	m, err := ctx.LoadModule(h, "MatchRaw")
+	if err != nil {
+		return err
+	}
+	for _, set := range m.([]map[string]any) {
+		var ms caddyhttp.MatcherSet
+		for _, v := range set {
+			ms = append(ms, v)
+		}
+		h.match = append(h.match, ms)
+	}
+	return nil
+}
+
+func (h *zoneHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	if ok, _ := h.match.AnyMatchWithError(r); ok {
+		w.Header().Set("X-Key", r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer).ReplaceAll(h.Key, ""))
+	}
+	return next.ServeHTTP(w, r)
+}
+
+// TestCrawlerPlaceholdersInAHandlersOwnMatcher: a handler that evaluates a crawler matcher of
+// its own before it reads the placeholders is not refused, and reads them right.
+func TestCrawlerPlaceholdersInAHandlersOwnMatcher(t *testing.T) {
+	caddyTesterWithGlobals(t, crawlersGlobals(t, t.TempDir()), ":@PORT@ {\n\trespond ok\n}\n")
+	cfg := fmt.Sprintf(`{"admin":{"listen":"localhost:%d"},"apps":{"crawlers":{"lists":{"off":true},"reverse_dns":{"off":true}},"http":{"http_port":%d,"servers":{"s":{"listen":[":%d"],"routes":[{"handle":[
+		{"handler":"test_zone","match":[{"crawler":{"bots":["Googlebot"]}}],"key":"{http.crawler.name} {http.crawler.status}"},
+		{"handler":"static_response","body":"ok"}]}]}}}}}`, adminPort, sitePort, sitePort)
+	if status, msg := loadRaw(t, cfg, "application/json"); status != http.StatusOK {
+		t.Fatalf("refused: %s", msg)
+	}
+	resp, _ := do(t, "GET", siteURL("/"), "User-Agent: "+googlebotUA)
+	if got := resp.Header.Get("X-Key"); got != "Googlebot pending" {
+		t.Errorf("X-Key %q, want Googlebot pending", got)
+	}
+	// Without its own matcher, the same handler is refused.
+	bare := strings.Replace(cfg, `"match":[{"crawler":{"bots":["Googlebot"]}}],`, "", 1)
+	if status, msg := loadRaw(t, bare, "application/json"); status == http.StatusOK || !strings.Contains(msg, "(http.handlers.test_zone): reads an {http.crawler.*} placeholder") {
+		t.Errorf("without its matcher: %d %q", status, msg)
+	}
+}
