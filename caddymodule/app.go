@@ -70,7 +70,10 @@ type CrawlerSignatures struct {
 	// such fetch is one a client asked for.
 	FetchUntrusted bool `json:"fetch_untrusted,omitempty"`
 	// ReplayProtection refuses a signature whose nonce was seen before within its validity
-	// (it is then "replayed", no proof); the memory of nonces is bounded.
+	// (it is then "replayed", no proof). The memory of nonces is bounded: 100,000 nonces of
+	// trusted agents' keys and 100,000 of others', at most 96 bytes each, so that agents
+	// nobody trusts (fetch_untrusted) cannot evict, nor make replays of, trusted agents'
+	// nonces; see webbotauth.Nonces.
 	ReplayProtection bool `json:"replay_protection,omitempty"`
 	// Skew is the clock difference tolerated on a signature's created and expires; default
 	// 60s.
@@ -130,6 +133,9 @@ type CrawlerDNS struct {
 	// Wait, if set, is how long a request from an address not yet looked up waits for the
 	// answer (at most once per address and cache lifetime) instead of being pending.
 	Wait caddy.Duration `json:"wait,omitempty"`
+	// Resolver, if set, is the DNS server asked ("ip:port", or an IP for port 53) instead of
+	// the system's resolver: a local resolver the operator trusts.
+	Resolver string `json:"resolver,omitempty"`
 }
 
 // CaddyModule returns the Caddy module information.
@@ -277,7 +283,12 @@ func (a *Crawlers) serviceOptions(log *slog.Logger) identity.ServiceOptions {
 		opts.DNS.Positive, opts.DNS.Negative, opts.DNS.Timeout = time.Duration(d.Positive), time.Duration(d.Negative), time.Duration(d.Timeout)
 		opts.DNS.MaxEntries, opts.DNS.MaxInFlight, opts.DNS.Wait = d.MaxEntries, d.MaxInFlight, time.Duration(d.Wait)
 	}
-	opts.DNS.Resolver = testResolver
+	if d := a.ReverseDNS; d != nil && d.Resolver != "" {
+		opts.DNS.Resolver, _ = identity.ResolverAt(d.Resolver) // checked by validate
+	}
+	if testResolver != nil {
+		opts.DNS.Resolver = testResolver
+	}
 	return opts
 }
 
@@ -337,6 +348,11 @@ func (a *Crawlers) validate() error {
 	}
 	if d := a.ReverseDNS; d != nil && (d.Positive < 0 || d.Negative < 0 || d.Timeout < 0 || d.Wait < 0 || d.MaxEntries < 0 || d.MaxInFlight < 0) {
 		return fmt.Errorf("crawlers.reverse_dns: durations and bounds are positive")
+	}
+	if d := a.ReverseDNS; d != nil && d.Resolver != "" {
+		if _, err := identity.ResolverAt(d.Resolver); err != nil {
+			return fmt.Errorf("crawlers.reverse_dns.resolver %v", err)
+		}
 	}
 	return nil
 }
@@ -413,8 +429,9 @@ var runningCrawlers atomic.Pointer[Crawlers]
 const identityVar = "caddy_robots.crawler"
 
 // identify returns r's crawler identity, found once per request (the first caller stores it
-// in the request's variables); a (nil: the crawlers app is not configured) verifies it, else
-// it is the User-Agent's claim alone, status "unchecked" in the placeholders.
+// in the request's variables, and makes the {http.crawler.*} placeholders answer from it);
+// a (nil: the crawlers app is not configured) verifies it, else it is the User-Agent's claim
+// alone, status "unchecked" in the placeholders.
 func (a *Crawlers) identify(r *http.Request) *crawlerInfo {
 	// The request's variables, looked up once (each lookup walks the request's context).
 	vars, _ := r.Context().Value(caddyhttp.VarsCtxKey).(map[string]any)
@@ -437,19 +454,19 @@ func (a *Crawlers) identify(r *http.Request) *crawlerInfo {
 
 // find finds r's identity (vars are its variables).
 func (a *Crawlers) find(r *http.Request, vars map[string]any) *crawlerInfo {
-	bot, ok := crawlers.IdentifyBotHeader(r.Header["User-Agent"])
+	bot, name, ok := crawlers.IdentifyBotNameHeader(r.Header["User-Agent"])
 	if a == nil {
 		if !ok {
 			return noneInfo()
 		}
-		return uncheckedInfo(bot)
+		return uncheckedInfo(bot, name)
 	}
 	// The address is looked at only when the header names a bot (a browser's request costs
 	// the header's scan and no more).
 	ci := noneInfo()
 	if ok {
 		ip, _ := vars[caddyhttp.ClientIPVarKey].(string)
-		ci = internIdentity(a.svc.Verify(bot, clientAddr(r, ip)))
+		ci = internIdentity(a.svc.VerifyName(bot, name, clientAddr(r, ip)))
 	}
 	return a.withSignature(r, ci)
 }
@@ -457,11 +474,10 @@ func (a *Crawlers) find(r *http.Request, vars map[string]any) *crawlerInfo {
 // providePlaceholders makes the {http.crawler.*} placeholders of r answer from this point of
 // the request on, from its identity, which is found when one of them is first read (once per
 // request, identify with the running config's crawlers app; without one, the User-Agent's
-// claim, "unchecked"). Every module of this package calls it when it first sees a request
-// (crawler_identity does nothing else), so that a placeholder read by any handler after it
-// (header, respond, log_append, ...) has its value, whether or not anything has asked for
-// the identity. It costs a variable lookup, and the mapping of one function when the
-// identity is not known yet; nothing is identified unless a placeholder is read.
+// claim, "unchecked"): what crawler_identity does, so that a placeholder read by any handler
+// after it (header, respond, log_append, ...) has its value, whether or not anything has
+// asked for the identity. It costs a variable lookup, and the mapping of one function when
+// the identity is not known yet; nothing is identified unless a placeholder is read.
 func providePlaceholders(r *http.Request) {
 	vars, _ := r.Context().Value(caddyhttp.VarsCtxKey).(map[string]any)
 	if _, mapped := vars[identityVar]; vars == nil || mapped {
@@ -518,32 +534,37 @@ func clientAddr(r *http.Request, ip string) netip.Addr {
 // distinct identity (interned), so that a request costs no allocation.
 type crawlerInfo struct {
 	id         identity.Identity
-	bot        crawlers.Bot
-	categories map[string]bool // the data's categories and the AI catalogue's
+	categories map[string]bool // the name's categories (crawlers.BotName), the data's and the AI catalogue's
 	values     map[string]any  // placeholder values by key
 	// placeholder answers the {http.crawler.*} placeholders; a method value made once.
 	placeholder caddy.ReplacerFunc
 }
 
-// botSlots are the interned crawlerInfos of one bot ("" for none), made on first use: by
-// status and way of verification; an impostor's by the checks it failed; the User-Agent's
-// claim alone (no crawlers app).
+// botSlots are the interned crawlerInfos of one crawler name, made on first use: by status
+// and way of verification; an impostor's by the checks it failed; the User-Agent's claim
+// alone (no crawlers app).
 type botSlots struct {
 	byStatus  [identity.MaxStatus + 1][len(verifiedBy)]atomic.Pointer[crawlerInfo]
 	impostor  [identity.AllChecks + 1]atomic.Pointer[crawlerInfo]
 	unchecked atomic.Pointer[crawlerInfo]
 }
 
-// internedSlots holds the botSlots of each bot of the catalogue (and "" for none): a
-// request's lookup is a map read and an atomic load, with no lock and no allocation, and at
-// most a few thousand values are ever made.
-var internedSlots = sync.OnceValue(func() map[string]*botSlots {
-	m := map[string]*botSlots{"": {}}
+// internedSlots holds the botSlots of each name of each bot of the catalogue (and of none):
+// a request's lookup is a map read and an atomic load, with no lock and no allocation, and
+// at most a few thousand values are ever made.
+var internedSlots = sync.OnceValue(func() map[internKey]*botSlots {
+	m := map[internKey]*botSlots{{}: {}}
+	for _, bn := range crawlers.BotNames() {
+		m[internKey{bn.ID, bn.Name}] = &botSlots{}
+	}
 	for _, b := range crawlers.Bots() {
-		m[b.ID] = &botSlots{}
+		m[internKey{b.ID, ""}] = &botSlots{} // a signature's bot the User-Agent does not name
 	}
 	return m
 })
+
+// internKey is an identity's bot and name.
+type internKey struct{ bot, name string }
 
 // noneInfo is the crawlerInfo of a request that names no bot.
 var noneInfo = sync.OnceValue(func() *crawlerInfo { return internIdentity(identity.Identity{}) })
@@ -557,7 +578,7 @@ const uncheckedStatus = "unchecked"
 
 func internIdentity(id identity.Identity) *crawlerInfo {
 	k := slices.Index(verifiedBy[:], id.By)
-	slots := internedSlots()[id.Bot]
+	slots := internedSlots()[internKey{id.Bot, id.Name}]
 	if slots == nil || k < 0 || id.Status > identity.MaxStatus || id.Failed > identity.AllChecks {
 		return newCrawlerInfo(id, "") // not a value made here: kept for this request only
 	}
@@ -573,11 +594,11 @@ func internIdentity(id identity.Identity) *crawlerInfo {
 	return intern(p, id, "")
 }
 
-// uncheckedInfo is the crawlerInfo of a request whose User-Agent names bot, where no crawlers
-// app verifies.
-func uncheckedInfo(bot string) *crawlerInfo {
-	slots := internedSlots()[bot]
-	id := identity.Identity{Bot: bot}
+// uncheckedInfo is the crawlerInfo of a request whose User-Agent carries name, a name of bot,
+// where no crawlers app verifies.
+func uncheckedInfo(bot, name string) *crawlerInfo {
+	slots := internedSlots()[internKey{bot, name}]
+	id := identity.Identity{Bot: bot, Name: name}
 	if slots == nil {
 		return newCrawlerInfo(id, uncheckedStatus)
 	}
@@ -592,33 +613,39 @@ func intern(p *atomic.Pointer[crawlerInfo], id identity.Identity, status string)
 	return p.Load()
 }
 
-// newCrawlerInfo makes the crawlerInfo of id; status, if not "", is its status placeholder.
+// newCrawlerInfo makes the crawlerInfo of id: the name, operator and categories of the
+// crawler its User-Agent names, never of the other names of its bot's entry (Yandex's entry
+// holds YandexBot and the AI-training YandexAdditional); of the entry's first name when a
+// signature decided for a bot the User-Agent does not name. status, if not "", is its status
+// placeholder (uncheckedStatus).
 func newCrawlerInfo(id identity.Identity, status string) *crawlerInfo {
-	if status == "" {
-		status = id.Status.String()
-	}
 	ci := &crawlerInfo{id: id, categories: map[string]bool{}}
-	name := ""
-	if b, ok := crawlers.BotByID(id.Bot); ok {
-		ci.bot = b
-		if len(b.Names) > 0 {
+	name := id.Name
+	if name == "" {
+		if b, ok := crawlers.BotByID(id.Bot); ok && len(b.Names) > 0 {
 			name = b.Names[0]
 		}
 	}
-	cats := ci.bot.AllCategories()
-	for _, c := range cats {
+	bn, _ := crawlers.LookupBotName(id.Bot, name)
+	if id.Bot == "" {
+		bn = crawlers.BotName{}
+	}
+	if status == "" {
+		status = id.Status.String()
+	}
+	for _, c := range bn.Categories {
 		ci.categories[c] = true
 	}
 	category := ""
-	if len(cats) > 0 {
-		category = cats[0]
+	if len(bn.Categories) > 0 {
+		category = bn.Categories[0]
 	}
 	ci.values = map[string]any{
 		"http.crawler.id":          id.Bot,
-		"http.crawler.name":        name,
-		"http.crawler.operator":    ci.bot.Operator,
+		"http.crawler.name":        bn.Name,
+		"http.crawler.operator":    bn.Operator,
 		"http.crawler.category":    category,
-		"http.crawler.categories":  strings.Join(cats, ","),
+		"http.crawler.categories":  strings.Join(bn.Categories, ","),
 		"http.crawler.status":      status,
 		"http.crawler.verified_by": id.By,
 		"http.crawler.failed":      id.Failed.String(),

@@ -11,6 +11,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/identity"
 )
 
 func init() {
@@ -32,6 +33,7 @@ func init() {
 //			dns_timeout <duration>        # bound on one lookup (default 5s)
 //			dns_wait <duration>           # a first request waits this long for its lookup (default: not at all)
 //			dns_max_in_flight <n>         # lookups in progress at once (default 32)
+//			dns_resolver <ip[:port]>      # the DNS server asked instead of the system's resolver
 //			signature_agent <url> <bot> [<key-file>]  # trust a Web Bot Auth agent (repeatable)
 //			signatures_fetch_untrusted    # fetch other agents' key directories too
 //			signatures_replay_protection  # refuse a nonce seen before
@@ -137,6 +139,14 @@ func parseCrawlersOption(d *caddyfile.Dispenser, existing any) (any, error) {
 				e = d.Errf("crawlers: dns_max_in_flight %q: a positive number", v)
 			}
 			dns().MaxInFlight, err = n, e
+		case "dns_resolver":
+			v, e := one()
+			if e == nil {
+				if _, rerr := identity.ResolverAt(v); rerr != nil {
+					e = d.Errf("crawlers: dns_resolver %v", rerr)
+				}
+			}
+			dns().Resolver, err = v, e
 		case "signature_agent":
 			if len(args) < 2 || len(args) > 3 {
 				return nil, d.Errf("crawlers: signature_agent takes the agent's https URL, the bot of the catalogue it is, and optionally a JWK (Set) file of its keys")

@@ -50,6 +50,8 @@ var benchUAs = map[string]struct{ ua, addr, status string }{
 	"Browser":   {"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36", "203.0.113.9:4711", "none"},
 	"Googlebot": {googlebotUA, "66.249.64.5:4711", "verified"},
 	"Impostor":  {googlebotUA, "203.0.113.9:4711", "impostor"},
+	// A crawler only the AI catalogue knows, identified by its name.
+	"AIOnly": {"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Claude-User/1.0; +Claude-User@anthropic.com)", "203.0.113.9:4711", "unverifiable"},
 }
 
 // benchServer stands for the Caddy server a request comes through (no trusted proxies: the
@@ -89,6 +91,7 @@ func BenchmarkIdentifyBrowser(b *testing.B)      { benchIdentify(b, "Browser", t
 func BenchmarkPrepareOnlyGooglebot(b *testing.B) { benchIdentify(b, "Googlebot", false) }
 func BenchmarkIdentifyGooglebot(b *testing.B)    { benchIdentify(b, "Googlebot", true) }
 func BenchmarkIdentifyImpostor(b *testing.B)     { benchIdentify(b, "Impostor", true) }
+func BenchmarkIdentifyAIOnly(b *testing.B)       { benchIdentify(b, "AIOnly", true) }
 
 // BenchmarkIdentifyBrowserSignaturesOn is BenchmarkIdentifyBrowser with a trusted signature
 // agent configured: what an unsigned request pays for the feature being on.

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -188,6 +187,8 @@ func TestCrawlerMatcherForms(t *testing.T) {
 	respond @none "nobody" 200
 	@twitter crawler Twitterbot
 	respond @twitter "twitter {http.crawler.id}" 200
+	@user crawler claude-user unverifiable
+	respond @user "user {http.crawler.name} {http.crawler.operator}" 200
 	respond "other {http.crawler.id}" 200
 }
 `)
@@ -200,6 +201,9 @@ func TestCrawlerMatcherForms(t *testing.T) {
 		{"Twitterbot/1.0", "203.0.113.9", "twitter twitter-crawler"},
 		{"facebookexternalhit/1.1 Facebot Twitterbot/1.0", "203.0.113.9", "twitter imessage-preview"},
 		{"Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0", "203.0.113.9", "nobody"},
+		// A crawler only the AI catalogue knows, by its name.
+		{"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Claude-User/1.0; +Claude-User@anthropic.com)", "203.0.113.9", "user Claude-User Anthropic"},
+		{"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Claude-SearchBot/1.0)", "203.0.113.9", "other "},
 	} {
 		_, body := do(t, "GET", siteURL("/"), "User-Agent: "+c.ua, "X-Forwarded-For: "+c.client)
 		if string(body) != c.body {
@@ -305,7 +309,8 @@ func TestDocsVerificationRecipe(t *testing.T) {
 	t.Errorf("the access log's crawler fields: found %v in\n%s", want, logged)
 }
 
-// fakeResolver answers reverse and forward lookups from maps (no network).
+// fakeResolver answers reverse and forward lookups from maps (no network; forward by the
+// name without its final dot), a name missing from them with a definite not-found.
 type fakeResolver struct {
 	ptr     map[string][]string
 	forward map[string][]netip.Addr
@@ -315,14 +320,14 @@ func (f *fakeResolver) LookupAddr(_ context.Context, addr string) ([]string, err
 	if names, ok := f.ptr[addr]; ok {
 		return names, nil
 	}
-	return nil, errors.New("no such host")
+	return nil, &net.DNSError{Err: "no such host", Name: addr, IsNotFound: true}
 }
 
 func (f *fakeResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	if ips, ok := f.forward[host]; ok {
+	if ips, ok := f.forward[strings.TrimSuffix(host, ".")]; ok {
 		return ips, nil
 	}
-	return nil, errors.New("no such host")
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 }
 
 // TestCrawlerReverseDNSThroughCaddy: an address outside Google's list whose host name is

@@ -25,15 +25,17 @@ func init() {
 // MatchCrawler matches requests by the crawler they come from, as the crawlers app
 // verifies it: which bot of the catalogue the User-Agent names, and whether the claim holds.
 // A request matches when its status is one of Statuses (any status but none when Statuses is
-// empty) and, when Bots or Categories are given, its bot is one of Bots or has one of
-// Categories.
+// empty) and, when Bots or Categories are given, its bot is one of Bots or the crawler's
+// name its User-Agent carries has one of Categories (that name's, crawlers.BotName: not
+// those of the other names of its bot's entry).
 //
 // Finding the identity also sets the {http.crawler.*} placeholders for the rest of the
 // request.
 type MatchCrawler struct {
 	// Bots are bots of the catalogue, by ID ("google-crawler") or by a name they send
 	// ("Googlebot"), compared without regard to case; a name several bots send stands for
-	// each of them.
+	// each of them. A crawler only the AI catalogue knows is named by its name
+	// ("Claude-User").
 	Bots []string `json:"bots,omitempty"`
 	// Categories are categories of the bot catalogue ("search-engine", "ai", "monitor", ...)
 	// or of the AI catalogue ("ai-training", "ai-search", "ai-assistants", "ai-all").
@@ -45,6 +47,7 @@ type MatchCrawler struct {
 
 	app      *Crawlers
 	bots     map[string]bool // IDs
+	names    map[string]bool // names of crawlers only the AI catalogue knows, as it spells them
 	cats     map[string]bool
 	statuses map[identity.Status]bool
 }
@@ -137,7 +140,7 @@ func classifyCrawlerArg(arg string) (kind, value string, err error) {
 	if c, ok := findFold(allCategories(), arg); ok {
 		return "category", c, nil
 	}
-	if len(botIDs(arg)) > 0 {
+	if _, ok := aiOnlyName(arg); ok || len(botIDs(arg)) > 0 {
 		return "bot", arg, nil
 	}
 	return "", "", fmt.Errorf("crawler %q: not a status (%s), a category (%s) or a bot of the catalogue%s",
@@ -179,12 +182,28 @@ func botIDs(s string) []string {
 	return out
 }
 
+// aiOnlyName is the name of the crawler only the AI catalogue knows that s names, without
+// regard to case, as the catalogue spells it.
+func aiOnlyName(s string) (string, bool) {
+	for _, bn := range crawlers.BotNames() {
+		if bn.ID == "" && strings.EqualFold(bn.Name, s) {
+			return bn.Name, true
+		}
+	}
+	return "", false
+}
+
 // suggest names the closest bot name or category, if one is close.
 func suggest(s string) string {
 	var names []string
 	for _, b := range crawlers.Bots() {
 		names = append(names, b.ID)
 		names = append(names, b.Names...)
+	}
+	for _, bn := range crawlers.BotNames() {
+		if bn.ID == "" {
+			names = append(names, bn.Name)
+		}
 	}
 	names = append(append(names, allCategories()...), statusNames()...)
 	if c := configerr.Closest(s, names); c != "" {
@@ -199,9 +218,13 @@ func (m *MatchCrawler) Provision(ctx caddy.Context) error {
 	if err := usePlaceholderCheck(ctx); err != nil {
 		return err
 	}
-	m.bots, m.cats, m.statuses = map[string]bool{}, map[string]bool{}, map[identity.Status]bool{}
+	m.bots, m.names, m.cats, m.statuses = map[string]bool{}, map[string]bool{}, map[string]bool{}, map[identity.Status]bool{}
 	for i, b := range m.Bots {
 		ids := botIDs(b)
+		if n, ok := aiOnlyName(b); ok {
+			m.names[n] = true
+			continue
+		}
 		if len(ids) == 0 {
 			if kind, _, err := classifyCrawlerArg(b); err == nil {
 				return fmt.Errorf("bots[%d] %q: not a bot of the catalogue but a %s: put it in %s", i, b, kind, map[string]string{"status": "statuses", "category": "categories"}[kind])
@@ -245,10 +268,10 @@ func (m *MatchCrawler) MatchWithError(r *http.Request) (bool, error) {
 	} else if ci.id.Status == identity.None {
 		return false, nil
 	}
-	if len(m.bots) == 0 && len(m.cats) == 0 {
+	if len(m.bots) == 0 && len(m.names) == 0 && len(m.cats) == 0 {
 		return true, nil
 	}
-	if m.bots[ci.id.Bot] {
+	if m.bots[ci.id.Bot] || ci.id.Bot == "" && m.names[ci.id.Name] {
 		return true, nil
 	}
 	for c := range m.cats {

@@ -23,10 +23,15 @@ func TestMatchDoesNotAllocate(t *testing.T) {
 func TestIdentifyBotDoesNotAllocate(t *testing.T) {
 	for _, ua := range append([]string{
 		"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+		"Mozilla/5.0 (compatible; YandexAdditional/3.0; +http://yandex.com/bots)",
+		"Claude-User/1.0",
 		"Mozilla/5.0 (Macintosh; Intel Mac OS X 10_11_1) AppleWebKit/601.2.4 (KHTML, like Gecko) Version/9.0.1 Safari/601.2.4 facebookexternalhit/1.1 Facebot Twitterbot/1.0",
 	}, browserUAs...) {
 		if n := testing.AllocsPerRun(100, func() { crawlers.IdentifyBot(ua) }); n != 0 {
 			t.Errorf("IdentifyBot(%q) allocates %v times", ua, n)
+		}
+		if n := testing.AllocsPerRun(100, func() { crawlers.IdentifyBotNameHeader([]string{ua}) }); n != 0 {
+			t.Errorf("IdentifyBotNameHeader(%q) allocates %v times", ua, n)
 		}
 	}
 }

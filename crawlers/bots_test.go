@@ -191,6 +191,10 @@ func TestBrowsersAreNoBots(t *testing.T) {
 		if ok {
 			t.Errorf("IdentifyBot(%q) = %q, a browser", ua, got)
 		}
+		// Nor a crawler only the AI catalogue knows.
+		if id, name, ok := crawlers.IdentifyBotName(ua); ok {
+			t.Errorf("IdentifyBotName(%q) = %q %q, a browser", ua, id, name)
+		}
 	}
 }
 
@@ -215,9 +219,9 @@ func TestBotCatalogue(t *testing.T) {
 			t.Errorf("IdentifyBot(%q) = %q, want %q", ua, id, want)
 		}
 	}
-	gpt, _ := crawlers.BotByID("openai-crawler")
-	if all := gpt.AllCategories(); !slices.Contains(gpt.AICategories(), crawlers.AITraining) || !slices.Equal(all, slices.Concat(gpt.Categories, gpt.AICategories())) || !slices.Contains(all, "ai") {
-		t.Errorf("openai-crawler: AI categories %v, all %v", gpt.AICategories(), all)
+	gpt, _ := crawlers.LookupBotName("openai-crawler", "GPTBot")
+	if !slices.Equal(gpt.Categories, []string{"ai", crawlers.AIAll, crawlers.AITraining}) || gpt.Operator != "OpenAI" {
+		t.Errorf("GPTBot: %+v", gpt)
 	}
 	search := 0
 	for _, b := range bots {

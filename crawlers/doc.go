@@ -1,7 +1,9 @@
 // Package crawlers is a catalogue of AI-related crawlers, for configurations
 // that block or allow them by category, and a User-Agent matcher to enforce
 // such a choice on requests; and a catalogue of well-known bots of every kind
-// (Bots, IdentifyBot), with how their operators let a site verify them.
+// (Bots, IdentifyBot), with how their operators let a site verify them. A request is the
+// crawler of the name it carries (IdentifyBotName, LookupBotName), with that name's
+// categories, not those of the other names of its entry.
 //
 // The catalogue is derived from robots.json of the ai.robots.txt project
 // (https://github.com/ai-robots-txt/ai.robots.txt), MIT; data/ holds the

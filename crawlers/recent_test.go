@@ -13,10 +13,8 @@ import (
 // scanned, not remembered.
 func TestRecentAnswersAgreeWithScan(t *testing.T) {
 	var uas []string
-	for _, b := range Bots() {
-		for _, n := range b.Names {
-			uas = append(uas, "Mozilla/5.0 (compatible; "+n+"/1.0; +https://example.com/bot)", n)
-		}
+	for _, bn := range BotNames() {
+		uas = append(uas, "Mozilla/5.0 (compatible; "+bn.Name+"/1.0; +https://example.com/bot)", bn.Name)
 	}
 	for i := range 5000 {
 		uas = append(uas, fmt.Sprintf("Mozilla/5.0 (X11; Linux x86_64; rv:%d.0) Gecko/20100101 Firefox/%d.0", i, i))
@@ -32,10 +30,10 @@ func TestRecentAnswersAgreeWithScan(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, 1))
 			for range n {
 				ua := uas[r.IntN(len(uas))]
-				id, ok := identifyBot(ua)
-				wid, wok := scanBot(ua)
-				if id != wid || ok != wok {
-					errs <- fmt.Sprintf("identifyBot(%q) = %q %v, the scan %q %v", ua, id, ok, wid, wok)
+				id, name, ok := identifyBot(ua)
+				wid, wname, wok := scanBot(ua)
+				if id != wid || name != wname || ok != wok {
+					errs <- fmt.Sprintf("identifyBot(%q) = %q %q %v, the scan %q %q %v", ua, id, name, ok, wid, wname, wok)
 					return
 				}
 			}
@@ -47,8 +45,8 @@ func TestRecentAnswersAgreeWithScan(t *testing.T) {
 		t.Error(e)
 	}
 	long := "Mozilla/5.0 (compatible; Googlebot/2.1) " + string(make([]byte, maxRecentUA))
-	if id, ok := identifyBot(long); !ok || id != "google-crawler" {
-		t.Errorf("a long header: %q %v", id, ok)
+	if id, name, ok := identifyBot(long); !ok || id != "google-crawler" || name != "Googlebot" {
+		t.Errorf("a long header: %q %q %v", id, name, ok)
 	}
 	for i := range recent.slots {
 		if a := recent.slots[i].Load(); a != nil && len(a.ua) > maxRecentUA {

@@ -39,8 +39,15 @@ func (s Status) String() string {
 
 // Identity is who a request says it is and what is known of the claim.
 type Identity struct {
-	// Bot is the catalogue ID of the bot the User-Agent names ("" for none).
+	// Bot is the catalogue ID of the bot the User-Agent names ("" for none, and for a
+	// crawler only the AI catalogue knows): the entry whose verification applies.
 	Bot string
+	// Name is the crawler's name the User-Agent carries, as the catalogue spells it
+	// ("YandexBot"; crawlers.IdentifyBotName): what the request is, with that name's
+	// categories (crawlers.LookupBotName), where Bot's entry may hold several crawlers. ""
+	// when the User-Agent names none (a Signed request, or one a signature verified for a
+	// bot it does not name).
+	Name string
 	// Status is what is known of the claim.
 	Status Status
 	// By says how a Verified status was reached: "ip" (an address the catalogue lists),
@@ -100,9 +107,11 @@ func (id Identity) Failure() string {
 		return ""
 	}
 	b, _ := crawlers.BotByID(id.Bot)
-	name, operator := id.Bot, "its operator's"
-	if len(b.Names) > 0 {
+	name, operator := id.Name, "its operator's"
+	if name == "" && len(b.Names) > 0 {
 		name = b.Names[0]
+	} else if name == "" {
+		name = id.Bot
 	}
 	if b.Operator != "" {
 		operator = b.Operator + "'s"
@@ -140,7 +149,7 @@ type botCheck struct {
 	masks   []string  // reverse-DNS host masks
 }
 
-// Verifier identifies requests: the bot their User-Agent names (crawlers.IdentifyBot) and,
+// Verifier identifies requests: the crawler their User-Agent names (crawlers.IdentifyBotName) and,
 // from the client address, whether the claim holds. Identify allocates nothing.
 type Verifier struct {
 	lists *Lists
@@ -205,11 +214,20 @@ func NewVerifier(lists *Lists, dns *ReverseDNS) *Verifier {
 // the address of the client as the server trusts it (Caddy's client IP, never a raw
 // forwarding header).
 func (v *Verifier) Identify(userAgent string, client netip.Addr) Identity {
-	id, ok := crawlers.IdentifyBot(userAgent)
+	id, name, ok := crawlers.IdentifyBotName(userAgent)
 	if !ok {
 		return Identity{}
 	}
-	return v.Verify(id, client)
+	return v.VerifyName(id, name, client)
+}
+
+// VerifyName is Verify for a request whose User-Agent carries name, a name of bot as
+// crawlers.IdentifyBotName found them: the identity names the crawler it is. A crawler only
+// the AI catalogue knows (bot "") is Unverifiable.
+func (v *Verifier) VerifyName(bot, name string, client netip.Addr) Identity {
+	id := v.Verify(bot, client)
+	id.Name = name
+	return id
 }
 
 // Verify returns the identity of a request from client that claims the bot of the catalogue

@@ -3,6 +3,7 @@ package identity_test
 import (
 	"context"
 	"net/netip"
+	"strings"
 	"testing"
 
 	"github.com/sitepolicy/caddy-robots/crawlers"
@@ -36,14 +37,14 @@ func TestIdentify(t *testing.T) {
 		want     identity.Identity
 		later    identity.Status // after the reverse-DNS answer, when different
 	}{
-		{googlebotUA, "66.249.64.5", identity.Identity{Bot: "google-crawler", Status: identity.Verified, By: "ip-list"}, 0},
-		{googlebotUA, "::ffff:66.249.64.5", identity.Identity{Bot: "google-crawler", Status: identity.Verified, By: "ip-list"}, 0},
+		{googlebotUA, "66.249.64.5", identity.Identity{Bot: "google-crawler", Name: "Googlebot", Status: identity.Verified, By: "ip-list"}, 0},
+		{googlebotUA, "::ffff:66.249.64.5", identity.Identity{Bot: "google-crawler", Name: "Googlebot", Status: identity.Verified, By: "ip-list"}, 0},
 		// Outside the list: reverse DNS decides, pending until it answers.
-		{googlebotUA, "66.249.90.1", identity.Identity{Bot: "google-crawler", Status: identity.Pending}, identity.Verified},
-		{googlebotUA, "203.0.113.9", identity.Identity{Bot: "google-crawler", Status: identity.Pending}, identity.Impostor},
+		{googlebotUA, "66.249.90.1", identity.Identity{Bot: "google-crawler", Name: "Googlebot", Status: identity.Pending}, identity.Verified},
+		{googlebotUA, "203.0.113.9", identity.Identity{Bot: "google-crawler", Name: "Googlebot", Status: identity.Pending}, identity.Impostor},
 		{"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36", "203.0.113.9", identity.Identity{}, 0},
 		// A bot whose operator publishes nothing.
-		{"Mozilla/5.0 (compatible; Barkrowler/0.9; +https://babbar.eu/crawling-bot/)", "203.0.113.9", identity.Identity{Bot: "exensa-crawler", Status: identity.Unverifiable}, 0},
+		{"Mozilla/5.0 (compatible; Barkrowler/0.9; +https://babbar.eu/crawling-bot/)", "203.0.113.9", identity.Identity{Bot: "exensa-crawler", Name: "Barkrowler", Status: identity.Unverifiable}, 0},
 	} {
 		a := netip.MustParseAddr(c.addr)
 		if got := v.Identify(c.ua, a); got != c.want {
@@ -117,10 +118,10 @@ func TestIdentifyWait(t *testing.T) {
 		addr string
 		want identity.Identity
 	}{
-		{"66.249.64.5", identity.Identity{Bot: "google-crawler", Status: identity.Verified, By: "ip-list"}},
-		{"66.249.90.1", identity.Identity{Bot: "google-crawler", Status: identity.Verified, By: "reverse-dns"}},
+		{"66.249.64.5", identity.Identity{Bot: "google-crawler", Name: "Googlebot", Status: identity.Verified, By: "ip-list"}},
+		{"66.249.90.1", identity.Identity{Bot: "google-crawler", Name: "Googlebot", Status: identity.Verified, By: "reverse-dns"}},
 		// Both were checked and both failed: Google's list and Google's host names.
-		{"203.0.113.9", identity.Identity{Bot: "google-crawler", Status: identity.Impostor, Failed: identity.CheckIPList | identity.CheckReverseDNS}},
+		{"203.0.113.9", identity.Identity{Bot: "google-crawler", Name: "Googlebot", Status: identity.Impostor, Failed: identity.CheckIPList | identity.CheckReverseDNS}},
 	} {
 		a := netip.MustParseAddr(c.addr)
 		if got := v.IdentifyWait(googlebotUA, a); got != c.want {
@@ -136,5 +137,39 @@ func TestIdentifyWait(t *testing.T) {
 	}
 	if !v.ReverseDNS() || identity.NewVerifier(nil, nil).ReverseDNS() {
 		t.Error("ReverseDNS does not say whether host names are checked")
+	}
+}
+
+// TestIdentifyNamesTheCrawler: for every name of either catalogue, a request carrying it is
+// identified as that name, verified by its entry (one of Yandex's names is YandexBot, not its
+// entry's first name), and a crawler only the AI catalogue knows is Unverifiable under its name.
+func TestIdentifyNamesTheCrawler(t *testing.T) {
+	v := identity.NewVerifier(nil, nil)
+	a := netip.MustParseAddr("203.0.113.9")
+	owner := map[string]string{} // folded name -> the entry IdentifyBotName gives it
+	for _, bn := range crawlers.BotNames() {
+		ua := "Mozilla/5.0 (compatible; " + bn.Name + "/9.9; +https://example.com/bot)"
+		id, name, _ := crawlers.IdentifyBotName(ua)
+		if k := strings.ToLower(bn.Name); owner[k] == "" {
+			owner[k] = id
+		}
+		if id != bn.ID {
+			continue // a name several entries have: the owner's is checked
+		}
+		got := v.Identify(ua, a)
+		want := identity.Identity{Bot: bn.ID, Name: bn.Name, Status: identity.Pending}
+		if bn.ID == "" {
+			want.Status = identity.Unverifiable
+		} else if b, _ := crawlers.BotByID(bn.ID); len(b.Verification.IPs)+len(b.Verification.IPRanges)+len(b.Verification.HostMasks) == 0 {
+			want.Status = identity.Unverifiable
+		} else if len(b.Verification.IPs) > 0 && len(b.Verification.IPRanges)+len(b.Verification.HostMasks) == 0 {
+			want.Status = identity.Impostor
+		}
+		if got != want || name != bn.Name {
+			t.Errorf("Identify(%q) = %+v, want %+v", ua, got, want)
+		}
+	}
+	if id := v.Identify("Mozilla/5.0 (compatible; YandexBot/3.0; +http://yandex.com/bots)", a); id.Name != "YandexBot" || id.Bot != "yandex-crawler" {
+		t.Errorf("YandexBot: %+v", id)
 	}
 }

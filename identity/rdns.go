@@ -2,6 +2,8 @@ package identity
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net"
 	"net/netip"
 	"strings"
@@ -14,6 +16,28 @@ import (
 type Resolver interface {
 	LookupAddr(ctx context.Context, addr string) ([]string, error)
 	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// ResolverAt returns Go's resolver asking only the DNS server at server (over UDP, and TCP
+// for a truncated answer) instead of the system's: "ip:port", or an IP address alone for
+// port 53 ("127.0.0.1", "[::1]:5353", "::1").
+func ResolverAt(server string) (*net.Resolver, error) {
+	ap, err := netip.ParseAddrPort(server)
+	if err != nil {
+		a, aerr := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(server, "["), "]"))
+		if aerr != nil || a.Zone() != "" {
+			return nil, fmt.Errorf("%q: not an IP address and port such as 127.0.0.1:53", server)
+		}
+		ap = netip.AddrPortFrom(a, 53)
+	}
+	if ap.Port() == 0 {
+		return nil, fmt.Errorf("%q: port 0", server)
+	}
+	addr := ap.String()
+	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, network, addr)
+	}}, nil
 }
 
 // DNSOptions configure a ReverseDNS. The zero value is usable.
@@ -31,6 +55,12 @@ type DNSOptions struct {
 	MaxInFlight int
 	// Timeout bounds one lookup, PTR and forward together (default 5s).
 	Timeout time.Duration
+	// Retry is how long an address whose lookup failed temporarily (a timeout, SERVFAIL, a
+	// refused or truncated answer, no network: anything but a definite answer) waits before
+	// it is looked up again, doubling with each such failure in a row up to MaxRetry
+	// (defaults 5s and 5m). Meanwhile it is pending, never failed: a resolver's hiccup is no
+	// verdict.
+	Retry, MaxRetry time.Duration
 	// Wait, if positive, is how long Verify waits for the answer of a lookup it started or
 	// found in progress for the address, instead of answering DNSPending at once: the first
 	// request from a crawler's address can then be decided, at the price of that much
@@ -48,7 +78,9 @@ const (
 	DNSPending DNSStatus = iota
 	// DNSVerified: a host name of the address matches a mask, and it resolves back to it.
 	DNSVerified
-	// DNSFailed: the address has no host name that matches a mask and resolves back to it.
+	// DNSFailed: the address has no host name that matches a mask and resolves back to it,
+	// by a definite answer: no PTR name (NXDOMAIN, no record), names outside the masks, or
+	// forward lookups that do not return the address. A temporary failure is never DNSFailed.
 	DNSFailed
 )
 
@@ -69,13 +101,18 @@ type ReverseDNS struct {
 	inFlight map[netip.Addr]chan struct{} // by address and by IPv6 /64 (the prefix's address); closed when answered
 	running  int
 
-	started, dropped, hits atomic.Int64
-	wg                     sync.WaitGroup
+	started, dropped, hits, temporary atomic.Int64
+	wg                                sync.WaitGroup
 }
 
 type dnsAnswer struct {
 	names   []string // confirmed host names, lower case, without the final dot
 	expires time.Time
+	// temporary: the lookup failed temporarily, so names (those confirmed before the
+	// failure) prove only what they match; expires is when it may be retried, and failures
+	// counts the temporary failures in a row (the backoff doubles with each).
+	temporary bool
+	failures  uint8
 }
 
 // NewReverseDNS returns a ReverseDNS.
@@ -98,6 +135,13 @@ func NewReverseDNS(opts DNSOptions) *ReverseDNS {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 5 * time.Second
 	}
+	if opts.Retry <= 0 {
+		opts.Retry = 5 * time.Second
+	}
+	if opts.MaxRetry <= 0 {
+		opts.MaxRetry = max(opts.Retry, 5*time.Minute)
+	}
+	opts.MaxRetry = max(opts.MaxRetry, opts.Retry)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -136,8 +180,9 @@ func (d *ReverseDNS) Verify(addr netip.Addr, masks []string) DNSStatus {
 	return DNSPending
 }
 
-// answerLocked is the cached answer for addr, if there is one that has not expired. d.mu is
-// held.
+// answerLocked is the cached answer for addr, if there is one that has not expired: after a
+// temporary failure, DNSPending until the retry is due (unless a name confirmed before the
+// failure matches). d.mu is held.
 func (d *ReverseDNS) answerLocked(addr netip.Addr, masks []string) (DNSStatus, bool) {
 	ans, ok := d.cache[addr]
 	if !ok || !d.opts.Now().Before(ans.expires) {
@@ -151,6 +196,9 @@ func (d *ReverseDNS) answerLocked(addr netip.Addr, masks []string) (DNSStatus, b
 			}
 		}
 	}
+	if ans.temporary {
+		return DNSPending, true
+	}
 	return DNSFailed, true
 }
 
@@ -163,6 +211,10 @@ func (d *ReverseDNS) Wait() { d.wg.Wait() }
 func (d *ReverseDNS) Stats() (started, dropped, cacheHits int64) {
 	return d.started.Load(), d.dropped.Load(), d.hits.Load()
 }
+
+// TemporaryFailures returns how many lookups failed temporarily (each left its address
+// pending and retried after a backoff).
+func (d *ReverseDNS) TemporaryFailures() int64 { return d.temporary.Load() }
 
 // startLocked starts a lookup for addr unless one is running for it or its /64, or the
 // bound is reached. d.mu is held.
@@ -192,11 +244,7 @@ func (d *ReverseDNS) startLocked(addr netip.Addr) {
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
-		names := d.lookup(addr)
-		ttl := d.opts.Negative
-		if len(names) > 0 {
-			ttl = d.opts.Positive
-		}
+		names, temporary := d.lookup(addr)
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		for _, k := range keys {
@@ -204,46 +252,90 @@ func (d *ReverseDNS) startLocked(addr netip.Addr) {
 		}
 		close(done)
 		d.running--
-		if len(d.cache) >= d.opts.MaxEntries {
+		ans := dnsAnswer{names: names}
+		switch {
+		case temporary:
+			// No verdict: retried after a backoff that doubles with each failure in a row,
+			// so that a flood of requests does not hammer a resolver in trouble.
+			d.temporary.Add(1)
+			if prev, ok := d.cache[addr]; ok && prev.temporary {
+				ans.failures = min(prev.failures+1, 30)
+			}
+			ans.temporary = true
+			ans.expires = d.opts.Now().Add(d.backoff(ans.failures))
+		case len(names) > 0:
+			ans.expires = d.opts.Now().Add(d.opts.Positive)
+		default:
+			ans.expires = d.opts.Now().Add(d.opts.Negative)
+		}
+		if _, ok := d.cache[addr]; !ok && len(d.cache) >= d.opts.MaxEntries {
 			for k := range d.cache { // forget one; map order is arbitrary
 				delete(d.cache, k)
 				break
 			}
 		}
-		d.cache[addr] = dnsAnswer{names: names, expires: d.opts.Now().Add(ttl)}
+		d.cache[addr] = ans
 	}()
 }
 
-// lookup returns the host names of addr that resolve back to it.
-func (d *ReverseDNS) lookup(addr netip.Addr) []string {
+// backoff is the wait before the retry after n+1 temporary failures in a row: Retry doubled
+// n times, at most MaxRetry.
+func (d *ReverseDNS) backoff(n uint8) time.Duration {
+	wait := d.opts.Retry
+	for ; n > 0 && wait < d.opts.MaxRetry; n-- {
+		wait *= 2
+	}
+	return min(wait, d.opts.MaxRetry)
+}
+
+// lookup returns the host names of addr that resolve back to it, and whether the answer is
+// temporary: a lookup failed with anything but a definite not-found (a timeout, SERVFAIL, a
+// refused or truncated answer, no network), so that a name it could not check might have
+// been the operator's. Only a definite answer is a verdict.
+func (d *ReverseDNS) lookup(addr netip.Addr) (names []string, temporary bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), d.opts.Timeout)
 	defer cancel()
 	ptrs, err := d.opts.Resolver.LookupAddr(ctx, addr.String())
 	if err != nil {
-		return nil
+		if notFound(err) {
+			return nil, false
+		}
+		// Go's resolver may return the valid names of an answer with an error about the
+		// others: check those, but the answer stays temporary.
+		temporary = true
 	}
-	var out []string
+	network := "ip4"
+	if addr.Is6() {
+		network = "ip6"
+	}
 	for i, name := range ptrs {
 		if i == 8 {
 			break // a PTR set this large is not a crawler operator's
 		}
 		name = strings.ToLower(strings.TrimSuffix(name, "."))
-		network := "ip4"
-		if addr.Is6() {
-			network = "ip6"
-		}
-		ips, err := d.opts.Resolver.LookupNetIP(ctx, network, name)
+		// Rooted: a resolver's search list must not turn a failure for the name into a
+		// not-found for the name with a local suffix.
+		ips, err := d.opts.Resolver.LookupNetIP(ctx, network, name+".")
 		if err != nil {
+			temporary = temporary || !notFound(err)
 			continue
 		}
 		for _, ip := range ips {
 			if ip.Unmap() == addr {
-				out = append(out, name)
+				names = append(names, name)
 				break
 			}
 		}
 	}
-	return out
+	return names, temporary
+}
+
+// notFound reports whether a lookup's error is a definite answer that the name (or the
+// address's PTR record) does not exist: NXDOMAIN or no record of the type. Any other error,
+// a timeout included, is temporary.
+func notFound(err error) bool {
+	var dnsErr *net.DNSError
+	return errors.As(err, &dnsErr) && dnsErr.IsNotFound && !dnsErr.IsTimeout && !dnsErr.IsTemporary
 }
 
 // MatchHostMask reports whether host matches a host mask of the bot catalogue,

@@ -3,6 +3,7 @@ package identity_test
 import (
 	"context"
 	"errors"
+	"net"
 	"net/netip"
 	"regexp"
 	"strings"
@@ -14,8 +15,9 @@ import (
 	"github.com/sitepolicy/caddy-robots/identity"
 )
 
-// fakeDNS answers PTR and forward lookups from maps; gate, if set, holds every lookup until
-// it is closed.
+// fakeDNS answers PTR and forward lookups from maps (forward by name without the final
+// dot), a name missing from them with a definite not-found; gate, if set, holds every lookup
+// until it is closed.
 type fakeDNS struct {
 	ptr     map[string][]string
 	forward map[string][]netip.Addr
@@ -31,14 +33,17 @@ func (f *fakeDNS) LookupAddr(ctx context.Context, addr string) ([]string, error)
 	if names, ok := f.ptr[addr]; ok {
 		return names, nil
 	}
-	return nil, errors.New("no such host")
+	return nil, &net.DNSError{Err: "no such host", Name: addr, IsNotFound: true}
 }
 
 func (f *fakeDNS) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
-	if ips, ok := f.forward[host]; ok {
+	if !strings.HasSuffix(host, ".") {
+		return nil, errors.New("a forward lookup of a name that is not rooted: a search list could turn its failure into a not-found")
+	}
+	if ips, ok := f.forward[strings.TrimSuffix(host, ".")]; ok {
 		return ips, nil
 	}
-	return nil, errors.New("no such host")
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 }
 
 var googleMasks = []string{"crawl-***-***-***-***.googlebot.com", "geo-crawl-***-***-***-***.geo.googlebot.com"}

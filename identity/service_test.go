@@ -66,7 +66,7 @@ func TestServiceLifecycle(t *testing.T) {
 		t.Errorf("outside the list, no DNS: %+v", got)
 	}
 	for _, a := range []netip.Addr{inside, outside, {}} {
-		if v, i := s.Verify("google-crawler", a), s.Identify(googlebotUA, a); v != i {
+		if v, i := s.VerifyName("google-crawler", "Googlebot", a), s.Identify(googlebotUA, a); v != i {
 			t.Errorf("Verify(google-crawler, %s) = %+v, Identify %+v", a, v, i)
 		}
 	}

@@ -16,11 +16,20 @@ import "github.com/sitepolicy/caddy-robots/webbotauth"
 func WithSignature(ua Identity, res webbotauth.Result) (Identity, bool) {
 	switch res.Status {
 	case webbotauth.Verified:
-		return Identity{Bot: res.Bot, Status: Verified, By: "signature"}, true
+		return Identity{Bot: res.Bot, Name: nameIf(ua, res.Bot), Status: Verified, By: "signature"}, true
 	case webbotauth.Impostor:
-		return Identity{Bot: res.Bot, Status: Impostor, By: "signature", Failed: CheckSignature}, true
+		return Identity{Bot: res.Bot, Name: nameIf(ua, res.Bot), Status: Impostor, By: "signature", Failed: CheckSignature}, true
 	case webbotauth.Signed:
-		return Identity{Bot: ua.Bot, Status: Signed, By: "signature"}, true
+		return Identity{Bot: ua.Bot, Name: ua.Name, Status: Signed, By: "signature"}, true
 	}
 	return ua, false
+}
+
+// nameIf is the name ua's User-Agent carries if it names bot: the crawler a signature
+// decides for is the one the request names, or else none by name.
+func nameIf(ua Identity, bot string) string {
+	if ua.Bot == bot {
+		return ua.Name
+	}
+	return ""
 }

@@ -79,8 +79,10 @@ type Builder struct {
 	entry           Entry
 }
 
+// agentInfo is what a User-Agent names: the bot of the catalogue, the crawler's name it
+// carries (one of the several crawlers an entry may hold) and the group of the file.
 type agentInfo struct {
-	bot, token string
+	bot, name, token string
 }
 
 // crawlerAcc is what the Builder counts of one crawler.
@@ -358,7 +360,7 @@ func (b *Builder) agent(ua []byte) agentInfo {
 		return ai
 	}
 	r := b.rp.Request(string(ua), "/")
-	ai := agentInfo{bot: r.Bot, token: r.Token}
+	ai := agentInfo{bot: r.Bot, name: r.Name, token: r.Token}
 	if len(ua) > maxCached {
 		return ai
 	}
@@ -390,18 +392,20 @@ func (b *Builder) decide(ua, target []byte, ai agentInfo) policycheck.Replayed {
 	return r
 }
 
-// rowKey is what a report's row counts: one bot of the catalogue as one group of the served
-// file decides it. Two User-Agents of one bot that different groups decide (ClaudeBot and
-// Claude-Web) are two rows, so that a row's group is the one its violations are of.
+// rowKey is what a report's row counts: one crawler of the catalogue (a name of a bot: one
+// entry may hold several crawlers, YandexBot and the AI-training YandexAdditional) as one
+// group of the served file decides it. Two User-Agents of one bot that different groups
+// decide (ClaudeBot and Claude-Web) are two rows, so that a row's group is the one its
+// violations are of.
 func rowKey(ai agentInfo) string {
-	return ai.bot + "\x00" + strings.ToLower(ai.token)
+	return ai.bot + "\x00" + ai.name + "\x00" + strings.ToLower(ai.token)
 }
 
-// describe is a row's ID, name, operator and categories: the bot's from the catalogue, else
-// the group's name.
+// describe is a row's ID, name, operator and categories: those of the crawler's name in the
+// catalogue (crawlers.LookupBotName), else the group's name.
 func describe(ai agentInfo) (id, name, operator string, categories []string) {
-	if bot, ok := crawlers.BotByID(ai.bot); ok {
-		return ai.bot, bot.Names[0], bot.Operator, bot.AllCategories()
+	if bn, ok := crawlers.LookupBotName(ai.bot, ai.name); ok {
+		return ai.bot, bn.Name, bn.Operator, bn.Categories
 	}
 	return ai.bot, ai.token, "", nil
 }
@@ -579,11 +583,14 @@ type Unreadable struct {
 
 // Crawler is what one crawler did.
 type Crawler struct {
-	// ID is the bot's ID in the bot catalogue; "" for a crawler only a group of the file
-	// names.
+	// ID is the bot's ID in the bot catalogue; "" for a crawler only the AI catalogue knows
+	// or only a group of the file names.
 	ID string `json:"id"`
-	// Name is the bot's first name in the catalogue, else Token.
-	Name       string   `json:"name"`
+	// Name is the crawler's name the User-Agent carries, as the catalogue spells it
+	// ("YandexBot": one entry may hold several crawlers, each a row), else Token.
+	Name string `json:"name"`
+	// Operator and Categories are that name's (crawlers.BotName): the bot catalogue's
+	// categories of its entry and the AI catalogue's of the name.
 	Operator   string   `json:"operator,omitempty"`
 	Categories []string `json:"categories,omitempty"`
 	// Token is the name of the group of the served robots.txt that names the crawler, as

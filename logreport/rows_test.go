@@ -361,3 +361,53 @@ func TestUnreadableLogs(t *testing.T) {
 		}
 	}
 }
+
+// TestRowsByName: a row is the crawler of the name the User-Agent carries, with that name's
+// operator and categories: Yandex's entry holds YandexBot, YandexImages and the AI-training
+// YandexAdditional, three rows, of which only YandexAdditional's is in ai-training; a crawler
+// only the AI catalogue knows that a group names (Claude-User) is named with its operator.
+func TestRowsByName(t *testing.T) {
+	const config = `{"robots_txt": {"groups": [
+	  {"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/private/"}]},
+	  {"user_agents": ["Claude-User"], "rules": [{"type": "disallow", "path": "/a/"}]}]}}`
+	want := map[string]struct {
+		ua, id, operator, categories string
+	}{
+		"YandexBot":        {"Mozilla/5.0 (compatible; YandexBot/3.0; +http://yandex.com/bots)", "yandex-crawler", "Yandex", "search-engine"},
+		"YandexImages":     {"Mozilla/5.0 (compatible; YandexImages/3.0; +http://yandex.com/bots)", "yandex-crawler", "Yandex", "search-engine"},
+		"YandexAdditional": {"Mozilla/5.0 (compatible; YandexAdditional/3.0; +http://yandex.com/bots)", "yandex-crawler", "Yandex", "search-engine,ai-all,ai-training"},
+		"Claude-User":      {"Claude-User/1.0 (+https://www.anthropic.com)", "", "Anthropic", "ai-all,ai-assistants"},
+	}
+	var names []string
+	for n := range want {
+		names = append(names, n)
+	}
+	rnd := rand.New(rand.NewPCG(3, 4))
+	at := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	for round := range 10 {
+		counts := map[string]int64{}
+		var log strings.Builder
+		for i := range 4 + rnd.IntN(40) {
+			n := names[rnd.IntN(len(names))]
+			counts[n]++
+			log.WriteString(clfLine("203.0.113.9", "/page", want[n].ua, at.Add(time.Duration(i)*time.Minute), 10))
+		}
+		rp, err := policycheck.NewReplay(siteFrom(t, config), "https://example.com")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := logreport.NewBuilder(rp, logreport.Options{})
+		_ = b.ReadLog("a.log", strings.NewReader(log.String()))
+		rep := b.Report()
+		rp.Close()
+		if len(rep.Crawlers) != len(counts) {
+			t.Errorf("round %d: %d rows, want one per name: %v", round, len(rep.Crawlers), counts)
+		}
+		for _, c := range rep.Crawlers {
+			w, ok := want[c.Name]
+			if !ok || c.ID != w.id || c.Operator != w.operator || strings.Join(c.Categories, ",") != w.categories || c.Requests != counts[c.Name] {
+				t.Errorf("round %d: row %q (%s, %s, %v): %d requests, want %+v and %d", round, c.Name, c.ID, c.Operator, c.Categories, c.Requests, w, counts[c.Name])
+			}
+		}
+	}
+}

@@ -61,7 +61,7 @@ func TestImpostorsOverLoopback(t *testing.T) {
 	}
 	srv := httptest.NewServer(m.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, ok := nethttp.Identity(r)
-		w.Header().Set("X-Identity", id.Bot+" "+id.Status.String()+" "+id.By)
+		w.Header().Set("X-Identity", id.Bot+" "+id.Name+" "+id.Status.String()+" "+id.By)
 		if !ok {
 			w.Header().Set("X-Identity", "none")
 		}
@@ -74,9 +74,13 @@ func TestImpostorsOverLoopback(t *testing.T) {
 	}{
 		{googlebotUA, "203.0.113.9", "/page", 451, ""},
 		{googlebotUA, "203.0.113.9", "/robots.txt", 200, ""},
-		{googlebotUA, "66.249.64.5", "/page", 200, "google-crawler verified ip-list"},
+		{googlebotUA, "66.249.64.5", "/page", 200, "google-crawler Googlebot verified ip-list"},
 		{"Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0", "203.0.113.9", "/page", 200, "none"},
-		{"Mozilla/5.0 (compatible; Barkrowler/0.9; +https://babbar.eu/crawling-bot/)", "203.0.113.9", "/page", 200, "exensa-crawler unverifiable"},
+		{"Mozilla/5.0 (compatible; Barkrowler/0.9; +https://babbar.eu/crawling-bot/)", "203.0.113.9", "/page", 200, "exensa-crawler Barkrowler unverifiable"},
+		// The name the User-Agent carries, not its entry's first (YaDirectFetcher); a crawler
+		// only the AI catalogue knows, by its name.
+		{"Mozilla/5.0 (compatible; YandexBot/3.0; +http://yandex.com/bots)", "203.0.113.9", "/page", 200, "yandex-crawler YandexBot pending"},
+		{"Claude-User/1.0", "203.0.113.9", "/page", 200, "Claude-User unverifiable"},
 	} {
 		req, _ := http.NewRequest("GET", srv.URL+c.path, nil)
 		req.Header.Set("User-Agent", c.ua)

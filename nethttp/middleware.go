@@ -189,8 +189,8 @@ func (h *middlewareHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var id identity.Identity
 		known := false
 		if v := h.m.verifier; v != nil {
-			if bot, ok := crawlers.IdentifyBotHeader(r.Header["User-Agent"]); ok {
-				id, known = v.Verify(bot, h.m.clientAddr(r)), true
+			if bot, name, ok := crawlers.IdentifyBotNameHeader(r.Header["User-Agent"]); ok {
+				id, known = v.VerifyName(bot, name, h.m.clientAddr(r)), true
 			}
 		}
 		if s := h.m.signatures; s != nil && len(r.Header["Signature-Input"]) > 0 {

@@ -89,9 +89,12 @@ func (rp *Replay) RobotsTxt() []byte {
 
 // Replayed is what Replay makes of one request.
 type Replayed struct {
-	// Bot is the catalogue ID of the bot the User-Agent names (crawlers.IdentifyBot); "" for
-	// none.
+	// Bot is the catalogue ID of the bot the User-Agent names (crawlers.IdentifyBotName); ""
+	// for none.
 	Bot string
+	// Name is the crawler's name the User-Agent carries (crawlers.IdentifyBotName): the
+	// crawler the request is, of the several an entry may hold; "" for none.
+	Name string
 	// Token is the name of a group of the served robots.txt that the User-Agent names, as
 	// enforcement reads it; "" when it names none.
 	Token string
@@ -108,7 +111,7 @@ type Replayed struct {
 // query as sent).
 func (rp *Replay) Request(agent, target string) Replayed {
 	var out Replayed
-	out.Bot, _ = crawlers.IdentifyBot(agent)
+	out.Bot, out.Name, _ = crawlers.IdentifyBotName(agent)
 	path := target
 	if i := strings.IndexByte(path, '?'); i >= 0 {
 		path = path[:i]

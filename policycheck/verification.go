@@ -37,12 +37,14 @@ type Verification struct {
 type Identity struct {
 	// Bot is the catalogue ID of the bot ("google-crawler"); "" when the User-Agent names none.
 	Bot string `json:"bot"`
-	// Name is the bot's first name ("Googlebot").
+	// Name is the crawler's name the User-Agent carries, as the catalogue spells it
+	// ("YandexBot"; identity.Identity.Name): one entry may hold several crawlers.
 	Name string `json:"name,omitempty"`
-	// Operator is who runs the bot ("Google"), if the catalogue says.
+	// Operator is who runs the crawler ("Google"), if either catalogue says.
 	Operator string `json:"operator,omitempty"`
-	// Categories are the bot's categories in the bot catalogue and in the AI catalogue, as
-	// the crawler matcher reads them ("search-engine"; "ai", "ai-training").
+	// Categories are the crawler's categories in the bot catalogue and that name's in the
+	// AI catalogue, as the crawler matcher reads them ("search-engine"; "ai", "ai-training";
+	// crawlers.BotName).
 	Categories []string `json:"categories,omitempty"`
 	// Status is "none", "unverifiable", "pending", "verified" or "impostor"
 	// (identity.Status).
@@ -113,12 +115,15 @@ func verify(svc *identity.Service, req Request, addr netip.Addr) (*Verification,
 func (v *Verification) describe(id identity.Identity, addr netip.Addr) {
 	v.Identity = Identity{Bot: id.Bot, Status: id.Status.String(), By: id.By, Failed: id.Failed.String()}
 	bot, _ := crawlers.BotByID(id.Bot)
-	if len(bot.Names) > 0 {
-		v.Identity.Name = bot.Names[0]
+	name := id.Name
+	if name == "" && len(bot.Names) > 0 {
+		name = bot.Names[0] // a signature's bot the User-Agent does not name
 	}
-	v.Identity.Operator = bot.Operator
-	if cats := bot.AllCategories(); len(cats) > 0 {
-		v.Identity.Categories = cats
+	if bn, ok := crawlers.LookupBotName(id.Bot, name); ok {
+		v.Identity.Name, v.Identity.Operator = bn.Name, bn.Operator
+		if len(bn.Categories) > 0 {
+			v.Identity.Categories = bn.Categories
+		}
 	}
 	v.Identity.Reason = v.reason(id, bot, addr)
 }
@@ -133,8 +138,8 @@ func (v *Verification) byDNS(id identity.Identity, bot crawlers.Bot) bool {
 // reason says why the verification answered id for addr.
 func (v *Verification) reason(id identity.Identity, bot crawlers.Bot, addr netip.Addr) string {
 	operator, list := "its operator", possessive(bot.Operator)+" published list"
-	if bot.Operator != "" {
-		operator = bot.Operator
+	if v.Identity.Operator != "" {
+		operator = v.Identity.Operator // a crawler only the AI catalogue knows has no bot
 	}
 	lists := map[string]CrawlerList{}
 	for _, l := range v.Lists {
@@ -200,10 +205,13 @@ func (rep *Report) identityLine() string {
 	if v.ClientIP != "" {
 		from = " from " + v.ClientIP
 	}
-	if id.Bot == "" {
+	if id.Bot == "" && id.Name == "" {
 		return fmt.Sprintf("%s%s (%s)", id.Status, from, id.Reason)
 	}
-	who := []string{id.Bot}
+	var who []string
+	if id.Bot != "" {
+		who = append(who, id.Bot) // none for a crawler only the AI catalogue knows
+	}
 	if id.Operator != "" {
 		who = append(who, id.Operator)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -34,16 +35,16 @@ func (f fakeDNS) LookupAddr(_ context.Context, addr string) ([]string, error) {
 	if n, ok := f[addr]; ok {
 		return []string{n + "."}, nil
 	}
-	return nil, errors.New("no such host")
+	return nil, &net.DNSError{Err: "no such host", Name: addr, IsNotFound: true}
 }
 
 func (f fakeDNS) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
 	for a, n := range f {
-		if n == host {
+		if n+"." == host { // asked rooted
 			return []netip.Addr{netip.MustParseAddr(a)}, nil
 		}
 	}
-	return nil, errors.New("no such host")
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 }
 
 // googleService verifies Google's crawler from the identity package's copy of its list (a
@@ -242,7 +243,7 @@ func TestCheckIdentityLists(t *testing.T) {
 		}
 	}
 	rep, _ = Check(s, Request{URL: "https://example.com/a", Agent: "GPTBot/1.2", ClientIP: "203.0.113.9"})
-	if r := rep.Verification.Identity.Reason; r != "its operator's published list is missing" {
+	if r := rep.Verification.Identity.Reason; r != "OpenAI's published list is missing" {
 		t.Errorf("GPTBot without its list: %q", r)
 	}
 	// A local file that cannot be read.
@@ -311,5 +312,46 @@ func TestCheckIdentityGolden(t *testing.T) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&back); err != nil || !reflect.DeepEqual(&back, rep) {
 		t.Errorf("round trip: %v\n%+v\n%+v", err, back.Verification, rep.Verification)
+	}
+}
+
+// TestCheckIdentityNamesTheCrawler: check's identity is the crawler the User-Agent names, not
+// its entry's first name nor the union of the entry's categories (Yandex's entry holds
+// YandexBot and the AI-training YandexAdditional); a crawler only the AI catalogue knows is
+// named too.
+func TestCheckIdentityNamesTheCrawler(t *testing.T) {
+	s := site(t, impostorConfig)
+	s.Crawlers = identity.NewService(identity.ServiceOptions{NoLists: true, NoDNS: true})
+	for _, c := range []struct {
+		ua   string
+		want Identity
+		line string
+	}{
+		{"Mozilla/5.0 (compatible; YandexBot/3.0; +http://yandex.com/bots)",
+			Identity{Bot: "yandex-crawler", Name: "YandexBot", Operator: "Yandex", Categories: []string{"search-engine"}, Status: "pending"},
+			"Identity: claims YandexBot (yandex-crawler, Yandex; search-engine) from 203.0.113.9: pending"},
+		{"Mozilla/5.0 (compatible; YandexAdditional/3.0; +http://yandex.com/bots)",
+			Identity{Bot: "yandex-crawler", Name: "YandexAdditional", Operator: "Yandex", Categories: []string{"search-engine", "ai-all", "ai-training"}, Status: "pending"},
+			"Identity: claims YandexAdditional (yandex-crawler, Yandex; search-engine, ai-all, ai-training) from 203.0.113.9: pending"},
+		{"Claude-User/1.0",
+			Identity{Name: "Claude-User", Operator: "Anthropic", Categories: []string{"ai-all", "ai-assistants"}, Status: "unverifiable"},
+			"Identity: claims Claude-User (Anthropic; ai-all, ai-assistants) from 203.0.113.9: unverifiable (Anthropic publishes no addresses"},
+	} {
+		rep, err := Check(s, Request{URL: "https://example.com/a", Agent: c.ua, ClientIP: "203.0.113.9"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := rep.Verification.Identity
+		got.Reason = ""
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: %+v, want %+v", c.ua, got, c.want)
+		}
+		var text bytes.Buffer
+		if err := rep.WriteText(&text); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(text.String(), c.line) {
+			t.Errorf("%s: text lacks %q:\n%s", c.ua, c.line, text.String())
+		}
 	}
 }

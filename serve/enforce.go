@@ -137,8 +137,9 @@ type Block struct {
 	// Impostor is set when the request was refused because its identity is an impostor
 	// (Enforce.Impostors): its User-Agent names a crawler whose verification it fails, or its
 	// Web Bot Auth signature fails (identity.Identity.Failure says which). Token is then the
-	// first name in the bot catalogue of the bot whose claim failed ("" for a signature of
-	// an agent the config does not trust) and Rule is zero.
+	// crawler's name the User-Agent carries (identity.Identity.Name), or the first name of the
+	// bot whose claim failed ("" for a signature of an agent the config does not trust), and
+	// Rule is zero.
 	Impostor *identity.Identity
 }
 
@@ -294,7 +295,7 @@ func (e *enforcer) Check(r *http.Request) (Block, bool) {
 //
 //go:noinline
 func impostorBlock(id identity.Identity, status int, acceptSignature string) Block {
-	return Block{Token: botName(id.Bot), Status: status, Impostor: &id, AcceptSignature: acceptSignature}
+	return Block{Token: botName(id), Status: status, Impostor: &id, AcceptSignature: acceptSignature}
 }
 
 func (es *enforceState) block(tok string, r *http.Request) (Block, bool) {
@@ -313,12 +314,16 @@ func requestTarget(r *http.Request) string {
 	return r.URL.RequestURI()
 }
 
-// botName is the first name of a bot of the catalogue, its ID if it has none.
-func botName(id string) string {
-	if b, ok := crawlers.BotByID(id); ok && len(b.Names) > 0 {
+// botName is the crawler's name an identity's User-Agent carries; for a bot a signature
+// decided that the User-Agent does not name, the bot's first name, else its ID.
+func botName(id identity.Identity) string {
+	if id.Name != "" {
+		return id.Name
+	}
+	if b, ok := crawlers.BotByID(id.Bot); ok && len(b.Names) > 0 {
 		return b.Names[0]
 	}
-	return id
+	return id.Bot
 }
 
 // LogRule names, for the log line of a refusal, what refused the request: the rule

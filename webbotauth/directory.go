@@ -50,6 +50,12 @@ type DirectoryOptions struct {
 	// not being fetched. Trusted agents' directories (bounded by the configuration) are
 	// always kept.
 	MaxAgents int
+	// MaxUntrustedBytes bounds the memory the directories of agents that are not trusted take
+	// in the cache, each counted as its agent URL, its keys and its last error (entryBytes); 0
+	// is 1 MiB. MaxAgents alone would let them take MaxAgents times a directory of MaxKeys keys
+	// under a long URL. It is made room for as MaxAgents is; a fetched directory that still
+	// does not fit is not kept (the agent is Unreachable until a later fetch fits).
+	MaxUntrustedBytes int
 	// MaxFetches bounds the fetches in progress at once, over all agents; 0 is 4, less than 2
 	// is 2. One of them is kept for trusted agents, so that clients naming agents of their
 	// own cannot hold every fetch.
@@ -75,6 +81,8 @@ type Directory struct {
 	entries   map[string]*dirEntry
 	inflight  int // fetches in progress
 	untrusted int // entries of agents not trusted
+	// untrustedBytes is what the entries of agents not trusted take (entryBytes).
+	untrustedBytes int
 	// inflightUntrusted is the fetches in progress for agents not trusted.
 	inflightUntrusted int
 	wg                sync.WaitGroup
@@ -87,6 +95,27 @@ type dirEntry struct {
 	err      error           // of the last fetch
 	fetching chan struct{}   // closed when the fetch in progress ends; nil if none
 	trusted  bool            // a Verifier trusts the agent
+	bytes    int             // entryBytes when last counted, if not trusted
+}
+
+// Memory of a cache entry beyond its strings, for entryBytes: the entry, its channel and its
+// map slot; a key's struct and map slot. Measured by TestDirectoryMemory, rounded up.
+const (
+	dirEntryBytes = 512
+	dirKeyBytes   = 160
+)
+
+// entryBytes is the memory an entry of agent takes: its fixed part, the agent URL (the map
+// key), each key with its thumbprint and public key, and its error's message.
+func entryBytes(agent string, e *dirEntry) int {
+	n := dirEntryBytes + len(agent)
+	for id, k := range e.keys {
+		n += dirKeyBytes + len(id) + len(k.Public)
+	}
+	if e.err != nil {
+		n += len(e.err.Error())
+	}
+	return n
 }
 
 // NewDirectory returns a Directory.
@@ -105,6 +134,9 @@ func NewDirectory(o DirectoryOptions) *Directory {
 	}
 	if o.MaxAgents == 0 {
 		o.MaxAgents = 1000
+	}
+	if o.MaxUntrustedBytes == 0 {
+		o.MaxUntrustedBytes = 1 << 20
 	}
 	if o.MaxFetches == 0 {
 		o.MaxFetches = 4
@@ -218,42 +250,73 @@ func (d *Directory) entry(agent string, now time.Time, trusted bool) *dirEntry {
 	case e != nil && trusted && !e.trusted:
 		e.trusted = true
 		d.untrusted--
+		d.untrustedBytes -= e.bytes
 	case e != nil:
 	case trusted:
 		e = &dirEntry{trusted: true}
 		d.entries[agent] = e
 	default:
-		if d.untrusted >= d.o.MaxAgents && !d.evict(now) {
-			return nil
-		}
 		e = &dirEntry{}
+		e.bytes = entryBytes(agent, e)
+		for d.untrusted >= d.o.MaxAgents || d.untrustedBytes+e.bytes > d.o.MaxUntrustedBytes {
+			if !d.evict(now, nil) {
+				return nil
+			}
+		}
 		d.entries[agent] = e
 		d.untrusted++
+		d.untrustedBytes += e.bytes
 	}
 	return e
 }
 
+// recount counts again what the entry of an agent not trusted takes, once a fetch has changed
+// it, and makes room for it; if there is none, its keys are dropped. d.mu is held.
+func (d *Directory) recount(agent string, e *dirEntry, now time.Time) {
+	if e.trusted || d.entries[agent] != e {
+		return
+	}
+	d.untrustedBytes -= e.bytes
+	e.bytes = entryBytes(agent, e)
+	for d.untrustedBytes+e.bytes > d.o.MaxUntrustedBytes {
+		if !d.evict(now, e) {
+			break
+		}
+	}
+	if d.untrustedBytes+e.bytes > d.o.MaxUntrustedBytes {
+		e.keys, e.err = nil, fmt.Errorf("%w: no room in the cache of agents not trusted (%d bytes)", errDirectory, d.o.MaxUntrustedBytes)
+		e.bytes = entryBytes(agent, e)
+	}
+	d.untrustedBytes += e.bytes
+}
+
 // evict drops the untrusted entries that failed longer than Retry ago or, if there are none,
-// one other untrusted entry not being fetched; false if it could drop none. d.mu is held.
-func (d *Directory) evict(now time.Time) bool {
+// one other untrusted entry not being fetched, never keep; false if it could drop none. d.mu
+// is held.
+func (d *Directory) evict(now time.Time, keep *dirEntry) bool {
 	n := d.untrusted
 	for a, e := range d.entries {
-		if !e.trusted && e.keys == nil && e.fetching == nil && now.Sub(e.attempt) >= d.o.Retry {
-			delete(d.entries, a)
-			d.untrusted--
+		if !e.trusted && e != keep && e.keys == nil && e.fetching == nil && now.Sub(e.attempt) >= d.o.Retry {
+			d.drop(a, e)
 		}
 	}
 	if d.untrusted < n {
 		return true
 	}
 	for a, e := range d.entries {
-		if !e.trusted && e.fetching == nil {
-			delete(d.entries, a)
-			d.untrusted--
+		if !e.trusted && e != keep && e.fetching == nil {
+			d.drop(a, e)
 			return true
 		}
 	}
 	return false
+}
+
+// drop removes the entry e of an agent not trusted; d.mu is held.
+func (d *Directory) drop(agent string, e *dirEntry) {
+	delete(d.entries, agent)
+	d.untrusted--
+	d.untrustedBytes -= e.bytes
 }
 
 // start begins a fetch of agent's directory, unless MaxFetches are in progress (MaxFetches - 1
@@ -280,6 +343,7 @@ func (d *Directory) start(agent string, e *dirEntry, now time.Time) {
 			e.keys, e.expires = keys, now.Add(ttl)
 		}
 		e.err, e.fetching = err, nil
+		d.recount(agent, e, now)
 		d.inflight--
 		if !trusted {
 			d.inflightUntrusted--

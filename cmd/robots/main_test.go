@@ -6,8 +6,8 @@ import (
 	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/netip"
 	"os"
@@ -231,16 +231,16 @@ func (f fakeResolver) LookupAddr(_ context.Context, addr string) ([]string, erro
 	if n, ok := f[addr]; ok {
 		return []string{n + "."}, nil
 	}
-	return nil, errors.New("no such host")
+	return nil, &net.DNSError{Err: "no such host", Name: addr, IsNotFound: true}
 }
 
 func (f fakeResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
 	for a, n := range f {
-		if n == host {
+		if n+"." == host { // asked rooted
 			return []netip.Addr{netip.MustParseAddr(a)}, nil
 		}
 	}
-	return nil, errors.New("no such host")
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 }
 
 // TestCommandIdentity: with a lists directory or list files, check verifies the crawler from
@@ -277,8 +277,8 @@ func TestCommandIdentity(t *testing.T) {
 			"from 66.249.90.1: verified by reverse-dns (66.249.90.1's host name is Google's and resolves back to it)\n",
 		}, ""},
 		{"lists directory", []string{"--agent", "GPTBot/1.2", "--client-ip", "203.0.113.9", "--crawler-lists", emptyDir, "--no-reverse-dns"}, 1, []string{
-			"Identity: claims GPTBot (openai-crawler; ai, ",
-			"pending (its operator's published list is missing)\n",
+			"Identity: claims GPTBot (openai-crawler, OpenAI; ai, ",
+			"pending (OpenAI's published list is missing)\n",
 			"Crawler verification: reverse DNS off; copies of the lists kept in " + emptyDir + "\n",
 			"  missing  https://openai.com/gptbot.json: no copy kept\n",
 		}, ""},
@@ -357,7 +357,7 @@ func TestCommandSignature(t *testing.T) {
 		errOut string
 	}{
 		{"verified", append(slices.Clip(agentFlag), sign("/page")...), 0, []string{
-			"Identity: GPTBot (openai-crawler; ai", ": verified by signature (a valid Web Bot Auth signature of https://agent.example/",
+			"Identity: GPTBot (openai-crawler, OpenAI; ai", ": verified by signature (a valid Web Bot Auth signature of https://agent.example/",
 			"keyid " + key.ID + ": verified\n", "  identity: now verified by signature (without it: none)\n", "    \"@path\": /page\n",
 		}, ""},
 		{"forged", append(slices.Clip(agentFlag), sign("/other")...), 0, []string{

@@ -1,0 +1,5 @@
+//go:build race
+
+package identity_test
+
+func init() { raceEnabled = true }
