@@ -627,7 +627,7 @@ func newCrawlerInfo(id identity.Identity, status string) *crawlerInfo {
 		}
 	}
 	bn, _ := crawlers.LookupBotName(id.Bot, name)
-	if id.Bot == "" {
+	if id.Status == identity.None && status == "" {
 		bn = crawlers.BotName{}
 	}
 	if status == "" {

@@ -115,8 +115,8 @@ func TestRobotsCheckIdentity(t *testing.T) {
 		// One entry, several crawlers: the identity is the one the User-Agent names, with its
 		// own categories (YandexBot is no AI crawler; YandexAdditional collects for training).
 		{"Mozilla/5.0 (compatible; YandexBot/3.0; +http://yandex.com/bots)", "203.0.113.9", "yandex-crawler|impostor|", 410, []string{
-			"Identity: claims YandexBot (yandex-crawler, Yandex; search-engine) from 203.0.113.9: impostor (its host name is not Yandex's; enforce answers 410)\n",
-			"Enforcement: BLOCKED with 410 (this request names YandexBot but does not come from",
+			"Identity: claims YandexBot (yandex-crawler, Yandex; search-engine) from 203.0.113.9: impostor (its User-Agent names YandexBot, but its reverse DNS gives no host name of Yandex's that resolves back to it; enforce answers 410)\n",
+			"Enforcement: BLOCKED with 410 (refused as an impostor: its User-Agent names YandexBot, but its reverse DNS gives no host name of Yandex's that resolves back to it)",
 		}},
 		{"Mozilla/5.0 (compatible; YandexAdditional/3.0; +http://yandex.com/bots)", "203.0.113.9", "yandex-crawler|impostor|", 410, []string{
 			"Identity: claims YandexAdditional (yandex-crawler, Yandex; search-engine, ai-all, ai-training) from 203.0.113.9: impostor",

@@ -235,7 +235,7 @@ func TestRefusalsTellTheTruth(t *testing.T) {
 	runRefusals(t, caddyfile, logFile, []refusalCase{
 		{"forged signature of a trusted agent, browser header", signAt(t, forger, key.ID, "https://agent.example", "", "/page", browser, "203.0.113.9", now),
 			410, forged, "", "impostor: signature", "GPTBot", "crawler=openai-crawler,identity_status=impostor,outcome=impostor",
-			"claims GPTBot (openai-crawler; "},
+			"claims GPTBot (openai-crawler, OpenAI; "},
 		{"forged signature of a trusted agent, Googlebot from Google's list", signAt(t, forger, key.ID, "https://agent.example", "", "/page", googlebotUA, "66.249.64.5", now),
 			410, forged, "", "impostor: signature", "GPTBot", "crawler=openai-crawler,identity_status=impostor,outcome=impostor",
 			"from 66.249.64.5: impostor (its Web Bot Auth signature, from the agent trusted for GPTBot, does not verify against that agent's key, keyid " + key.ID},
