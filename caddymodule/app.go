@@ -182,6 +182,9 @@ var testResolver identity.Resolver
 // up here (a config that is only validated does no network work): that starts with Start.
 func (a *Crawlers) Provision(ctx caddy.Context) error {
 	a.logger = ctx.Logger()
+	if err := usePlaceholderCheck(ctx); err != nil {
+		return err
+	}
 	if err := a.validate(); err != nil {
 		return configerr.Prefix("crawlers", err)
 	}
@@ -406,6 +409,7 @@ func (a *Crawlers) validate() error {
 // and logs the state of each list.
 func (a *Crawlers) Start() error {
 	appStarts.Add(1)
+	runningCrawlers.Store(a)
 	if !a.svc.Start(context.Background()) {
 		return nil // a reload with the same config: the running verification goes on
 	}
@@ -449,6 +453,7 @@ func (a *Crawlers) Stop() error { return nil }
 
 // Cleanup releases this config's use of the verification.
 func (a *Crawlers) Cleanup() error {
+	runningCrawlers.CompareAndSwap(a, nil)
 	if a.key != "" {
 		_, err := services.Delete(a.key)
 		return err
@@ -460,33 +465,83 @@ func (a *Crawlers) Cleanup() error {
 // in `caddy robots check` the check's own (startCheckService).
 func (a *Crawlers) Service() *identity.Service { return a.svc }
 
-// identityVar is the request variable holding the request's identity.
+// runningCrawlers is the crawlers app of the running config, nil when it has none: the one
+// the {http.crawler.*} placeholders verify with where no module asked for the app
+// (providePlaceholders). Caddy runs one config at a time; during a reload, a request of
+// the config being replaced may be verified by the new one's app.
+var runningCrawlers atomic.Pointer[Crawlers]
+
+// identityVar is the request variable holding the request's identity (a *crawlerInfo); a
+// nil *crawlerInfo there says the {http.crawler.*} placeholders are mapped in the request's
+// replacer, to find the identity when first read (providePlaceholders).
 const identityVar = "caddy_robots.crawler"
 
 // identify returns r's crawler identity, found once per request (the first caller stores it
-// in the request's variables, and makes the {http.crawler.*} placeholders answer from it).
+// in the request's variables, and makes the {http.crawler.*} placeholders answer from it);
+// a (nil: the crawlers app is not configured) verifies it, else it is the User-Agent's claim
+// alone, status "unchecked" in the placeholders.
 func (a *Crawlers) identify(r *http.Request) *crawlerInfo {
 	// The request's variables, looked up once (each lookup walks the request's context).
 	vars, _ := r.Context().Value(caddyhttp.VarsCtxKey).(map[string]any)
-	if ci, ok := vars[identityVar].(*crawlerInfo); ok {
+	v, mapped := vars[identityVar]
+	if ci, _ := v.(*crawlerInfo); ci != nil {
 		return ci
 	}
-	// The address is looked at only when the header names a bot (a browser's request costs
-	// the header's scan and no more).
-	ci := noneInfo()
-	if bot, name, ok := crawlers.IdentifyBotNameHeader(r.Header["User-Agent"]); ok {
-		ip, _ := vars[caddyhttp.ClientIPVarKey].(string)
-		ci = internIdentity(a.svc.VerifyName(bot, name, clientAddr(r, ip)))
-	}
-	ci = a.withSignature(r, ci)
+	ci := a.find(r, vars)
 	if vars == nil {
 		return storeIdentity(r, ci)
 	}
 	vars[identityVar] = ci
-	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
-		repl.Map(ci.placeholder)
+	if !mapped {
+		if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
+			repl.Map(ci.placeholder)
+		}
 	}
 	return ci
+}
+
+// find finds r's identity (vars are its variables).
+func (a *Crawlers) find(r *http.Request, vars map[string]any) *crawlerInfo {
+	bot, name, ok := crawlers.IdentifyBotNameHeader(r.Header["User-Agent"])
+	if a == nil {
+		if !ok {
+			return noneInfo()
+		}
+		return uncheckedInfo(bot, name)
+	}
+	// The address is looked at only when the header names a bot (a browser's request costs
+	// the header's scan and no more).
+	ci := noneInfo()
+	if ok {
+		ip, _ := vars[caddyhttp.ClientIPVarKey].(string)
+		ci = internIdentity(a.svc.VerifyName(bot, name, clientAddr(r, ip)))
+	}
+	return a.withSignature(r, ci)
+}
+
+// providePlaceholders makes the {http.crawler.*} placeholders of r answer from this point of
+// the request on, from its identity, which is found when one of them is first read (once per
+// request, identify with the running config's crawlers app; without one, the User-Agent's
+// claim, "unchecked"): what crawler_identity does, so that a placeholder read by any handler
+// after it (header, respond, log_append, ...) has its value, whether or not anything has
+// asked for the identity. It costs a variable lookup, and the mapping of one function when
+// the identity is not known yet; nothing is identified unless a placeholder is read.
+func providePlaceholders(r *http.Request) {
+	vars, _ := r.Context().Value(caddyhttp.VarsCtxKey).(map[string]any)
+	if _, mapped := vars[identityVar]; vars == nil || mapped {
+		return // identified (and mapped) already, or mapped
+	}
+	repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
+	if !ok {
+		return
+	}
+	vars[identityVar] = (*crawlerInfo)(nil)
+	repl.Map(func(key string) (any, bool) {
+		if !strings.HasPrefix(key, crawlerPlaceholderPrefix) {
+			return nil, false
+		}
+		return runningCrawlers.Load().identify(r).lookup(key)
+	})
 }
 
 // withSignature is ci, or the identity r's Web Bot Auth signature makes of it where it
@@ -533,17 +588,25 @@ type crawlerInfo struct {
 	placeholder caddy.ReplacerFunc
 }
 
-// internedSlots holds, for each name of each bot of the catalogue (and for none), the
-// crawlerInfo of each status and way of verification, made on first use: a request's lookup
-// is a map read and an atomic load, with no lock and no allocation, and at most a few
-// thousand values are ever made.
-var internedSlots = sync.OnceValue(func() map[internKey]*[identity.MaxStatus + 1][len(verifiedBy)]atomic.Pointer[crawlerInfo] {
-	m := map[internKey]*[identity.MaxStatus + 1][len(verifiedBy)]atomic.Pointer[crawlerInfo]{{}: {}}
+// botSlots are the interned crawlerInfos of one crawler name, made on first use: by status
+// and way of verification; an impostor's by the checks it failed; the User-Agent's claim
+// alone (no crawlers app).
+type botSlots struct {
+	byStatus  [identity.MaxStatus + 1][len(verifiedBy)]atomic.Pointer[crawlerInfo]
+	impostor  [identity.AllChecks + 1]atomic.Pointer[crawlerInfo]
+	unchecked atomic.Pointer[crawlerInfo]
+}
+
+// internedSlots holds the botSlots of each name of each bot of the catalogue (and of none):
+// a request's lookup is a map read and an atomic load, with no lock and no allocation, and
+// at most a few thousand values are ever made.
+var internedSlots = sync.OnceValue(func() map[internKey]*botSlots {
+	m := map[internKey]*botSlots{{}: {}}
 	for _, bn := range crawlers.BotNames() {
-		m[internKey{bn.ID, bn.Name}] = &[identity.MaxStatus + 1][len(verifiedBy)]atomic.Pointer[crawlerInfo]{}
+		m[internKey{bn.ID, bn.Name}] = &botSlots{}
 	}
 	for _, b := range crawlers.Bots() {
-		m[internKey{b.ID, ""}] = &[identity.MaxStatus + 1][len(verifiedBy)]atomic.Pointer[crawlerInfo]{} // a signature's bot the User-Agent does not name
+		m[internKey{b.ID, ""}] = &botSlots{} // a signature's bot the User-Agent does not name
 	}
 	return m
 })
@@ -557,25 +620,53 @@ var noneInfo = sync.OnceValue(func() *crawlerInfo { return internIdentity(identi
 // verifiedBy are the values of identity.Identity.By.
 var verifiedBy = [...]string{"", "ip", "ip-list", "reverse-dns", "signature"}
 
+// uncheckedStatus is {http.crawler.status} where no crawlers app verifies: the User-Agent's
+// claim, not checked (as the metrics' identity_status label says it).
+const uncheckedStatus = "unchecked"
+
 func internIdentity(id identity.Identity) *crawlerInfo {
 	k := slices.Index(verifiedBy[:], id.By)
 	slots := internedSlots()[internKey{id.Bot, id.Name}]
-	if slots == nil || k < 0 || id.Status > identity.MaxStatus {
-		return newCrawlerInfo(id) // not a value made here: kept for this request only
+	if slots == nil || k < 0 || id.Status > identity.MaxStatus || id.Failed > identity.AllChecks {
+		return newCrawlerInfo(id, "") // not a value made here: kept for this request only
 	}
-	p := &slots[id.Status][k]
+	p := &slots.byStatus[id.Status][k]
+	if id.Status == identity.Impostor {
+		p = &slots.impostor[id.Failed]
+		if want := slices.Index(verifiedBy[:], "signature"); (id.Failed&identity.CheckSignature != 0) != (k == want) {
+			return newCrawlerInfo(id, "")
+		}
+	} else if id.Failed != 0 {
+		return newCrawlerInfo(id, "")
+	}
+	return intern(p, id, "")
+}
+
+// uncheckedInfo is the crawlerInfo of a request whose User-Agent carries name, a name of bot,
+// where no crawlers app verifies.
+func uncheckedInfo(bot, name string) *crawlerInfo {
+	slots := internedSlots()[internKey{bot, name}]
+	id := identity.Identity{Bot: bot, Name: name}
+	if slots == nil {
+		return newCrawlerInfo(id, uncheckedStatus)
+	}
+	return intern(&slots.unchecked, id, uncheckedStatus)
+}
+
+func intern(p *atomic.Pointer[crawlerInfo], id identity.Identity, status string) *crawlerInfo {
 	if ci := p.Load(); ci != nil {
 		return ci
 	}
-	p.CompareAndSwap(nil, newCrawlerInfo(id))
+	p.CompareAndSwap(nil, newCrawlerInfo(id, status))
 	return p.Load()
 }
 
 // newCrawlerInfo makes the crawlerInfo of id: the name, operator and categories of the
 // crawler its User-Agent names, never of the other names of its bot's entry (Yandex's entry
 // holds YandexBot and the AI-training YandexAdditional); of the entry's first name when a
-// signature decided for a bot the User-Agent does not name.
-func newCrawlerInfo(id identity.Identity) *crawlerInfo {
+// signature decided for a bot the User-Agent does not name. status, if not "", is its status
+// placeholder (uncheckedStatus).
+func newCrawlerInfo(id identity.Identity, status string) *crawlerInfo {
 	ci := &crawlerInfo{id: id, categories: map[string]bool{}}
 	name := id.Name
 	if name == "" {
@@ -584,8 +675,11 @@ func newCrawlerInfo(id identity.Identity) *crawlerInfo {
 		}
 	}
 	bn, _ := crawlers.LookupBotName(id.Bot, name)
-	if id.Status == identity.None {
+	if id.Status == identity.None && status == "" {
 		bn = crawlers.BotName{}
+	}
+	if status == "" {
+		status = id.Status.String()
 	}
 	for _, c := range bn.Categories {
 		ci.categories[c] = true
@@ -600,15 +694,19 @@ func newCrawlerInfo(id identity.Identity) *crawlerInfo {
 		"http.crawler.operator":    bn.Operator,
 		"http.crawler.category":    category,
 		"http.crawler.categories":  strings.Join(bn.Categories, ","),
-		"http.crawler.status":      id.Status.String(),
+		"http.crawler.status":      status,
 		"http.crawler.verified_by": id.By,
+		"http.crawler.failed":      id.Failed.String(),
 	}
 	ci.placeholder = ci.lookup
 	return ci
 }
 
+// crawlerPlaceholderPrefix begins the names of the placeholders of the identity.
+const crawlerPlaceholderPrefix = "http.crawler."
+
 func (ci *crawlerInfo) lookup(key string) (any, bool) {
-	if !strings.HasPrefix(key, "http.crawler.") {
+	if !strings.HasPrefix(key, crawlerPlaceholderPrefix) {
 		return nil, false
 	}
 	v, ok := ci.values[key]

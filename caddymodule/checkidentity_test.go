@@ -101,8 +101,8 @@ func TestRobotsCheckIdentity(t *testing.T) {
 		}},
 		{googlebotUA, "2001:4860:4801:10::1", "google-crawler|verified|ip-list", 0, nil},
 		{googlebotUA, "203.0.113.9", "google-crawler|impostor|", 410, []string{
-			"Identity: claims Googlebot (google-crawler, Google; search-engine) from 203.0.113.9: impostor (not in Google's published list, its host name is not Google's; enforce answers 410)\n",
-			"Enforcement: BLOCKED with 410 (this request names Googlebot but does not come from",
+			"Identity: claims Googlebot (google-crawler, Google; search-engine) from 203.0.113.9: impostor (its User-Agent names Googlebot, but its address is not in Google's published address lists, and its reverse DNS gives no host name of Google's that resolves back to it; enforce answers 410)\n",
+			"Enforcement: BLOCKED with 410 (refused as an impostor: its User-Agent names Googlebot, but its address is not in Google's published address lists, and its reverse DNS gives no host name of Google's that resolves back to it)",
 			"Note: reverse DNS was looked up for this check; a server answers the first requests from an address as pending",
 		}},
 		{googlebotUA, "66.249.90.1", "google-crawler|verified|reverse-dns", 0, []string{
@@ -115,8 +115,8 @@ func TestRobotsCheckIdentity(t *testing.T) {
 		// One entry, several crawlers: the identity is the one the User-Agent names, with its
 		// own categories (YandexBot is no AI crawler; YandexAdditional collects for training).
 		{"Mozilla/5.0 (compatible; YandexBot/3.0; +http://yandex.com/bots)", "203.0.113.9", "yandex-crawler|impostor|", 410, []string{
-			"Identity: claims YandexBot (yandex-crawler, Yandex; search-engine) from 203.0.113.9: impostor (its host name is not Yandex's; enforce answers 410)\n",
-			"Enforcement: BLOCKED with 410 (this request names YandexBot but does not come from",
+			"Identity: claims YandexBot (yandex-crawler, Yandex; search-engine) from 203.0.113.9: impostor (its User-Agent names YandexBot, but its reverse DNS gives no host name of Yandex's that resolves back to it; enforce answers 410)\n",
+			"Enforcement: BLOCKED with 410 (refused as an impostor: its User-Agent names YandexBot, but its reverse DNS gives no host name of Yandex's that resolves back to it)",
 		}},
 		{"Mozilla/5.0 (compatible; YandexAdditional/3.0; +http://yandex.com/bots)", "203.0.113.9", "yandex-crawler|impostor|", 410, []string{
 			"Identity: claims YandexAdditional (yandex-crawler, Yandex; search-engine, ai-all, ai-training) from 203.0.113.9: impostor",

@@ -87,7 +87,7 @@ func TestCrawlerIdentityThroughCaddy(t *testing.T) {
 		status2    int
 		body2      string
 	}{
-		{googlebotUA, "203.0.113.9", 410, "names Googlebot but does not come from", 418, "fake Googlebot"},
+		{googlebotUA, "203.0.113.9", 410, "refused as an impostor: its User-Agent names Googlebot, but its address is not in Google's published address lists\n", 418, "fake Googlebot"},
 		{googlebotUA, "66.249.64.5", 200, "google-crawler|Googlebot|verified|ip-list|Google", 200, "real ip-list"},
 		{googlebotUA, "2001:4860:4801:10::1", 200, "google-crawler|Googlebot|verified|ip-list|Google", 200, "real ip-list"},
 		{browser, "203.0.113.9", 200, "||none||", 200, "other none"},
@@ -354,8 +354,8 @@ func TestCrawlerReverseDNSThroughCaddy(t *testing.T) {
 		body   string
 	}{
 		{"66.249.90.1", 200, "google-crawler|Googlebot|verified|reverse-dns|Google"},
-		{"198.51.100.4", 410, "does not come from"},
-		{"203.0.113.50", 410, "does not come from"},
+		{"198.51.100.4", 410, "and its reverse DNS gives no host name of Google's that resolves back to it"},
+		{"203.0.113.50", 410, "and its reverse DNS gives no host name of Google's that resolves back to it"},
 		{"66.249.64.5", 200, "verified|ip-list"},
 	} {
 		resp, body := do(t, "GET", siteURL("/page"), "User-Agent: "+googlebotUA, "X-Forwarded-For: "+c.client)

@@ -215,6 +215,9 @@ func suggest(s string) string {
 // Provision checks the arguments (JSON configs are not read by UnmarshalCaddyfile) and loads
 // the crawlers app.
 func (m *MatchCrawler) Provision(ctx caddy.Context) error {
+	if err := usePlaceholderCheck(ctx); err != nil {
+		return err
+	}
 	m.bots, m.names, m.cats, m.statuses = map[string]bool{}, map[string]bool{}, map[string]bool{}, map[identity.Status]bool{}
 	for i, b := range m.Bots {
 		ids := botIDs(b)

@@ -49,6 +49,9 @@ func (RobotsTag) CaddyModule() caddy.ModuleInfo {
 // Provision replaces global placeholders in every string and builds the serving core of
 // one route, which validates them. Invalid rules fail the config load or reload.
 func (h *RobotsTag) Provision(ctx caddy.Context) error {
+	if err := usePlaceholderCheck(ctx); err != nil {
+		return err
+	}
 	logger := ctx.Logger()
 	tags, err := replacePlaceholders(h.Tags)
 	if err != nil {

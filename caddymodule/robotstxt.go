@@ -76,7 +76,10 @@ type RobotsTxt struct {
 
 	core   *serve.Core
 	logger *zap.Logger
-	tdm    *tdmCache // the site block's TDMRep file, built at its first request (tdmfile.go)
+	// crawlers verifies the identity that enforcement and the counts read; nil when they
+	// read none.
+	crawlers *Crawlers
+	tdm      *tdmCache // the site block's TDMRep file, built at its first request (tdmfile.go)
 }
 
 // CaddyModule returns the Caddy module information.
@@ -91,6 +94,9 @@ func (RobotsTxt) CaddyModule() caddy.ModuleInfo {
 // validates the file, merges it as merge_file says and renders it. An invalid file fails the
 // config load or reload.
 func (h *RobotsTxt) Provision(ctx caddy.Context) error {
+	if err := usePlaceholderCheck(ctx); err != nil {
+		return err
+	}
 	h.logger = ctx.Logger()
 	h.tdm = new(tdmCache)
 	cfg, err := replacePlaceholders(h.RobotsTxt)
@@ -104,6 +110,7 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 			return err
 		}
 		opts.Identify = func(r *http.Request) identity.Identity { return app.identify(r).id }
+		h.crawlers = app
 	} else if h.Metrics || h.LogViolations || cfg.Enforce != nil && cfg.Enforce.CrawlDelay {
 		// Counted, logged and given a crawl-delay budget under the identity status when
 		// crawler verification is configured; without it, as "unchecked" (the crawlers app
@@ -111,6 +118,7 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 		if app, err := ctx.AppIfConfigured("crawlers"); err == nil {
 			a := app.(*Crawlers)
 			opts.Identify = func(r *http.Request) identity.Identity { return a.identify(r).id }
+			h.crawlers = a
 		}
 	}
 	if h.Metrics {
@@ -148,6 +156,12 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 // nethttp sends (Caddy's default error response has no body, which would not say why).
 func (h *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	if !h.core.IsRobotsTxt(r) {
+		if h.crawlers != nil {
+			// Enforcement or the counts identify every such request: found now, so that
+			// the {http.crawler.*} placeholders answer from here on (for the handlers after
+			// this one, and the deferred ones before it: checkPlaceholderReads).
+			h.crawlers.identify(r)
+		}
 		if r.URL.Path == tdmrep.WellKnownPath {
 			if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok {
 				if c := h.tdmCore(srv); c != nil {

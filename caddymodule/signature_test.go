@@ -51,7 +51,7 @@ func TestWebBotAuthThroughCaddy(t *testing.T) {
 	}{
 		{"signed, browser header", signedRequest(t, priv, key.ID, "/page", browser, "203.0.113.9", nil), 200, "openai-crawler|GPTBot|verified|signature|"},
 		{"signed, claims Googlebot from outside its list", signedRequest(t, priv, key.ID, "/page", googlebotUA, "203.0.113.9", nil), 200, "openai-crawler|GPTBot|verified|signature|"},
-		{"forged: path changed", signedRequest(t, priv, key.ID, "/page", browser, "203.0.113.9", func(r *http.Request) { r.URL.Path = "/other" }), 410, "does not come from"},
+		{"forged: path changed", signedRequest(t, priv, key.ID, "/page", browser, "203.0.113.9", func(r *http.Request) { r.URL.Path = "/other" }), 410, "refused as an impostor: its Web Bot Auth signature, from the agent trusted for GPTBot, does not verify against that agent's key"},
 		{"forged, from inside Google's list", signedRequest(t, priv, key.ID, "/page", googlebotUA, "66.249.64.5", func(r *http.Request) { r.URL.Path = "/other" }), 410, ""},
 		{"unknown key: no proof", signedRequest(t, ed25519.NewKeyFromSeed(make([]byte, 32)), "unknown-key-id", "/page", googlebotUA, "66.249.64.5", nil), 200, "google-crawler|Googlebot|verified|ip-list|"},
 	} {

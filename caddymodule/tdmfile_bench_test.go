@@ -28,7 +28,11 @@ func (headerOnly) WriteHeader(int)             {}
 // (An allocation test would be a file built only without -race, which makes ./test.sh run
 // the whole Caddy module's tests a second time.)
 func BenchmarkRobotsTxtTDMRep(b *testing.B) {
-	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	pctx, err := caddy.ProvisionContext(&caddy.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := caddy.NewContext(pctx)
 	defer cancel()
 	txt := &RobotsTxt{}
 	one := 1

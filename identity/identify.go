@@ -54,6 +54,91 @@ type Identity struct {
 	// "ip-list" (the operator's published list), "reverse-dns" or "signature" (Web Bot Auth,
 	// also for the Impostor and Signed a signature decided).
 	By string
+	// Failed, for an Impostor, is what was checked and failed: the checks that answered no
+	// (Failure says it in words). 0 for any other status.
+	Failed Checks
+}
+
+// Checks is a set of the ways a claim is checked, named as Identity.By names them.
+type Checks uint8
+
+const (
+	// CheckIP: the catalogue's own addresses for the bot ("ip").
+	CheckIP Checks = 1 << iota
+	// CheckIPList: the operator's published address lists ("ip-list").
+	CheckIPList
+	// CheckReverseDNS: forward-confirmed reverse DNS against the operator's host names
+	// ("reverse-dns").
+	CheckReverseDNS
+	// CheckSignature: the request's Web Bot Auth signature against its agent's key
+	// ("signature").
+	CheckSignature
+
+	// AllChecks is every check.
+	AllChecks = CheckIP | CheckIPList | CheckReverseDNS | CheckSignature
+)
+
+// String names the checks as Identity.By does, comma-separated ("ip-list,reverse-dns").
+func (c Checks) String() string {
+	return checkNames[c&AllChecks]
+}
+
+// checkNames are the Strings of every set, made once so that String allocates nothing.
+var checkNames = func() (names [AllChecks + 1]string) {
+	words := [...]string{"ip", "ip-list", "reverse-dns", "signature"}
+	for c := range names {
+		var ws []string
+		for i, w := range words {
+			if c&(1<<i) != 0 {
+				ws = append(ws, w)
+			}
+		}
+		names[c] = strings.Join(ws, ",")
+	}
+	return names
+}()
+
+// Failure says, for an Impostor, what was checked and failed, in words that name the claim
+// checked: the bot the User-Agent names and its operator's addresses or host names, or the
+// Web Bot Auth signature and its agent. It is the one text the refusal, its log line and
+// `robots check` give. "" for any other status.
+func (id Identity) Failure() string {
+	if id.Status != Impostor {
+		return ""
+	}
+	b, _ := crawlers.BotByID(id.Bot)
+	name, operator := id.Name, "its operator's"
+	if name == "" && len(b.Names) > 0 {
+		name = b.Names[0]
+	} else if name == "" {
+		name = id.Bot
+	}
+	if b.Operator != "" {
+		operator = b.Operator + "'s"
+	}
+	if id.Failed&CheckSignature != 0 {
+		if id.Bot == "" {
+			return "its Web Bot Auth signature, from an agent the config does not trust, does not verify against that agent's key"
+		}
+		return "its Web Bot Auth signature, from the agent trusted for " + name + ", does not verify against that agent's key"
+	}
+	var not []string
+	switch id.Failed & (CheckIP | CheckIPList) {
+	case CheckIP:
+		not = append(not, "its address is not one of the catalogue's addresses for "+name)
+	case CheckIPList:
+		not = append(not, "its address is not in "+operator+" published address lists")
+	case CheckIP | CheckIPList:
+		not = append(not, "its address is neither one of the catalogue's addresses for "+name+" nor in "+operator+" published address lists")
+	}
+	if id.Failed&CheckReverseDNS != 0 {
+		not = append(not, "its reverse DNS gives no host name of "+operator+" that resolves back to it")
+	}
+	if len(not) == 0 {
+		// Not made by this package: say no more than the status.
+		return "its User-Agent names " + name + ", which it failed to prove"
+	}
+	return "its User-Agent names " + name + ", but " + strings.Join(not, ", and ")
 }
 
 // botCheck is how one bot is verified.
@@ -166,8 +251,12 @@ func (v *Verifier) Verify(bot string, client netip.Addr) Identity {
 	// Impostor needs an answer: the host names checked (the operator says its machines have
 	// such names), or every published list of the bot trusted and without the address (one
 	// missing list could hold it: an operator's IPv6 list, a list whose fetch failed), or the
-	// catalogue's own addresses.
-	no, missing := c.inline != nil, false
+	// catalogue's own addresses. failed is what answered no.
+	var failed Checks
+	if c.inline != nil {
+		failed = CheckIP
+	}
+	missing := false
 	if v.lists != nil {
 		for _, li := range c.lists {
 			p, ok := v.lists.prefixesOf(li)
@@ -177,7 +266,7 @@ func (v *Verifier) Verify(bot string, client netip.Addr) Identity {
 			case p.Contains(client):
 				return Identity{Bot: id, Status: Verified, By: "ip-list"}
 			default:
-				no = true
+				failed |= CheckIPList
 			}
 		}
 	}
@@ -188,11 +277,11 @@ func (v *Verifier) Verify(bot string, client netip.Addr) Identity {
 		case DNSPending:
 			return Identity{Bot: id, Status: Pending}
 		case DNSFailed:
-			return Identity{Bot: id, Status: Impostor}
+			return Identity{Bot: id, Status: Impostor, Failed: failed | CheckReverseDNS}
 		}
 	}
-	if no && !missing {
-		return Identity{Bot: id, Status: Impostor}
+	if failed != 0 && !missing {
+		return Identity{Bot: id, Status: Impostor, Failed: failed}
 	}
 	return Identity{Bot: id, Status: Pending}
 }

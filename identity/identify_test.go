@@ -120,7 +120,8 @@ func TestIdentifyWait(t *testing.T) {
 	}{
 		{"66.249.64.5", identity.Identity{Bot: "google-crawler", Name: "Googlebot", Status: identity.Verified, By: "ip-list"}},
 		{"66.249.90.1", identity.Identity{Bot: "google-crawler", Name: "Googlebot", Status: identity.Verified, By: "reverse-dns"}},
-		{"203.0.113.9", identity.Identity{Bot: "google-crawler", Name: "Googlebot", Status: identity.Impostor}},
+		// Both were checked and both failed: Google's list and Google's host names.
+		{"203.0.113.9", identity.Identity{Bot: "google-crawler", Name: "Googlebot", Status: identity.Impostor, Failed: identity.CheckIPList | identity.CheckReverseDNS}},
 	} {
 		a := netip.MustParseAddr(c.addr)
 		if got := v.IdentifyWait(googlebotUA, a); got != c.want {
@@ -162,7 +163,7 @@ func TestIdentifyNamesTheCrawler(t *testing.T) {
 		} else if b, _ := crawlers.BotByID(bn.ID); len(b.Verification.IPs)+len(b.Verification.IPRanges)+len(b.Verification.HostMasks) == 0 {
 			want.Status = identity.Unverifiable
 		} else if len(b.Verification.IPs) > 0 && len(b.Verification.IPRanges)+len(b.Verification.HostMasks) == 0 {
-			want.Status = identity.Impostor
+			want.Status, want.Failed = identity.Impostor, identity.CheckIP // only the catalogue's addresses were checked
 		}
 		if got != want || name != bn.Name {
 			t.Errorf("Identify(%q) = %+v, want %+v", ua, got, want)

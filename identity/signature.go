@@ -9,16 +9,16 @@ import "github.com/sitepolicy/caddy-robots/webbotauth"
 // verified (the failure wins); a valid one from an agent the config does not know is Signed.
 // Expired, malformed and replayed signatures, unknown keys and unreachable directories prove
 // nothing either way: ua stands.
+//
+// A failing signature's identity is the claim it refutes: the bot of the trusted agent it
+// names, or no bot ("") for an agent the config does not trust, whatever the User-Agent
+// says (the User-Agent's claim is not what was checked); Failed is CheckSignature.
 func WithSignature(ua Identity, res webbotauth.Result) (Identity, bool) {
 	switch res.Status {
 	case webbotauth.Verified:
 		return Identity{Bot: res.Bot, Name: nameIf(ua, res.Bot), Status: Verified, By: "signature"}, true
 	case webbotauth.Impostor:
-		bot := res.Bot
-		if bot == "" {
-			bot = ua.Bot
-		}
-		return Identity{Bot: bot, Name: nameIf(ua, bot), Status: Impostor, By: "signature"}, true
+		return Identity{Bot: res.Bot, Name: nameIf(ua, res.Bot), Status: Impostor, By: "signature", Failed: CheckSignature}, true
 	case webbotauth.Signed:
 		return Identity{Bot: ua.Bot, Name: ua.Name, Status: Signed, By: "signature"}, true
 	}

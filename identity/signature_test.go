@@ -19,8 +19,10 @@ func TestWithSignature(t *testing.T) {
 		{webbotauth.Result{Status: webbotauth.Verified, Bot: "openai-crawler"}, identity.Identity{Bot: "openai-crawler", Status: identity.Verified, By: "signature"}, true},
 		{webbotauth.Result{Status: webbotauth.Verified, Bot: "google-crawler"}, identity.Identity{Bot: "google-crawler", Name: "Googlebot", Status: identity.Verified, By: "signature"}, true},
 		// A failing signature wins over an address that verified the User-Agent's claim.
-		{webbotauth.Result{Status: webbotauth.Impostor, Bot: "openai-crawler"}, identity.Identity{Bot: "openai-crawler", Status: identity.Impostor, By: "signature"}, true},
-		{webbotauth.Result{Status: webbotauth.Impostor}, identity.Identity{Bot: "google-crawler", Name: "Googlebot", Status: identity.Impostor, By: "signature"}, true},
+		{webbotauth.Result{Status: webbotauth.Impostor, Bot: "openai-crawler"}, identity.Identity{Bot: "openai-crawler", Status: identity.Impostor, By: "signature", Failed: identity.CheckSignature}, true},
+		// An agent the config does not trust: the claim refuted is the signature's, not the
+		// User-Agent's (which the address verified), so no bot.
+		{webbotauth.Result{Status: webbotauth.Impostor}, identity.Identity{Status: identity.Impostor, By: "signature", Failed: identity.CheckSignature}, true},
 		{webbotauth.Result{Status: webbotauth.Signed}, identity.Identity{Bot: "google-crawler", Name: "Googlebot", Status: identity.Signed, By: "signature"}, true},
 	} {
 		got, decided := identity.WithSignature(byIP, c.res)

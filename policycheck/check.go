@@ -104,8 +104,9 @@ type Enforcement struct {
 	Status int `json:"status,omitempty"`
 	// Message is the text a blocked request is told.
 	Message string `json:"message,omitempty"`
-	// Impostor is true when the request is blocked because its User-Agent names a crawler
-	// whose verification it fails (enforce's impostors), not for a rule of the file.
+	// Impostor is true when the request is blocked because its identity is an impostor
+	// (enforce's impostors: Verification.Identity.Reason says what failed), not for a rule
+	// of the file.
 	Impostor bool `json:"impostor,omitempty"`
 }
 
@@ -263,7 +264,7 @@ func Check(site *Site, req Request) (*Report, error) {
 			sig, id = judgeSignature(site.Signatures, probe, id)
 			if sig.Decided {
 				v.describe(id, addr)
-				v.Identity.Reason = sig.identityReason()
+				v.Identity.Reason = sig.identityReason(id)
 				sig.UnsignedIdentity = &unsigned
 			}
 			v.Signature = sig

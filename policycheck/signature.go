@@ -119,8 +119,8 @@ func judgeSignature(sigs *webbotauth.Verifier, r *http.Request, ua identity.Iden
 	return out, id
 }
 
-// identityReason is the identity's reason when the signature decided it.
-func (s *Signature) identityReason() string {
+// identityReason is the reason of id, the identity the signature decided.
+func (s *Signature) identityReason(id identity.Identity) string {
 	switch s.Status {
 	case webbotauth.Verified.String():
 		return fmt.Sprintf("a valid Web Bot Auth signature of %s, a trusted agent, with key %s", s.Agent, s.KeyID)
@@ -130,7 +130,9 @@ func (s *Signature) identityReason() string {
 		}
 		return fmt.Sprintf("a valid Web Bot Auth signature of %s, an agent the config does not trust", s.Agent)
 	}
-	return "its Web Bot Auth signature fails: " + s.Reason
+	// The refusal's words (identity.Identity.Failure), and the key (the signature's own
+	// account below gives the verifier's reason).
+	return id.Failure() + ", keyid " + s.KeyID
 }
 
 // write writes the signature's account, a few lines and the base.

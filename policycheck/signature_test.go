@@ -78,7 +78,7 @@ func TestCheckSignature(t *testing.T) {
 			[]string{"Identity: GPTBot (openai-crawler, OpenAI; ai", "verified by signature (a valid Web Bot Auth signature of https://agent.example/, a trusted agent, with key " + keyID, "Signature: sig1 by https://agent.example/ (trusted agent of openai-crawler), keyid " + keyID + ": verified", `  covers:   "@authority" "@path" "signature-agent";key="sig1"`, "  identity: now verified by signature (without it: none)", `    "@authority": shop.example`, `    "@path": /page`}},
 		{"forged from Google's address", googlebotUA, "66.249.64.5", signedHeaders(t, otherPriv, keyID, "https://agent.example", page, now, nil),
 			"impostor", "does not verify against the agent's key " + keyID, "impostor", true, 410,
-			[]string{"impostor (its Web Bot Auth signature fails: the signature does not verify", "identity: now impostor by signature (without it: verified); enforce's impostors refuse it with 410"}},
+			[]string{"impostor (its Web Bot Auth signature, from the agent trusted for GPTBot, does not verify against that agent's key, keyid " + keyID + "; enforce answers 410)", "identity: now impostor by signature (without it: verified); enforce's impostors refuse it with 410"}},
 		{"signed for another path", browserUA, "", signedHeaders(t, priv, keyID, "https://agent.example", "https://shop.example/other", now, nil),
 			"impostor", "does not verify", "impostor", true, 410, []string{`    "@path": /page`}},
 		{"expired", browserUA, "", signedHeaders(t, priv, keyID, "https://agent.example", page, now.Add(-time.Hour), nil),

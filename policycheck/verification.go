@@ -50,8 +50,13 @@ type Identity struct {
 	// (identity.Status).
 	Status string `json:"status"`
 	// By says how a verified status was reached: "ip" (an address the catalogue lists),
-	// "ip-list" (the operator's published list) or "reverse-dns".
+	// "ip-list" (the operator's published list), "reverse-dns" or "signature" (also for an
+	// impostor or signed status a signature decided).
 	By string `json:"by,omitempty"`
+	// Failed, for an impostor, names the checks that failed, comma-separated, in By's words
+	// ("ip-list,reverse-dns", "signature"): what the refusal's log line gives after
+	// "impostor: " (identity.Identity.Failed).
+	Failed string `json:"failed,omitempty"`
 	// Reason says why, in a few words.
 	Reason string `json:"reason"`
 }
@@ -108,7 +113,7 @@ func verify(svc *identity.Service, req Request, addr netip.Addr) (*Verification,
 
 // describe makes id the verification's identity, with the bot's names and why.
 func (v *Verification) describe(id identity.Identity, addr netip.Addr) {
-	v.Identity = Identity{Bot: id.Bot, Status: id.Status.String(), By: id.By}
+	v.Identity = Identity{Bot: id.Bot, Status: id.Status.String(), By: id.By, Failed: id.Failed.String()}
 	bot, _ := crawlers.BotByID(id.Bot)
 	name := id.Name
 	if name == "" && len(bot.Names) > 0 {
@@ -127,7 +132,7 @@ func (v *Verification) describe(id identity.Identity, addr netip.Addr) {
 // where a server answers pending until its own lookup is in.
 func (v *Verification) byDNS(id identity.Identity, bot crawlers.Bot) bool {
 	return v.ReverseDNS && len(bot.Verification.HostMasks) > 0 &&
-		(id.Status == identity.Impostor || id.Status == identity.Verified && id.By == "reverse-dns")
+		(id.Failed&identity.CheckReverseDNS != 0 || id.Status == identity.Verified && id.By == "reverse-dns")
 }
 
 // reason says why the verification answered id for addr.
@@ -154,20 +159,8 @@ func (v *Verification) reason(id identity.Identity, bot crawlers.Bot, addr netip
 		}
 		return addr.String() + "'s host name is " + possessive(bot.Operator) + " and resolves back to it"
 	case identity.Impostor:
-		var not []string
-		if len(bot.Verification.IPs) > 0 {
-			not = append(not, "not one of the catalogue's addresses")
-		}
-		for _, s := range bot.Verification.IPRanges {
-			if lists[s.URL].Trusted {
-				not = append(not, "not in "+list)
-				break
-			}
-		}
-		if v.byDNS(id, bot) {
-			not = append(not, "its host name is not "+possessive(bot.Operator))
-		}
-		return strings.Join(not, ", ")
+		// The refusal's own words (serve.Block.Message), so that check and the server agree.
+		return id.Failure()
 	}
 	// Pending: say what is missing.
 	if !addr.IsValid() {

@@ -85,8 +85,8 @@ func TestCheckIdentity(t *testing.T) {
 		{googlebotUA, "::ffff:66.249.64.5", "/page", Identity{Bot: "google-crawler", Status: "verified", By: "ip-list"}, 0, "", 0},
 		{googlebotUA, "66.249.90.1", "/page", Identity{Bot: "google-crawler", Status: "verified", By: "reverse-dns", Reason: "66.249.90.1's host name is Google's and resolves back to it"}, 0,
 			"Identity: Googlebot (google-crawler, Google; search-engine) from 66.249.90.1: verified by reverse-dns (66.249.90.1's host name is Google's and resolves back to it)", 1},
-		{googlebotUA, "203.0.113.9", "/page", Identity{Bot: "google-crawler", Status: "impostor", Reason: "not in Google's published list, its host name is not Google's"}, 410,
-			"Identity: claims Googlebot (google-crawler, Google; search-engine) from 203.0.113.9: impostor (not in Google's published list, its host name is not Google's; enforce answers 410)", 1},
+		{googlebotUA, "203.0.113.9", "/page", Identity{Bot: "google-crawler", Status: "impostor", Reason: "its User-Agent names Googlebot, but its address is not in Google's published address lists, and its reverse DNS gives no host name of Google's that resolves back to it"}, 410,
+			"Identity: claims Googlebot (google-crawler, Google; search-engine) from 203.0.113.9: impostor (its User-Agent names Googlebot, but its address is not in Google's published address lists, and its reverse DNS gives no host name of Google's that resolves back to it; enforce answers 410)", 1},
 		// robots.txt is served to impostors too.
 		{googlebotUA, "203.0.113.9", "/robots.txt", Identity{Bot: "google-crawler", Status: "impostor"}, 0, "", 1},
 		{googlebotUA, "", "/page", Identity{Bot: "google-crawler", Status: "pending", Reason: "no client address: the claim cannot be verified without one"}, 0,

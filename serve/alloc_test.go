@@ -10,8 +10,30 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/metrics"
+	"github.com/sitepolicy/caddy-robots/policy"
 )
+
+// TestIdentifiedNoAlloc: refusing impostors costs an identified request nothing: a verified
+// crawler's request, checked for impostors, counted or not, does not allocate (the
+// identity goes to the heap only in an impostor's refusal, impostorBlock).
+func TestIdentifiedNoAlloc(t *testing.T) {
+	verified := func(*http.Request) identity.Identity {
+		return identity.Identity{Bot: "google-crawler", Status: identity.Verified, By: "ip-list"}
+	}
+	impostors := &policy.Enforce{Impostors: &policy.Impostors{}}
+	for _, opts := range []Options{{Identify: verified}, {Identify: verified, Counters: metrics.NewCounters()}} {
+		c := observedCore(t, observedFile(), impostors, opts)
+		r := uaRequest("/article", "Googlebot/2.1")
+		if _, blocked := c.Enforce(r); blocked {
+			t.Fatal("a verified crawler refused")
+		}
+		if n := testing.AllocsPerRun(200, func() { c.Enforce(r) }); n != 0 {
+			t.Errorf("counted %v: %v allocs", opts.Counters != nil, n)
+		}
+	}
+}
 
 // TestEnforceBrowserNoAlloc: a browser's request on a site enforcing the whole catalogue
 // does not allocate; neither does an allowed crawler's.

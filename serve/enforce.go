@@ -140,9 +140,12 @@ type Block struct {
 	// RetryAfter, when not 0, is the Retry-After of a request refused for asking sooner than
 	// its group's crawl_delay (Enforce.CrawlDelay), in whole seconds: the front end sets it.
 	RetryAfter int
-	// Impostor is set when the request was refused because its User-Agent names a crawler
-	// whose verification it fails (Enforce.Impostors); Token is then the crawler's name the
-	// User-Agent carries (identity.Identity.Name) and Rule is zero.
+	// Impostor is set when the request was refused because its identity is an impostor
+	// (Enforce.Impostors): its User-Agent names a crawler whose verification it fails, or its
+	// Web Bot Auth signature fails (identity.Identity.Failure says which). Token is then the
+	// crawler's name the User-Agent carries (identity.Identity.Name), or the first name of the
+	// bot whose claim failed ("" for a signature of an agent the config does not trust), and
+	// Rule is zero.
 	Impostor *identity.Identity
 	// Unlogged is set when the front end must not log the refusal: its crawler (the one
 	// claimed, for an impostor) has had ViolationBurst refusals of its kind (a rule,
@@ -315,7 +318,7 @@ func (e *enforcer) check(r *http.Request) (Block, bool) {
 	}
 	if e.impostors != 0 && !e.rt.Matches(r) {
 		if id := e.identify(r); id.Status == identity.Impostor {
-			return Block{Token: botName(id), Status: e.impostors, Impostor: &id, AcceptSignature: e.acceptSignature, crawler: metrics.CrawlerOf(id.Bot)}, true
+			return impostorBlock(id, e.impostors, e.acceptSignature), true
 		}
 	}
 	es := e.stateFor(r)
@@ -332,6 +335,15 @@ func (e *enforcer) check(r *http.Request) (Block, bool) {
 		return b, blocked
 	}
 	return Block{}, false
+}
+
+// impostorBlock is the refusal of an impostor whose identity is id. Its own function, so
+// that only a refusal puts the identity on the heap, not every identified request.
+//
+//go:noinline
+func impostorBlock(id identity.Identity, status int, acceptSignature string) Block {
+	// crawler keys the refusal log's limit: the claimed crawler, or one slot for the rest.
+	return Block{Token: botName(id), Status: status, Impostor: &id, AcceptSignature: acceptSignature, crawler: metrics.CrawlerOf(id.Bot)}
 }
 
 func (es *enforceState) block(tok string, r *http.Request) (Block, bool) {
@@ -363,13 +375,14 @@ func botName(id identity.Identity) string {
 }
 
 // LogRule names, for the log line of a refusal, what refused the request: the rule
-// ("disallow: /private/"), "impostor", or "crawl-delay".
+// ("disallow: /private/"), "impostor: " and the checks it failed ("impostor: ip-list",
+// "impostor: ip-list,reverse-dns", "impostor: signature"), or "crawl-delay".
 func (b Block) LogRule() string {
 	switch {
 	case b.RetryAfter > 0:
 		return "crawl-delay"
 	case b.Impostor != nil:
-		return "impostor"
+		return "impostor: " + b.Impostor.Failed.String()
 	}
 	return string(b.Rule.Type) + ": " + b.Rule.Path
 }
@@ -396,7 +409,7 @@ func (b Block) Message() string {
 		return fmt.Sprintf("robots.txt asks %s to wait between requests (Crawl-delay): retry after %d s", b.Token, b.RetryAfter)
 	}
 	if b.Impostor != nil {
-		return fmt.Sprintf("this request names %s but does not come from its operator's published addresses or host names", b.Token)
+		return "refused as an impostor: " + b.Impostor.Failure()
 	}
 	rule := "Disallow"
 	if b.Rule.Type == robotsgen.Allow {

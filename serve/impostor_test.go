@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
@@ -36,7 +35,7 @@ func impostorConfig(status int, impostors bool) policy.Config {
 func identifyByHeader(r *http.Request) identity.Identity {
 	switch r.Header.Get("X-Test-Identity") {
 	case "impostor":
-		return identity.Identity{Bot: "google-crawler", Status: identity.Impostor}
+		return identity.Identity{Bot: "google-crawler", Status: identity.Impostor, Failed: identity.CheckIPList}
 	case "verified":
 		return identity.Identity{Bot: "google-crawler", Status: identity.Verified, By: "ip-list"}
 	case "pending":
@@ -87,8 +86,8 @@ func TestEnforceImpostors(t *testing.T) {
 				if b.Impostor == nil || b.Impostor.Bot != "google-crawler" || b.Token != "Googlebot" {
 					t.Errorf("block %+v does not name the impostor's claim", b)
 				}
-				if !strings.Contains(b.Message(), "Googlebot") || !strings.Contains(b.Message(), "does not come from") {
-					t.Errorf("message %q", b.Message())
+				if want := "refused as an impostor: its User-Agent names Googlebot, but its address is not in Google's published address lists"; b.Message() != want || b.LogRule() != "impostor: ip-list" {
+					t.Errorf("message %q, rule %q; want %q, impostor: ip-list", b.Message(), b.LogRule(), want)
 				}
 			} else if b.Impostor != nil {
 				t.Errorf("a file rule's block marked as impostor: %+v", b)

@@ -227,9 +227,8 @@ func (e *enforcer) checkObserved(r *http.Request) (Block, bool) {
 		id := e.identify(r)
 		status, bot = id.Status, id.Bot
 		if e.impostors != 0 && id.Status == identity.Impostor {
-			c := metrics.CrawlerOf(bot)
-			o.count(c, status, metrics.Impostor)
-			return Block{Token: botName(id), Status: e.impostors, Impostor: &id, AcceptSignature: e.acceptSignature, crawler: c}, true
+			o.count(metrics.CrawlerOf(bot), status, metrics.Impostor)
+			return impostorBlock(id, e.impostors, e.acceptSignature), true
 		}
 	}
 	es := e.rt.state.Load().enforce.Load()

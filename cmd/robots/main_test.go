@@ -265,8 +265,8 @@ func TestCommandIdentity(t *testing.T) {
 		errOut string   // substring of stderr
 	}{
 		{"impostor", []string{"--agent", googlebotUA, "--client-ip", "203.0.113.9", "--crawler-list-file", googleFile}, 0, []string{
-			"Identity: claims Googlebot (google-crawler, Google; search-engine) from 203.0.113.9: impostor (not in Google's published list, its host name is not Google's; enforce answers 410)\n",
-			"Enforcement: BLOCKED with 410 (this request names Googlebot",
+			"Identity: claims Googlebot (google-crawler, Google; search-engine) from 203.0.113.9: impostor (its User-Agent names Googlebot, but its address is not in Google's published address lists, and its reverse DNS gives no host name of Google's that resolves back to it; enforce answers 410)\n",
+			"Enforcement: BLOCKED with 410 (refused as an impostor: its User-Agent names Googlebot, but its address is not in Google's published address lists, and its reverse DNS",
 			"Crawler verification: reverse DNS on",
 			"  trusted  " + g.Verification.IPRanges[0].URL + " (local file ../../identity/testdata/googlebot.json): 5 prefixes, 340 bytes, less than a minute old\n",
 		}, ""},
