@@ -3,12 +3,14 @@ package caddymodule
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -131,6 +133,14 @@ func do(t *testing.T, method, url string, header ...string) (*http.Response, []b
 		req.Header.Add(k, strings.TrimSpace(v))
 	}
 	resp, err := client.Do(req)
+	if err != nil && (method == "GET" || method == "HEAD") && (errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)) {
+		// A connection the server closed unanswered: the old server of a config just replaced
+		// can accept a connection as it shuts down (the listener is shared across loads).
+		// Idempotent, so once more; a handler's failure is a 5xx, never this.
+		t.Logf("%s %s: %v; once more", method, url, err)
+		time.Sleep(50 * time.Millisecond)
+		resp, err = client.Do(req)
+	}
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, url, err)
 	}
