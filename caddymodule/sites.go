@@ -145,15 +145,7 @@ func (lc *loadedConfig) siteFor(req policycheck.Request) (*policycheck.Site, *wh
 func (lc *loadedConfig) sites() []*policycheck.Site {
 	var out []*policycheck.Site
 	for top := range lc.topRoutes() {
-		var hosts []string
-		for _, m := range top.route.Match {
-			var hm struct {
-				Host []string `json:"host"`
-			}
-			if json.Unmarshal(m, &hm) == nil {
-				hosts = append(hosts, hm.Host...)
-			}
-		}
+		hosts := top.hosts()
 		fs := lc.inSite(top)
 		if len(fs) == 0 {
 			continue
@@ -225,4 +217,30 @@ func pathsOf(levels []json.RawMessage) (paths []string, condition string) {
 		}
 	}
 	return paths, strings.Join(conds, "; ")
+}
+
+// hosts are the host names of the route's host matchers: the names a site block serves.
+func (top topRoute) hosts() []string {
+	var hosts []string
+	for _, m := range top.route.Match {
+		var hm struct {
+			Host []string `json:"host"`
+		}
+		if json.Unmarshal(m, &hm) == nil {
+			hosts = append(hosts, hm.Host...)
+		}
+	}
+	return hosts
+}
+
+// servedHosts are the host names the config serves host's site under (a report's title):
+// those of the first site block whose host matcher names host, else host alone.
+func (lc *loadedConfig) servedHosts(host string) []string {
+	for top := range lc.topRoutes() {
+		hosts := top.hosts()
+		if slices.ContainsFunc(hosts, func(h string) bool { return strings.EqualFold(h, host) }) {
+			return hosts
+		}
+	}
+	return []string{host}
 }

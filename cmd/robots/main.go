@@ -44,7 +44,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	neturl "net/url"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/sitepolicy/caddy-robots/crawlers"
@@ -154,12 +156,16 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(errors.New("--config is required"))
 	}
 	site := &policycheck.Site{}
+	var cfgSitemaps []string
 	if *config != "" {
 		cfg, err := readConfig(*config)
 		if err != nil {
 			return fail(err)
 		}
 		site = policycheck.FromConfig(cfg, hosts...)
+		if cfg.RobotsTxt != nil {
+			cfgSitemaps = cfg.RobotsTxt.Sitemaps
+		}
 		site.Name = *config
 	}
 	var status int
@@ -177,7 +183,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			defer svc.Stop()
 			site.Crawlers = svc
 		}
-		status, err = cli.RunReport(stdout, stderr, stdin, site, cli.ReportOptions{Name: *config, Host: strings.Join(hosts, ""), RobotsFile: *robotsFile, Logs: logs, Format: *format, Output: *output})
+		status, err = cli.RunReport(stdout, stderr, stdin, site, cli.ReportOptions{Name: *config, Hosts: siteHosts(hosts, cfgSitemaps), Host: strings.Join(hosts, ""), RobotsFile: *robotsFile, Logs: logs, Format: *format, Output: *output})
 	case "lint":
 		status, err = cli.RunLint(stdout, []*policycheck.Site{site}, *format)
 	default:
@@ -327,4 +333,21 @@ func signatureVerifier(flags []string) (*webbotauth.Verifier, error) {
 		return nil, fmt.Errorf("--signature-agent: %v", err)
 	}
 	return v, nil
+}
+
+// siteHosts are the host names a report is titled with: those given with --host, else the
+// hosts of the config's absolute sitemap URLs (the site's own, usually), in order, each once.
+func siteHosts(hosts, sitemaps []string) []string {
+	if len(hosts) > 0 {
+		return hosts
+	}
+	var out []string
+	for _, s := range sitemaps {
+		u, err := neturl.Parse(s)
+		if err != nil || u.Hostname() == "" || slices.Contains(out, u.Hostname()) {
+			continue
+		}
+		out = append(out, u.Hostname())
+	}
+	return out
 }
