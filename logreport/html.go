@@ -297,7 +297,13 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"robots":   robotsCell,
 	"line":     line,
 	"dash":     dash,
-	"f":        func(v float64) string { return fmt.Sprintf("%.1f", v) },
+	"lines": func(n int64) string {
+		if n == 1 {
+			return "1 line is"
+		}
+		return plural(n, "line") + " are"
+	},
+	"f": func(v float64) string { return fmt.Sprintf("%.1f", v) },
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -329,9 +335,9 @@ line.grid { stroke: #eaecef; } line.axis { stroke: #8c959f; }
 .error { background: #fde8e6; border-left: 4px solid #d33c2c; padding: .5em 1em; }
 .note { background: #fff8e1; border-left: 4px solid #e0a030; padding: .5em 1em; }
 .legend { margin: 0 0 .5em; color: #57606a; } .legend i { display: inline-block; width: .9em; height: .9em; border-radius: 2px; margin: 0 .35em -.1em 1em; } .legend i:first-child { margin-left: 0; }
-dl#summary { display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: .75em; margin: 1em 0; }
+dl#summary { display: grid; grid-template-columns: repeat(auto-fit, minmax(128px, 1fr)); gap: .75em; margin: 1em 0; }
 dl#summary div { background: #fff; border: 1px solid #e1e4e8; border-radius: 8px; padding: .6em .9em; }
-dl#summary dt { color: #57606a; font-size: .85em; } dl#summary dd { margin: 0; font-size: 1.5em; font-weight: 600; font-variant-numeric: tabular-nums; }
+dl#summary dt { color: #57606a; font-size: .85em; } dl#summary dd { margin: 0; font-size: 1.35em; white-space: nowrap; font-weight: 600; font-variant-numeric: tabular-nums; }
 dl#summary div.bad dd { color: #d33c2c; }
 #paths { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 380px), 1fr)); gap: 1em; }
 #paths section { border: 1px solid #eaecef; border-radius: 6px; padding: .6em .8em; min-width: 0; }
@@ -385,7 +391,6 @@ pre { background: #f6f8fa; padding: .8em; overflow-x: auto; margin: 0; }
 </table></div>{{else}}<p>No crawler in these logs.</p>{{end}}
 </section>
 
-<div class="cols">
 <section class="panel">
 <h2>Tools and libraries</h2>
 <p class="muted">Command-line tools and HTTP libraries (curl, Wget, python-requests, Go-http-client): someone's script, not a crawler. Counted apart from the crawlers.</p>
@@ -407,7 +412,6 @@ pre { background: #f6f8fa; padding: .8em; overflow-x: auto; margin: 0; }
 {{end}}</tbody>
 </table></div>{{else}}<p>None.</p>{{end}}
 </section>
-</div>
 
 <section class="panel">
 <h2>Violations</h2>
@@ -435,7 +439,7 @@ pre { background: #f6f8fa; padding: .8em; overflow-x: auto; margin: 0; }
 <div class="cols">
 <section class="panel">
 <h2>Unreadable lines</h2>
-<p>{{.Unreadable.Count}} lines are no access log entry{{if .Unreadable.Examples}}; the first:{{end}}</p>
+<p>{{lines .Unreadable.Count}} no access log entry{{if .Unreadable.Examples}}; the first:{{end}}</p>
 {{if .Unreadable.Examples}}<div class="wrap"><table id="unreadable">
 <thead><tr><th>Log</th><th class="n">Line</th><th>Why</th><th>Text</th></tr></thead>
 <tbody>
