@@ -436,3 +436,75 @@ func TestHTMLInChromium(t *testing.T) {
 		t.Errorf("screenshot: %d bytes, %v", len(png), err)
 	}
 }
+
+// TestHTMLPage checks the page as a publisher reads it, over generated logs of spans from a
+// few minutes to a year: titled with the site's name, tools in their table and not the
+// crawlers', a time axis with more than its two ends marked whenever the timeline has more
+// than one bucket, and a chart that scales to the window (a viewBox, no fixed width).
+func TestHTMLPage(t *testing.T) {
+	site := loadSite(t, true)
+	spans := []time.Duration{3 * time.Minute, 90 * time.Minute, 20 * time.Hour, 48 * time.Hour, 9 * 24 * time.Hour, 45 * 24 * time.Hour, 365 * 24 * time.Hour}
+	for i, span := range spans {
+		reqs := generate(uint64(20+i), 400, time.Date(2026, 3, 7, 5, 13, 0, 0, time.UTC), span, false)
+		log, _ := render(reqs, "combined")
+		rep := build(t, site, "", map[string][]byte{"access.log": log}, "access.log")
+		rep.Site.Name = "example.com, www.example.com"
+		var b bytes.Buffer
+		if err := rep.WriteHTML(&b); err != nil {
+			t.Fatal(err)
+		}
+		doc, err := html.Parse(&b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byID := map[string]*html.Node{}
+		var titles, h1s []string
+		var ticks int
+		var walk func(*html.Node, bool)
+		walk = func(n *html.Node, inTimeline bool) {
+			if n.Type == html.ElementNode {
+				if id := attr(n, "id"); id != "" {
+					byID[id] = n
+				}
+				inTimeline = inTimeline || attr(n, "id") == "timeline"
+				switch {
+				case n.Data == "title" && n.Parent.Data == "head":
+					titles = append(titles, text(n))
+				case n.Data == "h1":
+					h1s = append(h1s, text(n))
+				case n.Data == "text" && inTimeline && attr(n, "class") == "tick":
+					ticks++
+				}
+			}
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				walk(c, inTimeline)
+			}
+		}
+		walk(doc, false)
+		want := "Robots report: example.com, www.example.com"
+		if len(titles) != 1 || titles[0] != want || len(h1s) != 1 || h1s[0] != want {
+			t.Errorf("span %v: title %q, h1 %q, want %q", span, titles, h1s, want)
+		}
+		if n := len(rep.Timeline.Crawlers); n > 1 && ticks <= 2 {
+			t.Errorf("span %v: %d buckets of %d s, and %d ticks on the time axis", span, n, rep.Timeline.BucketSeconds, ticks)
+		}
+		if tl := byID["timeline"]; attr(tl, "width") != "" || attr(tl, "viewBox") == "" {
+			t.Errorf("span %v: the timeline is %q wide, viewBox %q: it does not scale to the window", span, attr(tl, "width"), attr(tl, "viewBox"))
+		}
+		if len(rep.Tools) == 0 || byID["tools"] == nil {
+			t.Fatalf("span %v: no tools in the traffic (%d) or no tools table", span, len(rep.Tools))
+		}
+		for _, row := range rowsOf(byID["crawlers"]) {
+			if id := attr(row, "data-id"); id == "curl" || id == "python-requests" {
+				t.Errorf("span %v: %s is a row of the crawlers' table", span, id)
+			}
+		}
+		var tools []string
+		for _, row := range rowsOf(byID["tools"]) {
+			tools = append(tools, attr(row, "data-id"))
+		}
+		if strings.Join(tools, ",") != "curl,python-requests" && strings.Join(tools, ",") != "python-requests,curl" {
+			t.Errorf("span %v: tools table %v", span, tools)
+		}
+	}
+}
