@@ -3,8 +3,10 @@ package caddymodule
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/netip"
 	"os"
@@ -19,6 +21,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/webbotauth"
@@ -70,7 +73,10 @@ type CrawlerSignatures struct {
 	// such fetch is one a client asked for.
 	FetchUntrusted bool `json:"fetch_untrusted,omitempty"`
 	// ReplayProtection refuses a signature whose nonce was seen before within its validity
-	// (it is then "replayed", no proof); the memory of nonces is bounded.
+	// (it is then "replayed", no proof). The memory of nonces is bounded: 100,000 nonces of
+	// trusted agents' keys and 100,000 of others', at most 96 bytes each, so that agents
+	// nobody trusts (fetch_untrusted) cannot evict, nor make replays of, trusted agents'
+	// nonces; see webbotauth.Nonces.
 	ReplayProtection bool `json:"replay_protection,omitempty"`
 	// Skew is the clock difference tolerated on a signature's created and expires; default
 	// 60s.
@@ -177,7 +183,7 @@ var testResolver identity.Resolver
 func (a *Crawlers) Provision(ctx caddy.Context) error {
 	a.logger = ctx.Logger()
 	if err := a.validate(); err != nil {
-		return err
+		return configerr.Prefix("crawlers", err)
 	}
 	key, err := json.Marshal(a)
 	if err != nil {
@@ -217,24 +223,11 @@ func (a *Crawlers) signatureVerifier(fetch bool, dirKeys map[string][]webbotauth
 	if a.Signatures.ReplayProtection {
 		opts.Nonces = webbotauth.NewNonces(0)
 	}
-	for i, ag := range a.Signatures.Agents {
-		at := fmt.Sprintf("crawlers.signatures.agents[%d]", i)
-		u, err := webbotauth.NormalizeAgent(ag.URL)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s.url %q: %v", at, ag.URL, err)
-		}
-		ids := botIDs(ag.Bot)
-		if len(ids) != 1 {
-			return nil, nil, fmt.Errorf("%s.bot %q: not one bot of the catalogue (by ID or name)%s", at, ag.Bot, suggest(ag.Bot))
-		}
-		agent := webbotauth.Agent{URL: u, Bot: ids[0], Keys: dirKeys[u]}
-		if ag.KeyFile != "" {
-			if agent.Keys, err = readKeys(ag.KeyFile); err != nil {
-				return nil, nil, fmt.Errorf("%s.key_file %q: %v", at, ag.KeyFile, err)
-			}
-		}
-		opts.Agents = append(opts.Agents, agent)
+	agents, err := a.signatureAgents(dirKeys)
+	if err != nil {
+		return nil, nil, configerr.Prefix("crawlers", err)
 	}
+	opts.Agents = agents
 	var dir *webbotauth.Directory
 	if fetch {
 		dir = webbotauth.NewDirectory(dopts)
@@ -248,6 +241,43 @@ func (a *Crawlers) signatureVerifier(fetch bool, dirKeys map[string][]webbotauth
 		return nil, nil, fmt.Errorf("crawlers.signatures: %v", err)
 	}
 	return v, dir, nil
+}
+
+// signatureAgents are the trusted agents of the config, with the keys of their key files
+// or else those dirKeys holds for them (by normalized URL); an agent that is not one is an
+// error at its field.
+func (a *Crawlers) signatureAgents(dirKeys map[string][]webbotauth.Key) ([]webbotauth.Agent, error) {
+	var out []webbotauth.Agent
+	var errs []error
+	seen := map[string]int{}
+	for i, ag := range a.Signatures.Agents {
+		at := configerr.Index("signatures.agents", i)
+		u, err := webbotauth.NormalizeAgent(ag.URL)
+		if err != nil {
+			errs = append(errs, configerr.New(at+".url", ag.URL, err.Error()))
+		} else if j, ok := seen[u]; ok {
+			err = fmt.Errorf("the agent is given twice (signatures.agents[%d] too): trust it once", j)
+			errs = append(errs, configerr.New(at+".url", ag.URL, err.Error()))
+		} else {
+			seen[u] = i
+		}
+		ids := botIDs(ag.Bot)
+		if len(ids) != 1 {
+			errs = append(errs, configerr.New(at+".bot", ag.Bot, "not one bot of the catalogue (by ID or name)"+suggest(ag.Bot)))
+		}
+		if err != nil || len(ids) != 1 {
+			continue
+		}
+		agent := webbotauth.Agent{URL: u, Bot: ids[0], Keys: dirKeys[u]}
+		if ag.KeyFile != "" {
+			if agent.Keys, err = readKeys(ag.KeyFile); err != nil {
+				errs = append(errs, configerr.New(at+".key_file", ag.KeyFile, err.Error()))
+				continue
+			}
+		}
+		out = append(out, agent)
+	}
+	return out, errors.Join(errs...)
 }
 
 // readKeys reads a key file: a JWK Set or one JWK (webbotauth.ParseKeys).
@@ -310,45 +340,66 @@ func (a *Crawlers) startCheckService(log *slog.Logger, dirKeys map[string][]webb
 	return a.svc, nil
 }
 
+// validate checks the config as Provision does, each problem at its field's path in the
+// app's JSON (Provision puts them under "crawlers"; the Caddyfile adapter names the line of
+// the field). A list file named is config input: it is read and refused here, naming the
+// entry at fault, as a missing one is.
 func (a *Crawlers) validate() error {
-	if l := a.Lists; l != nil {
-		if l.Refresh < 0 || l.MaxAge < 0 || l.Timeout < 0 || l.MaxSize < 0 {
-			return fmt.Errorf("crawlers.lists: durations and sizes are positive")
+	var errs []error
+	bad := func(path, value, problem string) { errs = append(errs, configerr.New(path, value, problem)) }
+	positive := func(path string, v int64, value string) {
+		if v < 0 {
+			bad(path, value, "must not be negative")
 		}
-		if l.Refresh != 0 && time.Duration(l.Refresh) < identity.MinRefresh {
-			return fmt.Errorf("crawlers.lists.refresh %s: at least %s (the operators' servers, or the files, would be read in a loop)", time.Duration(l.Refresh), identity.MinRefresh)
+	}
+	duration := func(path string, d caddy.Duration) { positive(path, int64(d), time.Duration(d).String()) }
+	if l := a.Lists; l != nil {
+		duration("lists.refresh", l.Refresh)
+		duration("lists.max_age", l.MaxAge)
+		duration("lists.timeout", l.Timeout)
+		positive("lists.max_size", l.MaxSize, fmt.Sprint(l.MaxSize))
+		if l.Refresh > 0 && time.Duration(l.Refresh) < identity.MinRefresh {
+			bad("lists.refresh", time.Duration(l.Refresh).String(), fmt.Sprintf("at least %s (the operators' servers, or the files, would be read in a loop)", identity.MinRefresh))
 		}
 		if l.Off && (l.Offline || len(l.Local) > 0) {
-			return fmt.Errorf("crawlers.lists: off, and yet offline or local files given: say one")
+			bad("lists", "", "off, and yet offline or local files given: say one")
 		}
-		if l.Offline && len(l.Local) == 0 {
-			return fmt.Errorf("crawlers.lists.offline: no list is given as a local file (local), so nothing would verify")
+		// Offline, the lists verify only through local files; reverse DNS and trusted
+		// signature agents verify without any.
+		dnsOn := a.ReverseDNS == nil || !a.ReverseDNS.Off
+		agents := a.Signatures != nil && len(a.Signatures.Agents) > 0
+		if l.Offline && len(l.Local) == 0 && !dnsOn && !agents {
+			bad("lists.offline", "", "offline with no list file (local), reverse DNS off and no signature agent: nothing would verify a crawler")
 		}
-		sources := map[string]bool{}
-		for _, s := range identity.Sources() {
-			sources[s.URL] = true
-		}
-		for u, f := range l.Local {
-			if !sources[u] {
-				return fmt.Errorf("crawlers.lists.local[%q]: the bot catalogue names no list at this URL", u)
-			}
-			if _, err := os.Stat(f); err != nil {
-				return fmt.Errorf("crawlers.lists.local[%q]: %v", u, err)
+		for _, u := range slices.Sorted(maps.Keys(l.Local)) {
+			if err := identity.CheckListFile(u, l.Local[u], l.MaxSize); err != nil {
+				bad(configerr.Key("lists.local", u), l.Local[u], err.Error())
 			}
 		}
 	}
-	if sg := a.Signatures; sg != nil && (sg.Skew < 0 || sg.MaxValidity < 0) {
-		return fmt.Errorf("crawlers.signatures: skew and max_validity are positive")
+	if sg := a.Signatures; sg != nil {
+		duration("signatures.skew", sg.Skew)
+		duration("signatures.max_validity", sg.MaxValidity)
+		if _, err := a.signatureAgents(nil); err != nil {
+			errs = append(errs, err)
+		}
 	}
-	if d := a.ReverseDNS; d != nil && (d.Positive < 0 || d.Negative < 0 || d.Timeout < 0 || d.Wait < 0 || d.MaxEntries < 0 || d.MaxInFlight < 0) {
-		return fmt.Errorf("crawlers.reverse_dns: durations and bounds are positive")
+	if d := a.ReverseDNS; d != nil {
+		duration("reverse_dns.positive_ttl", d.Positive)
+		duration("reverse_dns.negative_ttl", d.Negative)
+		duration("reverse_dns.timeout", d.Timeout)
+		duration("reverse_dns.wait", d.Wait)
+		positive("reverse_dns.max_entries", int64(d.MaxEntries), fmt.Sprint(d.MaxEntries))
+		positive("reverse_dns.max_in_flight", int64(d.MaxInFlight), fmt.Sprint(d.MaxInFlight))
 	}
 	if d := a.ReverseDNS; d != nil && d.Resolver != "" {
 		if _, err := identity.ResolverAt(d.Resolver); err != nil {
-			return fmt.Errorf("crawlers.reverse_dns.resolver %v", err)
+			// The error starts with the value, quoted; the path's value shows it.
+			_, why, _ := strings.Cut(err.Error(), ": ")
+			bad("reverse_dns.resolver", d.Resolver, why)
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // Start starts the verification's background work (once per config, however many reloads)

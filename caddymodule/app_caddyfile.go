@@ -16,6 +16,21 @@ import (
 
 func init() {
 	httpcaddyfile.RegisterGlobalOption("crawlers", parseCrawlersOption)
+	// Written in a site block, it would be an unknown directive; say where it goes.
+	httpcaddyfile.RegisterDirective("crawlers", func(h httpcaddyfile.Helper) ([]httpcaddyfile.ConfigValue, error) {
+		h.Next() // the directive's name: the error names its line
+		return nil, h.Errf("crawlers is a global option, not a directive of a site: put it in the global options block, the { } block at the top of the Caddyfile")
+	})
+}
+
+// crawlersFields are the fields of the app (JSON paths) each sub-directive of the crawlers
+// option sets, so that a problem the app finds in a field is reported at its line
+// (list_file and signature_agent set an entry of their own: marked where they are read).
+var crawlersFields = map[string]string{
+	"lists": "lists", "lists_dir": "lists.dir", "refresh": "lists.refresh", "max_age": "lists.max_age", "fetch_timeout": "lists.timeout",
+	"reverse_dns": "reverse_dns.off", "dns_resolver": "reverse_dns.resolver", "dns_timeout": "reverse_dns.timeout", "dns_wait": "reverse_dns.wait", "dns_max_in_flight": "reverse_dns.max_in_flight",
+	"signatures_fetch_untrusted": "signatures.fetch_untrusted", "signatures_replay_protection": "signatures.replay_protection",
+	"signatures_skew": "signatures.skew", "signatures_max_validity": "signatures.max_validity",
 }
 
 // parseCrawlersOption reads the "crawlers" global option, which configures the crawlers app
@@ -66,12 +81,16 @@ func parseCrawlersOption(d *caddyfile.Dispenser, existing any) (any, error) {
 		return app.Signatures
 	}
 	d.Next() // the option's name
+	at := newPositions(d, "crawlers")
 	if d.NextArg() {
 		return nil, d.ArgErr()
 	}
 	for d.NextBlock(0) {
 		sub := d.Val()
 		args := d.RemainingArgs()
+		if path, ok := crawlersFields[sub]; ok {
+			at.markWritten(path, sub, strings.Join(args, " "))
+		}
 		one := func() (string, error) {
 			if len(args) != 1 {
 				return "", d.Errf("crawlers: %s takes one argument", sub)
@@ -113,6 +132,7 @@ func parseCrawlersOption(d *caddyfile.Dispenser, existing any) (any, error) {
 				l.Local = map[string]string{}
 			}
 			l.Local[args[0]] = args[1]
+			at.markWritten(configerr.Key("lists.local", args[0]), sub, args[1])
 		case "lists_dir":
 			v, e := one()
 			lists().Dir, err = v, e
@@ -155,6 +175,11 @@ func parseCrawlersOption(d *caddyfile.Dispenser, existing any) (any, error) {
 			if len(args) == 3 {
 				ag.KeyFile = args[2]
 			}
+			path := configerr.Index("signatures.agents", len(sigs().Agents))
+			at.mark(path)
+			for i, f := range []string{".url", ".bot", ".key_file"}[:len(args)] {
+				at.markWritten(path+f, sub, args[i])
+			}
 			sigs().Agents = append(sigs().Agents, ag)
 		case "signatures_replay_protection":
 			if len(args) != 0 {
@@ -180,6 +205,10 @@ func parseCrawlersOption(d *caddyfile.Dispenser, existing any) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+	}
+	// Checked as the app's Provision checks it, so that a problem names its line.
+	if err := at.report(app.validate(), false); err != nil {
+		return nil, err
 	}
 	return httpcaddyfile.App{Name: "crawlers", Value: caddyconfig.JSON(app, nil)}, nil
 }

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -141,9 +142,10 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 // the Allow header set.
 //
 // With enforce, a request from a crawler that the file disallows for the path is answered
-// with the configured status and logged at info level: through Caddy's error handling when
-// the server has handle_errors routes, else with the short text body nethttp sends (Caddy's
-// default error response has no body, which would not say why).
+// with the configured status and logged at info level (at most serve.ViolationBurst per
+// crawler and kind per minute, the next line counting those left out): through Caddy's
+// error handling when the server has handle_errors routes, else with the short text body
+// nethttp sends (Caddy's default error response has no body, which would not say why).
 func (h *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	if !h.core.IsRobotsTxt(r) {
 		if r.URL.Path == tdmrep.WellKnownPath {
@@ -162,9 +164,10 @@ func (h *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddy
 			if b.Routine() {
 				level = zap.DebugLevel
 			}
-			if ce := h.logger.Check(level, msg); ce != nil {
+			// Unlogged: over the log's limit for this crawler and kind (counted all the same).
+			if ce := h.logger.Check(level, msg); ce != nil && !b.Unlogged {
 				ce.Write(zap.String("token", b.Token), zap.String("rule", b.LogRule()),
-					zap.Int("status", b.Status), zap.String("method", r.Method), zap.String("uri", r.RequestURI))
+					zap.Int("status", b.Status), zap.String("method", r.Method), zap.String("uri", r.RequestURI), zap.Int("suppressed", b.Suppressed))
 			}
 			b.SetHeaders(w.Header())
 			if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok && srv.Errors != nil && len(srv.Errors.Routes) > 0 {
@@ -231,8 +234,13 @@ func coreOptions(l *zap.Logger, key string, value func(*http.Request) string) se
 	return serve.Options{
 		Log:  serve.Log{Debug: logAt(zap.DebugLevel), Warn: logAt(zap.WarnLevel)},
 		Warn: func(msg string) { l.Warn(msg) },
+		Now:  testClock,
 	}
 }
+
+// testClock, when set by a test, is the clock of the cores made after (serve.Options.Now):
+// the intervals of the violation and refusal logs' limits, crawl-delay.
+var testClock func() time.Time
 
 func hostOf(r *http.Request) string   { return r.Host }
 func methodOf(r *http.Request) string { return r.Method }

@@ -67,12 +67,13 @@ func TestWebBotAuthThroughCaddy(t *testing.T) {
 	}
 }
 
-// TestWebBotAuthConfigErrors: a trusted agent's URL, bot and key file are checked at load.
+// TestWebBotAuthConfigErrors: a trusted agent's URL, bot and key file are checked at load,
+// the problem at the line of its signature_agent (Caddyfile:9).
 func TestWebBotAuthConfigErrors(t *testing.T) {
 	for _, c := range []struct{ opt, want string }{
-		{"signature_agent http://agent.example GPTBot", "crawlers.signatures.agents[0].url"},
-		{"signature_agent https://agent.example NoSuchBotAtAll", "crawlers.signatures.agents[0].bot"},
-		{"signature_agent https://agent.example GPTBot /nonexistent/key.jwk", "crawlers.signatures.agents[0].key_file"},
+		{"signature_agent http://agent.example GPTBot", `signature_agent "http://agent.example": webbotauth: Signature-Agent: "http://agent.example" is not an https URL, at Caddyfile:9`},
+		{"signature_agent https://agent.example NoSuchBotAtAll", `signature_agent "NoSuchBotAtAll": not one bot of the catalogue (by ID or name), at Caddyfile:9`},
+		{"signature_agent https://agent.example GPTBot /nonexistent/key.jwk", `signature_agent "/nonexistent/key.jwk": open /nonexistent/key.jwk: no such file or directory, at Caddyfile:9`},
 		{"signature_agent https://agent.example", "signature_agent takes the agent's https URL"},
 		{"signatures_skew soon", `signatures_skew "soon"`},
 	} {

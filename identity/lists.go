@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -488,4 +489,31 @@ func (l *Lists) saveDisk(doc cached) {
 	if err != nil {
 		l.opts.Log.Warn("crawler address list not kept on disk", "url", doc.URL, "error", strings.TrimSpace(err.Error()))
 	}
+}
+
+// CheckListFile reads file as the list the bot catalogue names at url (an entry of
+// ListsOptions.Local), as Lists reads it, and says why it would be refused: the catalogue
+// names no list at url, the file cannot be read or is larger than maxSize (0 for the
+// default, 8 MiB), or it is no such list (ParsePrefixes names the entry at fault). A config
+// that names a file checks it so when it is loaded: the file is config input, and a mistake
+// in it an error of the config, not a warning once the server runs.
+func CheckListFile(url, file string, maxSize int64) error {
+	i := slices.IndexFunc(Sources(), func(s Source) bool { return s.URL == url })
+	if i < 0 {
+		return errors.New("the bot catalogue names no list at this URL")
+	}
+	src := Sources()[i]
+	o := ListsOptions{MaxSize: maxSize}
+	o.defaults()
+	body, err := readCapped(file, o.MaxSize)
+	if pe, ok := err.(*os.PathError); ok {
+		return fmt.Errorf("cannot read the file: %w", pe.Err) // the caller shows the file
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := ParsePrefixes(src.Format, src.Selector, body); err != nil {
+		return fmt.Errorf("list refused: %w", err)
+	}
+	return nil
 }

@@ -143,8 +143,10 @@ func Merge(sets ...*Prefixes) *Prefixes {
 // verifier keeps its last good list rather than trust part of a broken one.
 func ParsePrefixes(format, selector string, body []byte) (*Prefixes, error) {
 	var entries []string
+	var where func(i int) string // names entry i in an error: its line, or its JSON path
 	switch format {
 	case FormatText, FormatCSV:
+		var lines []int
 		for i, line := range strings.Split(string(body), "\n") {
 			line = strings.TrimSpace(strings.TrimSuffix(line, "\r"))
 			if line == "" || line[0] == '#' {
@@ -157,18 +159,36 @@ func ParsePrefixes(format, selector string, body []byte) (*Prefixes, error) {
 			if line == "" {
 				return nil, fmt.Errorf("line %d: no prefix in the first column", i+1)
 			}
-			entries = append(entries, line)
+			entries, lines = append(entries, line), append(lines, i+1)
 		}
+		where = func(i int) string { return fmt.Sprintf("line %d", lines[i]) }
 	case FormatJSON:
 		var err error
-		if entries, err = selectJSON(selector, body); err != nil {
+		if entries, _, err = selectJSON(selector, body, false); err != nil {
 			return nil, err
+		}
+		where = func(i int) string {
+			// Found again with the paths, only for an error: a list's parse keeps none.
+			_, paths, _ := selectJSON(selector, body, true)
+			return "entry " + paths[i]
 		}
 	default:
 		return nil, fmt.Errorf("unknown format %q (want %q, %q or %q)", format, FormatJSON, FormatText, FormatCSV)
 	}
-	return fromEntries(entries)
+	p, err := fromEntries(entries)
+	if ee, ok := err.(*entryError); ok {
+		return nil, fmt.Errorf("%s: %s", where(ee.i), ee.msg)
+	}
+	return p, err
 }
+
+// entryError is what is wrong with entry i of a list.
+type entryError struct {
+	i   int
+	msg string
+}
+
+func (e *entryError) Error() string { return e.msg }
 
 func fromEntries(entries []string) (*Prefixes, error) {
 	if len(entries) == 0 {
@@ -178,28 +198,28 @@ func fromEntries(entries []string) (*Prefixes, error) {
 		return nil, fmt.Errorf("the list holds %d prefixes, more than %d", len(entries), MaxPrefixes)
 	}
 	p := &Prefixes{n: len(entries)}
-	for _, e := range entries {
+	for i, e := range entries {
 		pfx, err := netip.ParsePrefix(e)
 		if err != nil {
 			a, aerr := netip.ParseAddr(e)
 			if aerr != nil || a.Zone() != "" {
-				return nil, fmt.Errorf("%q is neither an IP prefix nor an address", e)
+				return nil, &entryError{i, fmt.Sprintf("%q is neither an IP prefix nor an address", e)}
 			}
 			pfx = netip.PrefixFrom(a, a.BitLen())
 		}
 		pfx = netip.PrefixFrom(pfx.Addr().Unmap(), pfx.Bits()-(pfx.Addr().BitLen()-pfx.Addr().Unmap().BitLen())).Masked()
 		if !pfx.IsValid() {
-			return nil, fmt.Errorf("%q is not a valid prefix", e)
+			return nil, &entryError{i, fmt.Sprintf("%q is not a valid prefix", e)}
 		}
 		s := span{lo: pfx.Addr(), hi: lastAddr(pfx)}
 		if pfx.Addr().Is4() {
 			if pfx.Bits() < MinBitsIPv4 {
-				return nil, fmt.Errorf("%q is shorter than /%d: no crawler operator's list holds such a prefix", e, MinBitsIPv4)
+				return nil, &entryError{i, fmt.Sprintf("%q is shorter than /%d: no crawler operator's list holds such a prefix", e, MinBitsIPv4)}
 			}
 			p.v4 = append(p.v4, s)
 		} else {
 			if pfx.Bits() < MinBitsIPv6 {
-				return nil, fmt.Errorf("%q is shorter than /%d: no crawler operator's list holds such a prefix", e, MinBitsIPv6)
+				return nil, &entryError{i, fmt.Sprintf("%q is shorter than /%d: no crawler operator's list holds such a prefix", e, MinBitsIPv6)}
 			}
 			p.v6 = append(p.v6, s)
 		}
@@ -237,38 +257,67 @@ func normalize(s []span) []span {
 	return slices.Clip(out)
 }
 
-// selectJSON returns the strings selector picks out of the JSON document body.
-func selectJSON(selector string, body []byte) ([]string, error) {
+// selectJSON returns the strings selector picks out of the JSON document body, and with
+// paths, the JSON path of each ("$.prefixes[3].ipv4Prefix").
+func selectJSON(selector string, body []byte, paths bool) ([]string, []string, error) {
 	steps, err := parseSelector(selector)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var doc any
 	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("not a JSON document: %w", err)
+		return nil, nil, fmt.Errorf("not a JSON document: %w", err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("not a JSON document: data after it")
+		return nil, nil, errors.New("not a JSON document: data after it")
 	}
 	cur := []any{doc}
+	var at []string
+	if paths {
+		at = []string{"$"}
+	}
 	for _, st := range steps {
 		var next []any
-		for _, v := range cur {
+		var nextAt []string
+		for i, v := range cur {
 			next = st.apply(v, next)
+			if paths {
+				nextAt = st.paths(v, at[i], nextAt)
+			}
 		}
-		cur = next
+		cur, at = next, nextAt
 	}
 	out := make([]string, 0, len(cur))
-	for _, v := range cur {
+	for i, v := range cur {
 		s, ok := v.(string)
 		if !ok {
-			return nil, fmt.Errorf("selector %q picks a %T, not a prefix string", selector, v)
+			if !paths {
+				return selectJSON(selector, body, true) // found again with the paths, to name it
+			}
+			return nil, nil, fmt.Errorf("entry %s: selector %q picks %s, not a prefix string", at[i], selector, jsonKind(v))
 		}
 		out = append(out, s)
 	}
-	return out, nil
+	return out, at, nil
+}
+
+// jsonKind names the kind of a decoded JSON value.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	case json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("a %T", v)
 }
 
 // step is one step of a selector: members by name, every member or element (all), or the
@@ -309,6 +358,55 @@ func (st step) apply(v any, out []any) []any {
 		}
 	}
 	return out
+}
+
+// paths appends to out the JSON paths of the values apply picks out of v, at path p, in the
+// same order.
+func (st step) paths(v any, p string, out []string) []string {
+	switch {
+	case st.all:
+		switch v := v.(type) {
+		case []any:
+			for i := range v {
+				out = append(out, fmt.Sprintf("%s[%d]", p, i))
+			}
+		case map[string]any:
+			for _, k := range sortedKeys(v) {
+				out = append(out, member(p, k))
+			}
+		}
+	case st.filter:
+		if list, ok := v.([]any); ok {
+			for i, e := range list {
+				if m, ok := e.(map[string]any); ok && m[st.key] == st.value {
+					out = append(out, fmt.Sprintf("%s[%d]", p, i))
+				}
+			}
+		}
+	default:
+		if m, ok := v.(map[string]any); ok {
+			for _, name := range st.names {
+				if _, ok := m[name]; ok {
+					out = append(out, member(p, name))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// member is the path of member name of the object at p: ".name", or `["name"]` for a
+// name that is not a plain word.
+func member(p, name string) string {
+	for _, c := range name {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return fmt.Sprintf("%s[%q]", p, name)
+		}
+	}
+	if name == "" {
+		return p + `[""]`
+	}
+	return p + "." + name
 }
 
 func sortedKeys(m map[string]any) []string {

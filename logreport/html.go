@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // WriteHTML writes the report as one self-contained HTML page: its CSS inline, its charts
@@ -18,6 +21,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	data = jsonEscapeHidden(data)
 	sparks := func(rows []*Crawler) []chart {
 		out := make([]chart, len(rows))
 		for i, c := range rows {
@@ -296,8 +300,10 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"statuses": statuses,
 	"robots":   robotsCell,
 	"line":     line,
-	"dash":     dash,
-	"lines": func(n int64) string {
+	"dash":     func(s string) string { return dash(shown(s)) },
+	"s":        shown,
+	"lines":    shownLines,
+	"nlines": func(n int64) string {
 		if n == 1 {
 			return "1 line is"
 		}
@@ -309,7 +315,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Robots report: {{.Site.Name}}</title>
+<title>Robots report: {{s .Site.Name}}</title>
 <style>
 * { box-sizing: border-box; }
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; color: #1f2328; background: #f3f4f6; }
@@ -349,12 +355,12 @@ pre { background: #f6f8fa; padding: .8em; overflow-x: auto; margin: 0; }
 <body>
 <main>
 <header>
-<h1>Robots report: {{.Site.Name}}</h1>
-<p>{{if not .Range.First.IsZero}}<strong>{{time .Range.First}} to {{time .Range.Last}} UTC</strong> · {{end}}replayed against <code>{{.Site.Config}}</code>{{if .Site.Host}}, host {{.Site.Host}}{{end}}, as configured now</p>
-<p class="muted">Logs: {{range $i, $in := .Inputs}}{{if $i}}, {{end}}<code>{{$in.Name}}</code> ({{$in.Lines}} lines{{if $in.Gzip}}, gzip{{end}}{{if $in.Error}}; {{$in.Error}}{{end}}){{end}}</p>
+<h1>Robots report: {{s .Site.Name}}</h1>
+<p>{{if not .Range.First.IsZero}}<strong>{{time .Range.First}} to {{time .Range.Last}} UTC</strong> · {{end}}replayed against <code>{{s .Site.Config}}</code>{{if .Site.Host}}, host {{s .Site.Host}}{{end}}, as configured now</p>
+<p class="muted">Logs: {{range $i, $in := .Inputs}}{{if $i}}, {{end}}<code>{{s $in.Name}}</code> ({{$in.Lines}} lines{{if $in.Gzip}}, gzip{{end}}{{if $in.Error}}; {{s $in.Error}}{{end}}){{end}}</p>
 </header>
-{{range .Notes}}<p class="note">Note: {{.}}</p>
-{{end}}{{range .Inputs}}{{if .Error}}<p class="error" data-k="input-error"><strong>{{.Name}} could not be read to its end:</strong> {{.Error}}</p>
+{{range .Notes}}<p class="note">Note: {{s .}}</p>
+{{end}}{{range .Inputs}}{{if .Error}}<p class="error" data-k="input-error"><strong>{{s .Name}} could not be read to its end:</strong> {{s .Error}}</p>
 {{end}}{{end}}<dl id="summary">
 <div><dt>Requests</dt><dd data-k="requests">{{.Totals.Requests}}</dd></div>
 <div><dt>Bytes</dt><dd data-k="bytes" data-v="{{.Totals.Bytes}}">{{bytes .Totals.Bytes}}</dd></div>
@@ -372,21 +378,21 @@ pre { background: #f6f8fa; padding: .8em; overflow-x: auto; margin: 0; }
 <p class="legend"><i class="crawlers" style="background:#3b6fb6"></i>crawlers<i style="background:#7c5cc4"></i>tools<i style="background:#e0a030"></i>impostors<i style="background:#c3cbd5"></i>others<i style="background:#d33c2c"></i>violations</p>
 <svg id="timeline" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {{.Timeline.W}} {{.Timeline.H}}" role="img" aria-label="requests over time">
 {{range .Timeline.Lines}}<line class="{{.Class}}" x1="{{f .X1}}" y1="{{f .Y1}}" x2="{{f .X2}}" y2="{{f .Y2}}"/>
-{{end}}{{range .Timeline.Rects}}<rect class="{{.Class}}" x="{{f .X}}" y="{{f .Y}}" width="{{f .W}}" height="{{f .H}}"><title>{{.Title}}</title></rect>
-{{end}}{{range .Timeline.Labels}}<text x="{{f .X}}" y="{{f .Y}}" text-anchor="{{.Anchor}}"{{if .Class}} class="{{.Class}}"{{end}}>{{.Text}}</text>
+{{end}}{{range .Timeline.Rects}}<rect class="{{.Class}}" x="{{f .X}}" y="{{f .Y}}" width="{{f .W}}" height="{{f .H}}"><title>{{s .Title}}</title></rect>
+{{end}}{{range .Timeline.Labels}}<text x="{{f .X}}" y="{{f .Y}}" text-anchor="{{.Anchor}}"{{if .Class}} class="{{.Class}}"{{end}}>{{s .Text}}</text>
 {{end}}</svg>
 </section>
 
 <section class="panel">
 <h2>Crawlers</h2>
 {{if .Crawlers}}<svg id="crawler-bars" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {{.Bars.W}} {{.Bars.H}}" role="img" aria-label="requests per crawler">
-{{range .Bars.Rects}}<rect class="{{.Class}}" x="{{f .X}}" y="{{f .Y}}" width="{{f .W}}" height="{{f .H}}"><title>{{.Title}}</title></rect>
-{{end}}{{range .Bars.Labels}}<text x="{{f .X}}" y="{{f .Y}}" text-anchor="{{.Anchor}}">{{.Text}}</text>
+{{range .Bars.Rects}}<rect class="{{.Class}}" x="{{f .X}}" y="{{f .Y}}" width="{{f .W}}" height="{{f .H}}"><title>{{s .Title}}</title></rect>
+{{end}}{{range .Bars.Labels}}<text x="{{f .X}}" y="{{f .Y}}" text-anchor="{{.Anchor}}">{{s .Text}}</text>
 {{end}}</svg>
 <div class="wrap"><table id="crawlers">
 <thead><tr><th>Crawler</th><th>Operator</th><th>Group</th><th class="n">Requests</th><th class="n">Bytes</th><th>robots.txt</th><th class="n">Violations</th><th>Statuses</th><th>Over time</th></tr></thead>
 <tbody>
-{{range $i, $c := .Crawlers}}{{with $c}}<tr data-id="{{.ID}}" data-token="{{.Token}}"><td data-k="name">{{.Name}}</td><td>{{dash .Operator}}</td><td>{{if .Token}}{{.Token}}{{else}}*{{end}}</td><td class="n" data-k="requests">{{.Requests}}</td><td class="n" data-k="bytes" data-v="{{.Bytes}}">{{bytes .Bytes}}</td><td data-k="robots_txt" data-v="{{.RobotsTxt.Fetches}}">{{robots .RobotsTxt}}</td><td class="n" data-k="violations">{{.Violations.Count}}</td><td data-k="statuses">{{statuses .Statuses}}</td><td>{{with index $.Sparks $i}}<svg class="spark" xmlns="http://www.w3.org/2000/svg" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}" role="img" aria-label="requests over time">{{range .Rects}}<rect class="{{.Class}}" x="{{f .X}}" y="{{f .Y}}" width="{{f .W}}" height="{{f .H}}"><title>{{.Title}}</title></rect>{{end}}</svg>{{end}}</td></tr>
+{{range $i, $c := .Crawlers}}{{with $c}}<tr data-id="{{s .ID}}" data-token="{{s .Token}}"><td data-k="name">{{s .Name}}</td><td>{{dash .Operator}}</td><td>{{if .Token}}{{s .Token}}{{else}}*{{end}}</td><td class="n" data-k="requests">{{.Requests}}</td><td class="n" data-k="bytes" data-v="{{.Bytes}}">{{bytes .Bytes}}</td><td data-k="robots_txt" data-v="{{.RobotsTxt.Fetches}}">{{robots .RobotsTxt}}</td><td class="n" data-k="violations">{{.Violations.Count}}</td><td data-k="statuses">{{statuses .Statuses}}</td><td>{{with index $.Sparks $i}}<svg class="spark" xmlns="http://www.w3.org/2000/svg" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}" role="img" aria-label="requests over time">{{range .Rects}}<rect class="{{.Class}}" x="{{f .X}}" y="{{f .Y}}" width="{{f .W}}" height="{{f .H}}"><title>{{s .Title}}</title></rect>{{end}}</svg>{{end}}</td></tr>
 {{end}}{{end}}</tbody>
 </table></div>{{else}}<p>No crawler in these logs.</p>{{end}}
 </section>
@@ -397,7 +403,7 @@ pre { background: #f6f8fa; padding: .8em; overflow-x: auto; margin: 0; }
 {{if .Tools}}<div class="wrap"><table id="tools">
 <thead><tr><th>Tool</th><th>Group</th><th class="n">Requests</th><th class="n">Bytes</th><th>robots.txt</th><th class="n">Violations</th><th>Statuses</th><th>Over time</th></tr></thead>
 <tbody>
-{{range $i, $c := .Tools}}{{with $c}}<tr data-id="{{.ID}}" data-token="{{.Token}}"><td data-k="name">{{.Name}}</td><td>{{if .Token}}{{.Token}}{{else}}*{{end}}</td><td class="n" data-k="requests">{{.Requests}}</td><td class="n" data-k="bytes" data-v="{{.Bytes}}">{{bytes .Bytes}}</td><td data-k="robots_txt" data-v="{{.RobotsTxt.Fetches}}">{{robots .RobotsTxt}}</td><td class="n" data-k="violations">{{.Violations.Count}}</td><td data-k="statuses">{{statuses .Statuses}}</td><td>{{with index $.ToolSparks $i}}<svg class="spark" xmlns="http://www.w3.org/2000/svg" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}" role="img" aria-label="requests over time">{{range .Rects}}<rect class="tools" x="{{f .X}}" y="{{f .Y}}" width="{{f .W}}" height="{{f .H}}"><title>{{.Title}}</title></rect>{{end}}</svg>{{end}}</td></tr>
+{{range $i, $c := .Tools}}{{with $c}}<tr data-id="{{s .ID}}" data-token="{{s .Token}}"><td data-k="name">{{s .Name}}</td><td>{{if .Token}}{{s .Token}}{{else}}*{{end}}</td><td class="n" data-k="requests">{{.Requests}}</td><td class="n" data-k="bytes" data-v="{{.Bytes}}">{{bytes .Bytes}}</td><td data-k="robots_txt" data-v="{{.RobotsTxt.Fetches}}">{{robots .RobotsTxt}}</td><td class="n" data-k="violations">{{.Violations.Count}}</td><td data-k="statuses">{{statuses .Statuses}}</td><td>{{with index $.ToolSparks $i}}<svg class="spark" xmlns="http://www.w3.org/2000/svg" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}" role="img" aria-label="requests over time">{{range .Rects}}<rect class="tools" x="{{f .X}}" y="{{f .Y}}" width="{{f .W}}" height="{{f .H}}"><title>{{s .Title}}</title></rect>{{end}}</svg>{{end}}</td></tr>
 {{end}}{{end}}</tbody>
 </table></div>{{else}}<p>None.</p>{{end}}
 </section>
@@ -408,7 +414,7 @@ pre { background: #f6f8fa; padding: .8em; overflow-x: auto; margin: 0; }
 {{if .Impostors}}<div class="wrap"><table id="impostors">
 <thead><tr><th>Claimed</th><th>Operator</th><th>Group</th><th class="n">Requests</th><th class="n">Bytes</th><th class="n">Disallowed</th><th>First</th><th>Last</th><th>Statuses</th></tr></thead>
 <tbody>
-{{range .Impostors}}<tr data-id="{{.ID}}" data-token="{{.Token}}"><td data-k="name">{{.Name}}</td><td>{{dash .Operator}}</td><td>{{if .Token}}{{.Token}}{{else}}*{{end}}</td><td class="n" data-k="requests">{{.Requests}}</td><td class="n" data-k="bytes" data-v="{{.Bytes}}">{{bytes .Bytes}}</td><td class="n" data-k="disallowed">{{.Disallowed}}</td><td>{{time .First}}</td><td>{{time .Last}}</td><td data-k="statuses">{{statuses .Statuses}}</td></tr>
+{{range .Impostors}}<tr data-id="{{s .ID}}" data-token="{{s .Token}}"><td data-k="name">{{s .Name}}</td><td>{{dash .Operator}}</td><td>{{if .Token}}{{s .Token}}{{else}}*{{end}}</td><td class="n" data-k="requests">{{.Requests}}</td><td class="n" data-k="bytes" data-v="{{.Bytes}}">{{bytes .Bytes}}</td><td class="n" data-k="disallowed">{{.Disallowed}}</td><td>{{time .First}}</td><td>{{time .Last}}</td><td data-k="statuses">{{statuses .Statuses}}</td></tr>
 {{end}}</tbody>
 </table></div>{{else}}<p>None.</p>{{end}}
 </section>
@@ -427,9 +433,9 @@ pre { background: #f6f8fa; padding: .8em; overflow-x: auto; margin: 0; }
 <h2>Most fetched paths</h2>
 <p class="muted">Per crawler, then per tool: its most requested paths (without query).</p>
 <div id="paths">
-{{range .PathGroups}}<section class="{{if .Tool}}tool{{else}}crawler{{end}}" data-name="{{.Name}}" data-token="{{.Token}}"><h3>{{.Name}} <span class="muted">· {{.Requests}} requests{{if .Tool}} · tool{{end}}</span></h3>
+{{range .PathGroups}}<section class="{{if .Tool}}tool{{else}}crawler{{end}}" data-name="{{s .Name}}" data-token="{{s .Token}}"><h3>{{s .Name}} <span class="muted">· {{.Requests}} requests{{if .Tool}} · tool{{end}}</span></h3>
 <table class="paths"><tbody>
-{{range .Paths}}<tr><td class="path" data-k="path">{{.Path}}</td><td class="bar"><span style="width:{{f .Percent}}%"></span></td><td class="n" data-k="count">{{.Count}}</td></tr>
+{{range .Paths}}<tr><td class="path" data-k="path">{{s .Path}}</td><td class="bar"><span style="width:{{f .Percent}}%"></span></td><td class="n" data-k="count">{{.Count}}</td></tr>
 {{end}}{{if .Other}}<tr class="other"><td class="muted">(other paths)</td><td></td><td class="n" data-k="other">{{.Other}}</td></tr>
 {{end}}</tbody></table>
 </section>
@@ -439,24 +445,60 @@ pre { background: #f6f8fa; padding: .8em; overflow-x: auto; margin: 0; }
 <div class="cols">
 <section class="panel">
 <h2>Unreadable lines</h2>
-<p>{{lines .Unreadable.Count}} no access log entry{{if .Unreadable.Examples}}; the first:{{end}}</p>
+<p>{{nlines .Unreadable.Count}} no access log entry{{if .Unreadable.Examples}}; the first:{{end}}</p>
 {{if .Unreadable.Examples}}<div class="wrap"><table id="unreadable">
 <thead><tr><th>Log</th><th class="n">Line</th><th>Why</th><th>Text</th></tr></thead>
 <tbody>
-{{range .Unreadable.Examples}}<tr><td>{{.Input}}</td><td class="n">{{.Line}}</td><td>{{.Reason}}</td><td><code>{{.Text}}</code></td></tr>
+{{range .Unreadable.Examples}}<tr><td>{{s .Input}}</td><td class="n">{{.Line}}</td><td>{{s .Reason}}</td><td><code>{{s .Text}}</code></td></tr>
 {{end}}</tbody>
 </table></div>{{end}}
 </section>
 
 <section class="panel">
 <h2>robots.txt served now</h2>
-{{if .Site.RobotsTxt}}<pre id="robots-txt">{{.Site.RobotsTxt}}</pre>{{else}}<p>The config serves no robots.txt.</p>{{end}}
+{{if .Site.RobotsTxt}}<pre id="robots-txt">{{lines .Site.RobotsTxt}}</pre>{{else}}<p>The config serves no robots.txt.</p>{{end}}
 </section>
 </div>
 </main>
 <script type="application/json" id="report-data">{{.JSON}}</script>
 </body>
 </html>
-{{define "violations"}}{{range .Violations.Top}}<tr data-token="{{$.Token}}"><td>{{$.Name}}</td><td class="path" data-k="path">{{.Path}}</td><td><code data-k="rule">{{.Rule}}</code></td><td class="n" data-k="line">{{line .Line}}</td><td class="n" data-k="count">{{.Count}}</td><td>{{time .First}}</td><td>{{time .Last}}</td></tr>
-{{end}}{{if .Violations.Other}}<tr data-token="{{.Token}}" class="other"><td>{{.Name}}</td><td>(other)</td><td></td><td></td><td class="n" data-k="count">{{.Violations.Other}}</td><td></td><td></td></tr>
+{{define "violations"}}{{range .Violations.Top}}<tr data-token="{{s $.Token}}"><td>{{s $.Name}}</td><td class="path" data-k="path">{{s .Path}}</td><td><code data-k="rule">{{s .Rule}}</code></td><td class="n" data-k="line">{{line .Line}}</td><td class="n" data-k="count">{{.Count}}</td><td>{{time .First}}</td><td>{{time .Last}}</td></tr>
+{{end}}{{if .Violations.Other}}<tr data-token="{{s .Token}}" class="other"><td>{{s .Name}}</td><td>(other)</td><td></td><td></td><td class="n" data-k="count">{{.Violations.Other}}</td><td></td><td></td></tr>
 {{end}}{{end}}`))
+
+// shown is a string of the report (from the logs, the config or the file served) as the page
+// shows it: printable, as the text shows it, so that a control or bidi character from a log
+// is seen escaped instead of acting on the page; nothing is cut (the report keeps paths cut).
+func shown(s string) string { return printable([]byte(s), math.MaxInt) }
+
+// shownLines is shown for each line of a multi-line text (robots.txt), keeping its lines.
+func shownLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = shown(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// jsonEscapeHidden writes the characters hidden says act on the text around them as \u
+// escapes in a JSON document: the data is the same, and its text in the page holds none.
+func jsonEscapeHidden(data []byte) []byte {
+	var out []byte
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if hidden(r) && r >= 0x20 { // below, json.Marshal has escaped them
+			if out == nil {
+				out = append(make([]byte, 0, len(data)+16), data[:i]...)
+			}
+			out = fmt.Appendf(out, `\u%04x`, r)
+		} else if out != nil {
+			out = append(out, data[i:i+size]...)
+		}
+		i += size
+	}
+	if out == nil {
+		return data
+	}
+	return out
+}

@@ -113,7 +113,7 @@ func checkPage(t *testing.T, page []byte, rep *logreport.Report) {
 	var wantRows [][3]string
 	for _, c := range slices.Concat(rep.Crawlers, rep.Tools) {
 		for _, v := range c.Violations.Top {
-			wantRows = append(wantRows, [3]string{v.Path, strconv.Itoa(v.Line), strconv.FormatInt(v.Count, 10)})
+			wantRows = append(wantRows, [3]string{escaped(v.Path), strconv.Itoa(v.Line), strconv.FormatInt(v.Count, 10)})
 		}
 		if c.Violations.Other > 0 {
 			wantRows = append(wantRows, [3]string{"", "", strconv.FormatInt(c.Violations.Other, 10)})
@@ -182,7 +182,7 @@ func checkRows(t *testing.T, what string, table *html.Node, want []*logreport.Cr
 			k := attr(td, "data-k")
 			switch k {
 			case "name":
-				if text(td) != c.Name {
+				if text(td) != escaped(c.Name) {
 					t.Errorf("%s row %d: name %q, JSON %q", what, i, text(td), c.Name)
 				}
 			case "statuses":
@@ -226,7 +226,7 @@ func checkPaths(t *testing.T, n *html.Node, rep *logreport.Report) {
 	for i, g := range groups {
 		c := want[i]
 		isTool := i >= len(want)-countWithPaths(rep.Tools)
-		if attr(g, "data-name") != c.Name || attr(g, "data-token") != c.Token || (attr(g, "class") == "tool") != isTool {
+		if attr(g, "data-name") != escaped(c.Name) || attr(g, "data-token") != escaped(c.Token) || (attr(g, "class") == "tool") != isTool {
 			t.Errorf("paths group %d: %q %q class %q, want %q %q tool %v", i, attr(g, "data-name"), attr(g, "data-token"), attr(g, "class"), c.Name, c.Token, isTool)
 		}
 		var got []logreport.PathCount
@@ -243,7 +243,14 @@ func checkPaths(t *testing.T, n *html.Node, rep *logreport.Report) {
 				other = number(t, td)
 			}
 		}
-		if !reflect.DeepEqual(got, c.Paths.Top) || other != c.Paths.Other {
+		wantTop := []logreport.PathCount{}
+		for _, p := range c.Paths.Top {
+			wantTop = append(wantTop, logreport.PathCount{Path: escaped(p.Path), Count: p.Count})
+		}
+		if got == nil {
+			got = []logreport.PathCount{}
+		}
+		if !reflect.DeepEqual(got, wantTop) || other != c.Paths.Other {
 			t.Errorf("paths of %s: %v + %d, JSON %v + %d", c.Name, got, other, c.Paths.Top, c.Paths.Other)
 		}
 	}

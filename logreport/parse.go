@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -96,12 +97,16 @@ func parseCLF(line []byte, e *Entry) (string, error) {
 	// Apache's \" and \\): read unescaped, it is the target the client sent.
 	e.Method, e.Target = requestLine(unescape(req))
 	line = skipSpace(line)
-	if f, line, ok = word(line); !ok || len(f) != 3 {
+	if f, line, ok = word(line); !ok {
 		return FormatCombined, bad("no status")
 	}
+	// Read as a JSON line's status is: a number from 0 to 999.
 	st, ok := atoi(f)
 	if !ok {
 		return FormatCombined, bad("status is not a number")
+	}
+	if st > 999 {
+		return FormatCombined, bad("status out of range")
 	}
 	e.Status = int(st)
 	if f, line, ok = word(line); !ok {
@@ -254,8 +259,10 @@ func hasPrefixFold(b []byte, prefix string) bool {
 	return len(b) >= len(prefix) && strings.EqualFold(string(b[:len(prefix)]), prefix)
 }
 
+// atoi reads a decimal number of any length up to the largest int64, the range a number
+// of Caddy's JSON log is read in (a Combined line's size and a JSON line's agree).
 func atoi(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 18 {
+	if len(b) == 0 {
 		return 0, false
 	}
 	var n int64
@@ -263,7 +270,11 @@ func atoi(b []byte) (int64, bool) {
 		if c < '0' || c > '9' {
 			return 0, false
 		}
-		n = n*10 + int64(c-'0')
+		d := int64(c - '0')
+		if n > (math.MaxInt64-d)/10 {
+			return 0, false
+		}
+		n = n*10 + d
 	}
 	return n, true
 }
@@ -436,8 +447,9 @@ func caddyTime(raw json.RawMessage) (time.Time, error) {
 	return time.Unix(sec, int64((f-float64(sec))*1e9)).UTC(), nil
 }
 
-// printable returns at most n bytes of a line as valid, printable UTF-8, to show it: control
-// characters, bidi controls and Unicode line separators escaped.
+// printable returns at most n bytes of a line as valid, printable UTF-8, to show it: bytes
+// that are no UTF-8 and the characters hidden says are escaped (\xHH below U+0100, \uHHHH
+// above), so that what is shown is what the log holds, readable.
 func printable(b []byte, n int) string {
 	var sb strings.Builder
 	for len(b) > 0 && sb.Len() < n {
@@ -445,11 +457,9 @@ func printable(b []byte, n int) string {
 		switch {
 		case r == utf8.RuneError && size <= 1:
 			fmt.Fprintf(&sb, `\x%02x`, b[0])
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+		case hidden(r) && r < 0x100:
 			fmt.Fprintf(&sb, `\x%02x`, r)
-		case (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x2028 || r == 0x2029 || r == 0x200e || r == 0x200f || r == 0x061c:
-			// Bidi controls reorder what a terminal shows after them; line and paragraph
-			// separators break the line.
+		case hidden(r):
 			fmt.Fprintf(&sb, `\u%04x`, r)
 		default:
 			sb.WriteRune(r)
@@ -460,4 +470,13 @@ func printable(b []byte, n int) string {
 		sb.WriteString("…")
 	}
 	return sb.String()
+}
+
+// hidden reports whether r changes how text around it is shown rather than showing itself:
+// C0 and C1 controls and DEL; bidi controls (embeddings, overrides, isolates, marks), which
+// reorder what follows them (U+202E shows "/gpj.exe" as "/exe.jpg"); line and paragraph
+// separators, which break the line.
+func hidden(r rune) bool {
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) ||
+		(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x2028 || r == 0x2029 || r == 0x200e || r == 0x200f || r == 0x061c
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"time"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/crawlers"
@@ -22,8 +23,9 @@ type Options struct {
 	// Logger receives why a response was left unchanged or a backend header was not read in
 	// full (debug level), what an operator must fix (warn level, once per route and kind),
 	// config warnings when New accepts a config (warn level), and requests blocked by
-	// enforcement (info level, with the crawler's token and the rule). Nil means
-	// slog.Default().
+	// enforcement (info level, with the crawler's token and the rule; at most
+	// serve.ViolationBurst per crawler and kind of refusal per serve.ViolationInterval, the
+	// next one counting those left out in "suppressed"). Nil means slog.Default().
 	Logger *slog.Logger
 	// Verifier, if set, identifies every request whose User-Agent names a crawler of the
 	// bot catalogue (package identity), so that enforcement can answer impostors
@@ -33,7 +35,9 @@ type Options struct {
 	Verifier *identity.Verifier
 	// Signatures, if set, judges requests' Web Bot Auth signatures (package webbotauth): a
 	// valid signature of a trusted agent verifies its bot, one that fails makes the request
-	// an impostor even where Verifier verified its address (identity.WithSignature).
+	// an impostor even where Verifier verified its address (identity.WithSignature). The
+	// middleware does not close its key directory fetcher: close it (webbotauth.Directory
+	// .Close, which cancels the fetches in progress) when the application stops.
 	Signatures *webbotauth.Verifier
 	// ClientAddr is the client's address as the application trusts it (behind a reverse
 	// proxy, the address the proxy reports, never a forwarding header a client can write);
@@ -50,6 +54,8 @@ type Options struct {
 	// serve.ViolationInterval. Off by default: it decides for every crawler's request, which
 	// a site that does not read the log need not pay for.
 	LogViolations bool
+
+	now func() time.Time // the core's clock (serve.Options.Now), for tests
 }
 
 func (o Options) logger() *slog.Logger {
@@ -75,6 +81,7 @@ func (o Options) coreOptions() serve.Options {
 		Counters: o.Counters,
 		// The middleware holds every route of the site with its paths.
 		TDMRepFile: true,
+		Now:        o.now,
 	}
 	if o.Verifier != nil || o.Signatures != nil {
 		so.Identify = func(r *http.Request) identity.Identity { id, _ := Identity(r); return id }
@@ -237,8 +244,8 @@ func (h *middlewareHandler) refused(w http.ResponseWriter, r *http.Request) bool
 	if b.Routine() {
 		level = slog.LevelDebug
 	}
-	if h.m.logger.Enabled(r.Context(), level) {
-		h.m.logger.Log(r.Context(), level, msg, "token", b.Token, "rule", b.LogRule(), "status", b.Status, "method", r.Method, "uri", r.RequestURI)
+	if !b.Unlogged && h.m.logger.Enabled(r.Context(), level) {
+		h.m.logger.Log(r.Context(), level, msg, "token", b.Token, "rule", b.LogRule(), "status", b.Status, "method", r.Method, "uri", r.RequestURI, "suppressed", b.Suppressed)
 	}
 	b.SetHeaders(w.Header())
 	serve.WriteError(w, b.Status, msg)

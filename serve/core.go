@@ -50,7 +50,10 @@ type Options struct {
 	// ViolationBurst per crawler per ViolationInterval.
 	Violations func(*http.Request, Violation)
 
-	now func() time.Time // the clock of violation reports and crawl-delay; nil: time.Now
+	// Now, if set, is the clock that crawl-delay and the limits of the violation and refusal
+	// logs measure time with (only the time between its readings counts); nil is the
+	// monotonic clock. For tests.
+	Now func() time.Time
 	// TDMRepFile serves /.well-known/tdmrep.json, generated from the routes' TDMRep
 	// declarations, when some route has one (IsTDMRep, ServeTDMRep); a route that no location
 	// can express is a warning. A front end sets it when the Core holds every route of the

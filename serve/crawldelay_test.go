@@ -58,7 +58,7 @@ func crawl(c *Core, clock *fakeClock, ua string, interval time.Duration, n int, 
 func TestCrawlDelay(t *testing.T) {
 	clock := &fakeClock{t: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)}
 	counters := metrics.NewCounters()
-	c := observedCore(t, delayFile(10), &policy.Enforce{CrawlDelay: true}, Options{now: clock.now, Counters: counters})
+	c := observedCore(t, delayFile(10), &policy.Enforce{CrawlDelay: true}, Options{Now: clock.now, Counters: counters})
 	got := crawl(c, clock, "Mozilla/5.0 (compatible; GPTBot/1.2)", 5*time.Second, 6)
 	if want := []int{0, 5, 0, 5, 0, 5}; !slicesEqual(got, want) {
 		t.Errorf("2x: %v, want %v", got, want)
@@ -82,11 +82,11 @@ func TestCrawlDelay(t *testing.T) {
 		t.Errorf("%d rate_limited counted, want 3", n)
 	}
 	// A delay that is not whole seconds: the wait is rounded up, never 0.
-	c = observedCore(t, delayFile(2.5), &policy.Enforce{CrawlDelay: true}, Options{now: clock.now})
+	c = observedCore(t, delayFile(2.5), &policy.Enforce{CrawlDelay: true}, Options{Now: clock.now})
 	if got, want := crawl(c, clock, "GPTBot/1", time.Second, 4), []int{0, 2, 1, 0}; !slicesEqual(got, want) {
 		t.Errorf("2.5 s at 1 s: %v, want %v", got, want)
 	}
-	c = observedCore(t, delayFile(1), &policy.Enforce{CrawlDelay: true}, Options{now: clock.now})
+	c = observedCore(t, delayFile(1), &policy.Enforce{CrawlDelay: true}, Options{Now: clock.now})
 	if got, want := crawl(c, clock, "GPTBot/1", time.Millisecond, 3), []int{0, 1, 1}; !slicesEqual(got, want) {
 		t.Errorf("1 s at 1 ms: %v, want %v", got, want)
 	}
@@ -102,7 +102,7 @@ func TestCrawlDelayVerified(t *testing.T) {
 		}
 		return identity.Identity{Bot: "openai-crawler", Status: identity.Pending}
 	}
-	c := observedCore(t, delayFile(10), &policy.Enforce{CrawlDelay: true}, Options{now: clock.now, Identify: identify})
+	c := observedCore(t, delayFile(10), &policy.Enforce{CrawlDelay: true}, Options{Now: clock.now, Identify: identify})
 	// Claims flood first.
 	if got := crawl(c, clock, "GPTBot/1.2", time.Millisecond, 50); got[0] != 0 || got[1] == 0 {
 		t.Fatalf("claims: %v", got)
@@ -124,7 +124,7 @@ func TestCrawlDelayModel(t *testing.T) {
 	for i := range n {
 		delay := []float64{0.5, 1, 2.5, 10, 60}[i%5]
 		clock := &fakeClock{t: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)}
-		c := observedCore(t, delayFile(delay), &policy.Enforce{CrawlDelay: true}, Options{now: clock.now})
+		c := observedCore(t, delayFile(delay), &policy.Enforce{CrawlDelay: true}, Options{Now: clock.now})
 		var last time.Time
 		served := false
 		d := time.Duration(delay * float64(time.Second))
@@ -174,7 +174,7 @@ func slicesEqual(a, b []int) bool {
 // one is a wall clock, which take must survive too.
 func TestCrawlDelayClockStep(t *testing.T) {
 	clock := &fakeClock{t: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)}
-	c := observedCore(t, delayFile(10), &policy.Enforce{CrawlDelay: true}, Options{now: clock.now})
+	c := observedCore(t, delayFile(10), &policy.Enforce{CrawlDelay: true}, Options{Now: clock.now})
 	if got := crawl(c, clock, "GPTBot/1.2", 10*time.Second, 3); !slicesEqual(got, make([]int, 3)) {
 		t.Fatalf("before the step: %v", got)
 	}
@@ -197,7 +197,7 @@ func TestCrawlDelayClockStep(t *testing.T) {
 func TestCrawlDelayHuge(t *testing.T) {
 	for _, delay := range []float64{86400, 1e10, 1e12, 1e300, math.MaxFloat64} {
 		clock := &fakeClock{t: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)}
-		c := observedCore(t, delayFile(delay), &policy.Enforce{CrawlDelay: true}, Options{now: clock.now})
+		c := observedCore(t, delayFile(delay), &policy.Enforce{CrawlDelay: true}, Options{Now: clock.now})
 		got := crawl(c, clock, "GPTBot/1.2", 23*time.Hour, 3)
 		if want := []int{0, 3600, 0}; !slicesEqual(got, want) {
 			t.Errorf("crawl_delay %g, requests every 23 h: %v, want %v (a day between requests)", delay, got, want)
@@ -225,7 +225,7 @@ func TestCrawlDelayNewVersion(t *testing.T) {
 	df.Groups[2].CrawlDelay = 0 // the site's file decides ClaudeBot's delay
 	cfg := &policy.RobotsTxt{Groups: df.Groups, Enforce: &policy.Enforce{CrawlDelay: true}}
 	cfg.MergeFile = path
-	c, err := New(policy.Config{RobotsTxt: cfg}, Options{now: clock.now})
+	c, err := New(policy.Config{RobotsTxt: cfg}, Options{Now: clock.now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func TestCrawlDelayUpstreamRemerge(t *testing.T) {
 	df := delayFile(10)
 	cfg := &policy.RobotsTxt{Groups: df.Groups, MaxAge: policy.Duration(time.Second), Enforce: &policy.Enforce{CrawlDelay: true}}
 	cfg.MergeUpstream = true
-	c, err := New(policy.Config{RobotsTxt: cfg}, Options{now: clock.now})
+	c, err := New(policy.Config{RobotsTxt: cfg}, Options{Now: clock.now})
 	if err != nil {
 		t.Fatal(err)
 	}

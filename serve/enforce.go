@@ -52,6 +52,8 @@ type enforcer struct {
 	// crawlDelay answers crawlers that ask sooner than their group's crawl_delay
 	// (Enforce.CrawlDelay); it needs observe.
 	crawlDelay bool
+	// refusals limits the refusals logged, by crawler and kind (refusalKey).
+	refusals *logLimit
 }
 
 // enforceState is what enforcement decides with for one version of the served file.
@@ -64,6 +66,9 @@ type enforceState struct {
 	// delays are the crawl-delay budgets of the names whose groups have a crawl_delay (by
 	// the name as UAMatcher returns it), made when the state is.
 	delays map[string]*delaySlot
+	// crawlers are the metrics slots of all the names (metrics.CrawlerNamed), which key the
+	// refusal log's limit.
+	crawlers map[string]metrics.Crawler
 	// slots are the metrics slots of the names (metrics.CrawlerNamed), for requests whose
 	// User-Agent names no bot of the catalogue (a crawler only the AI catalogue knows).
 	slots map[string]metrics.Crawler
@@ -83,8 +88,9 @@ func newEnforceState(f *robotsgen.File, prev *enforceState) *enforceState {
 			}
 		}
 	}
-	es := &enforceState{m: robotsgen.NewMatcher(ef)}
+	es := &enforceState{m: robotsgen.NewMatcher(ef), crawlers: make(map[string]metrics.Crawler, len(tokens))}
 	for _, t := range tokens {
+		es.crawlers[t] = metrics.CrawlerNamed(t)
 		if _, ok := crawlers.IdentifyBot(t); !ok {
 			es.custom = true
 			if es.slots == nil {
@@ -138,6 +144,18 @@ type Block struct {
 	// whose verification it fails (Enforce.Impostors); Token is then the crawler's name the
 	// User-Agent carries (identity.Identity.Name) and Rule is zero.
 	Impostor *identity.Identity
+	// Unlogged is set when the front end must not log the refusal: its crawler (the one
+	// claimed, for an impostor) has had ViolationBurst refusals of its kind (a rule,
+	// impostor, crawl-delay) logged in the current ViolationInterval. A client repeating a
+	// refused request cannot flood the log; the counters count every refusal.
+	Unlogged bool
+	// Suppressed is how many refusals of this crawler and kind were not logged since the last
+	// one logged: the front end logs it with the refusal ("suppressed").
+	Suppressed int
+
+	// crawler keys the refusal log's limit: the slot of the name refused (Token), or of the
+	// crawler an impostor claims.
+	crawler metrics.Crawler
 }
 
 // maxEnforcedCrawlDelay is the longest crawl delay enforcement holds a crawler to: a group's
@@ -208,7 +226,8 @@ func retryAfter(wait time.Duration) int {
 // enforcement that would never apply: a file in which no group names a crawler (path
 // "enforce").
 func newEnforcer(rt *robotsTxt, up *upstream, cfg *policy.Enforce, opts Options) (*enforcer, error) {
-	e := &enforcer{rt: rt, up: up, observe: newObserver(opts, false), identify: opts.Identify}
+	e := &enforcer{rt: rt, up: up, observe: newObserver(opts, false), identify: opts.Identify,
+		refusals: newLogLimit(metrics.NumCrawlers()*refusalKinds, opts)}
 	st := rt.state.Load()
 	es := newEnforceState(st.matching, nil)
 	if cfg != nil {
@@ -261,14 +280,42 @@ func enforceStatus(status int, path string) (int, error) {
 func (e *enforcer) Status() int { return e.status }
 
 // Check reports whether r comes from a crawler that robots.txt disallows for r's path (its
-// path and query as sent). Requests for /robots.txt are never blocked.
+// path and query as sent). Requests for /robots.txt are never blocked. A refusal says whether
+// to log it (Block.Unlogged, Block.Suppressed).
 func (e *enforcer) Check(r *http.Request) (Block, bool) {
+	b, blocked := e.check(r)
+	if blocked {
+		n, ok := e.refusals.allow(refusalKey(b))
+		b.Unlogged, b.Suppressed = !ok, n
+	}
+	return b, blocked
+}
+
+// refusalKinds are the kinds of refusal logged within limits of their own: by a rule, as an
+// impostor, for crawl-delay.
+const refusalKinds = 3
+
+// refusalKey is b's key in the refusal log's limit: its crawler's metrics slot (the crawler
+// claimed, for an impostor; a name neither catalogue knows shares metrics.Other) and kind.
+func refusalKey(b Block) int {
+	kind := 0
+	switch {
+	case b.Impostor != nil:
+		kind = 1
+	case b.RetryAfter > 0:
+		kind = 2
+	}
+	return int(b.crawler)*refusalKinds + kind
+}
+
+// check is Check without the log limit.
+func (e *enforcer) check(r *http.Request) (Block, bool) {
 	if e.observe != nil {
 		return e.checkObserved(r)
 	}
 	if e.impostors != 0 && !e.rt.Matches(r) {
 		if id := e.identify(r); id.Status == identity.Impostor {
-			return Block{Token: botName(id), Status: e.impostors, Impostor: &id, AcceptSignature: e.acceptSignature}, true
+			return Block{Token: botName(id), Status: e.impostors, Impostor: &id, AcceptSignature: e.acceptSignature, crawler: metrics.CrawlerOf(id.Bot)}, true
 		}
 	}
 	es := e.stateFor(r)
@@ -292,7 +339,7 @@ func (es *enforceState) block(tok string, r *http.Request) (Block, bool) {
 	if d.Allowed || d.Rule == nil {
 		return Block{}, false
 	}
-	return Block{Token: tok, Rule: *d.Rule}, true
+	return Block{Token: tok, Rule: *d.Rule, crawler: es.crawlers[tok]}, true
 }
 
 // requestTarget is r's path and query as the client sent them.

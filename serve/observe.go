@@ -42,7 +42,8 @@ func (v Violation) RuleText() string { return string(v.Rule.Type) + ": " + v.Rul
 // How many violations a crawler has reported: the first ViolationBurst in each
 // ViolationInterval, then none until the next interval, whose first report counts the
 // suppressed ones. A crawl cannot flood the log: at most ViolationBurst lines per crawler of
-// the catalogue (and one slot for all others) per interval.
+// the catalogue (and one slot for all others) per interval. Refusals are logged within the
+// same limit, per crawler and kind of refusal (Block.Unlogged).
 const (
 	ViolationBurst    = 10
 	ViolationInterval = time.Minute
@@ -53,14 +54,12 @@ const (
 type observer struct {
 	counters   *metrics.Counters              // nil: not counted
 	violations func(*http.Request, Violation) // nil: not reported
-	limits     []violationLimit               // by metrics.Crawler
-	// elapsed is crawl-delay's clock, coarseElapsed the violation limit's: time since the
-	// observer was made, read from the monotonic clock, so that setting the wall clock back
-	// (an NTP step, a virtual machine resumed) neither locks crawlers out nor silences
-	// reports.
-	elapsed       func() time.Duration
-	coarseElapsed func() time.Duration
-	names         nameMemo
+	limit      *logLimit                      // of violations, by metrics.Crawler
+	// elapsed is crawl-delay's clock: time since the observer was made, read from the
+	// monotonic clock, so that setting the wall clock back (an NTP step, a virtual machine
+	// resumed) does not lock crawlers out.
+	elapsed func() time.Duration
+	names   nameMemo
 }
 
 // nameMemo remembers what headers seen lately name: which of a file's names
@@ -144,13 +143,54 @@ func aiOnlyCrawler(ua string) (metrics.Crawler, bool) {
 	return metrics.Other, false
 }
 
-// violationLimit is one crawler's count of reports in the current interval.
-type violationLimit struct {
+// logLimit bounds the lines a log gets, by key (a crawler, or a crawler and a kind of
+// refusal): the first ViolationBurst of a key in each ViolationInterval, then none until the
+// next interval, whose first line counts those left out.
+type logLimit struct {
+	// elapsed is the limit's clock, read from the monotonic clock (to the second by
+	// default), so that setting the wall clock back does not silence a key.
+	elapsed func() time.Duration
+	keys    []limitKey
+}
+
+// limitKey is one key's count of lines in the current interval.
+type limitKey struct {
 	mu         sync.Mutex
 	started    bool
-	start      time.Duration // a reading of observer.coarseElapsed
+	start      time.Duration // a reading of logLimit.elapsed
 	n          int
 	suppressed int
+}
+
+// newLogLimit returns the limit of keys keys, measuring intervals with opts.Now if set, else
+// with the coarse monotonic clock (an atomic load).
+func newLogLimit(keys int, opts Options) *logLimit {
+	l := &logLimit{elapsed: coarse.Elapsed, keys: make([]limitKey, keys)}
+	if now := opts.Now; now != nil {
+		base := now()
+		l.elapsed = func() time.Duration { return now().Sub(base) }
+	}
+	return l
+}
+
+// allow reports whether key k may log a line now, and how many lines it did not log before.
+func (l *logLimit) allow(k int) (suppressed int, ok bool) {
+	lk := &l.keys[k]
+	now := l.elapsed()
+	lk.mu.Lock()
+	defer lk.mu.Unlock()
+	// A clock that went back (an injected one) starts an interval too, rather than
+	// suppressing lines until it has caught up.
+	if !lk.started || now-lk.start >= ViolationInterval || now < lk.start {
+		lk.started, lk.start, lk.n = true, now, 0
+	}
+	if lk.n >= ViolationBurst {
+		lk.suppressed++
+		return 0, false
+	}
+	lk.n++
+	suppressed, lk.suppressed = lk.suppressed, 0
+	return suppressed, true
 }
 
 // newObserver returns the observer opts asks for, nil for none; crawlDelay asks for one too.
@@ -159,44 +199,21 @@ func newObserver(opts Options, crawlDelay bool) *observer {
 		return nil
 	}
 	// The violation limit's interval is a minute: a clock kept to the second will do, and
-	// reading it costs an atomic load. Crawl-delay's waits are told in seconds, from the
-	// exact time. Both are monotonic: time.Since reads the monotonic clock.
+	// reading it costs an atomic load (newLogLimit). Crawl-delay's waits are told in seconds,
+	// from the exact time. Both are monotonic: time.Since reads the monotonic clock.
 	o := &observer{counters: opts.Counters, violations: opts.Violations}
 	o.names.seed = maphash.MakeSeed()
-	if now := opts.now; now != nil {
+	if now := opts.Now; now != nil {
 		base := now()
 		o.elapsed = func() time.Duration { return now().Sub(base) }
-		o.coarseElapsed = o.elapsed
 	} else {
 		base := time.Now()
 		o.elapsed = func() time.Duration { return time.Since(base) }
-		o.coarseElapsed = coarse.Elapsed
 	}
 	if o.violations != nil {
-		o.limits = make([]violationLimit, metrics.NumCrawlers())
+		o.limit = newLogLimit(metrics.NumCrawlers(), opts)
 	}
 	return o
-}
-
-// allow reports whether crawler c may report a violation now, and how many it did not
-// report before.
-func (o *observer) allow(c metrics.Crawler) (suppressed int, ok bool) {
-	l := &o.limits[c]
-	now := o.coarseElapsed()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	// A clock that went back (an injected one) starts an interval too, rather than
-	// suppressing reports until it has caught up.
-	if !l.started || now-l.start >= ViolationInterval || now < l.start {
-		l.started, l.start, l.n = true, now, 0
-	}
-	if l.n >= ViolationBurst {
-		l.suppressed++
-		return 0, false
-	}
-	l.n++
-	suppressed, l.suppressed = l.suppressed, 0
-	return suppressed, true
 }
 
 // checkObserved is Check when requests are counted or reported: one decision (which crawler,
@@ -210,8 +227,9 @@ func (e *enforcer) checkObserved(r *http.Request) (Block, bool) {
 		id := e.identify(r)
 		status, bot = id.Status, id.Bot
 		if e.impostors != 0 && id.Status == identity.Impostor {
-			o.count(metrics.CrawlerOf(bot), status, metrics.Impostor)
-			return Block{Token: botName(id), Status: e.impostors, Impostor: &id, AcceptSignature: e.acceptSignature}, true
+			c := metrics.CrawlerOf(bot)
+			o.count(c, status, metrics.Impostor)
+			return Block{Token: botName(id), Status: e.impostors, Impostor: &id, AcceptSignature: e.acceptSignature, crawler: c}, true
 		}
 	}
 	es := e.rt.state.Load().enforce.Load()
@@ -246,7 +264,7 @@ func (e *enforcer) checkObserved(r *http.Request) (Block, bool) {
 	disallowed := !d.Allowed && d.Rule != nil
 	if disallowed && tok != "" && e.refuse {
 		o.count(c, status, metrics.Enforced)
-		return Block{Token: tok, Rule: *d.Rule, Status: e.status, AcceptSignature: e.acceptSignature}, true
+		return Block{Token: tok, Rule: *d.Rule, Status: e.status, AcceptSignature: e.acceptSignature, crawler: es.crawlers[tok]}, true
 	}
 	if e.crawlDelay && tok != "" {
 		if ds := es.delays[tok]; ds != nil {
@@ -256,7 +274,7 @@ func (e *enforcer) checkObserved(r *http.Request) (Block, bool) {
 			}
 			if wait, limited := ds.take(k, o.elapsed()); limited {
 				o.count(c, status, metrics.RateLimited)
-				return Block{Token: tok, Status: http.StatusTooManyRequests, RetryAfter: retryAfter(wait), AcceptSignature: e.acceptSignature}, true
+				return Block{Token: tok, Status: http.StatusTooManyRequests, RetryAfter: retryAfter(wait), AcceptSignature: e.acceptSignature, crawler: es.crawlers[tok]}, true
 			}
 		}
 	}
@@ -266,7 +284,7 @@ func (e *enforcer) checkObserved(r *http.Request) (Block, bool) {
 	}
 	o.count(c, status, metrics.DisallowedServed)
 	if o.violations != nil {
-		if n, ok := o.allow(c); ok {
+		if n, ok := o.limit.allow(int(c)); ok {
 			o.violations(r, Violation{Crawler: c.Name(), Token: tok, Status: metrics.StatusLabel(status), Path: requestTarget(r), Rule: *d.Rule, Line: e.ruleLine(r, tok, *d.Rule), Suppressed: n})
 		}
 	}

@@ -178,7 +178,7 @@ func TestObserveEnforced(t *testing.T) {
 func TestViolationLimit(t *testing.T) {
 	clock := &fakeClock{t: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)}
 	var got []Violation
-	c := observedCore(t, observedFile(), nil, Options{now: clock.now, Violations: func(_ *http.Request, v Violation) { got = append(got, v) }})
+	c := observedCore(t, observedFile(), nil, Options{Now: clock.now, Violations: func(_ *http.Request, v Violation) { got = append(got, v) }})
 	for i := 0; i < 3*ViolationBurst; i++ {
 		c.Enforce(uaRequest("/private/a", "GPTBot/1.2"))
 		clock.advance(time.Second)
@@ -203,7 +203,7 @@ func TestViolationLimit(t *testing.T) {
 func TestViolationLimitClockStep(t *testing.T) {
 	clock := &fakeClock{t: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)}
 	var got []Violation
-	c := observedCore(t, observedFile(), nil, Options{now: clock.now, Violations: func(_ *http.Request, v Violation) { got = append(got, v) }})
+	c := observedCore(t, observedFile(), nil, Options{Now: clock.now, Violations: func(_ *http.Request, v Violation) { got = append(got, v) }})
 	c.Enforce(uaRequest("/private/a", "GPTBot/1.2"))
 	clock.advance(-time.Hour)
 	c.Enforce(uaRequest("/private/a", "GPTBot/1.2"))

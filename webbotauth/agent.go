@@ -33,6 +33,12 @@ func (s *Signature) SignatureAgent(h http.Header) (string, error) {
 	if len(lines) == 0 {
 		return "", nil
 	}
+	// Refused before it is parsed, as the signature fields are (checkShape).
+	if size, members, _ := fieldShape(lines, MaxFieldSize); size > MaxFieldSize {
+		return "", agentErr("field of %d bytes, more than %d", size, MaxFieldSize)
+	} else if members > MaxSignatures {
+		return "", agentErr("%d members, more than %d", members, MaxSignatures)
+	}
 	var keys []string
 	whole := false
 	for _, c := range s.Components {

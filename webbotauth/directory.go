@@ -44,15 +44,28 @@ type DirectoryOptions struct {
 	Retry time.Duration
 	// Timeout bounds one fetch; 0 is 10 seconds.
 	Timeout time.Duration
+	// Resolver resolves directory host names; nil is the system's. Tests answer from a
+	// loopback DNS server, so that many host names reach one local server. The address
+	// check (AllowAddr) applies to whatever it answers.
+	Resolver *net.Resolver
 	// MaxAgents bounds how many directories of agents that are not trusted are cached; 0 is
 	// 1,000. With FetchUntrusted every client can name a new one, so the cache must not grow
 	// with them; when it is full, failures older than Retry go first, then any other entry
 	// not being fetched. Trusted agents' directories (bounded by the configuration) are
 	// always kept.
 	MaxAgents int
+	// MaxUntrustedBytes bounds the memory the directories of agents that are not trusted take
+	// in the cache, each counted as its agent URL, its keys and its last error (entryBytes); 0
+	// is 1 MiB. MaxAgents alone would let them take MaxAgents times a directory of MaxKeys keys
+	// under a long URL. It is made room for as MaxAgents is; a fetched directory that still
+	// does not fit is not kept (the agent is Unreachable until a later fetch fits).
+	MaxUntrustedBytes int
 	// MaxFetches bounds the fetches in progress at once, over all agents; 0 is 4, less than 2
 	// is 2. One of them is kept for trusted agents, so that clients naming agents of their
-	// own cannot hold every fetch.
+	// own cannot hold every fetch. A fetch for an agent not trusted opens a connection of its
+	// own and closes it when done (no keep-alive): clients naming a new host each time would
+	// otherwise leave an idle connection, a file descriptor and two goroutines, per host.
+	// So at most MaxFetches - 1 connections serve agents not trusted at any time.
 	MaxFetches int
 	// Now is the clock of Fetch (a Verifier gives lookups its own); nil is time.Now.
 	Now func() time.Time
@@ -68,13 +81,20 @@ type DirectoryOptions struct {
 // asked. A failed fetch never evicts the keys already cached (the draft, "Discovery
 // Failure"); a fetched directory replaces them, so a removed key stops verifying.
 type Directory struct {
-	client *http.Client
-	o      DirectoryOptions
+	client *http.Client // for trusted agents: connections kept alive
+	// untrustedClient fetches for agents not trusted: no keep-alive (MaxFetches).
+	untrustedClient *http.Client
+	o               DirectoryOptions
 
-	mu        sync.Mutex
+	mu sync.Mutex
+	// life is the context of the fetches started, cancelled (and replaced) by Close.
+	life      context.Context
+	cancel    context.CancelFunc
 	entries   map[string]*dirEntry
 	inflight  int // fetches in progress
 	untrusted int // entries of agents not trusted
+	// untrustedBytes is what the entries of agents not trusted take (entryBytes).
+	untrustedBytes int
 	// inflightUntrusted is the fetches in progress for agents not trusted.
 	inflightUntrusted int
 	wg                sync.WaitGroup
@@ -87,6 +107,27 @@ type dirEntry struct {
 	err      error           // of the last fetch
 	fetching chan struct{}   // closed when the fetch in progress ends; nil if none
 	trusted  bool            // a Verifier trusts the agent
+	bytes    int             // entryBytes when last counted, if not trusted
+}
+
+// Memory of a cache entry beyond its strings, for entryBytes: the entry, its channel and its
+// map slot; a key's struct and map slot. Measured by TestDirectoryMemory, rounded up.
+const (
+	dirEntryBytes = 512
+	dirKeyBytes   = 160
+)
+
+// entryBytes is the memory an entry of agent takes: its fixed part, the agent URL (the map
+// key), each key with its thumbprint and public key, and its error's message.
+func entryBytes(agent string, e *dirEntry) int {
+	n := dirEntryBytes + len(agent)
+	for id, k := range e.keys {
+		n += dirKeyBytes + len(id) + len(k.Public)
+	}
+	if e.err != nil {
+		n += len(e.err.Error())
+	}
+	return n
 }
 
 // NewDirectory returns a Directory.
@@ -106,6 +147,9 @@ func NewDirectory(o DirectoryOptions) *Directory {
 	if o.MaxAgents == 0 {
 		o.MaxAgents = 1000
 	}
+	if o.MaxUntrustedBytes == 0 {
+		o.MaxUntrustedBytes = 1 << 20
+	}
 	if o.MaxFetches == 0 {
 		o.MaxFetches = 4
 	}
@@ -118,7 +162,8 @@ func NewDirectory(o DirectoryOptions) *Directory {
 		allow = PublicAddr
 	}
 	dialer := &net.Dialer{
-		Timeout: o.Timeout,
+		Timeout:  o.Timeout,
+		Resolver: o.Resolver,
 		// Control runs on the resolved address of every connection attempt.
 		Control: func(network, address string, _ syscall.RawConn) error {
 			ap, err := netip.ParseAddrPort(address)
@@ -140,17 +185,20 @@ func NewDirectory(o DirectoryOptions) *Directory {
 		MaxIdleConnsPerHost:   1,
 		IdleConnTimeout:       time.Minute,
 	}
-	return &Directory{
-		client: &http.Client{
+	untrusted := tr.Clone()
+	untrusted.DisableKeepAlives = true
+	client := func(tr *http.Transport) *http.Client {
+		return &http.Client{
 			Transport: tr,
 			Timeout:   o.Timeout,
 			CheckRedirect: func(*http.Request, []*http.Request) error {
 				return http.ErrUseLastResponse // the draft: never follow
 			},
-		},
-		o:       o,
-		entries: map[string]*dirEntry{},
+		}
 	}
+	d := &Directory{client: client(tr), untrustedClient: client(untrusted), o: o, entries: map[string]*dirEntry{}}
+	d.life, d.cancel = context.WithCancel(context.Background())
+	return d
 }
 
 // PublicAddr reports whether a is a public unicast address: not private, loopback,
@@ -218,42 +266,73 @@ func (d *Directory) entry(agent string, now time.Time, trusted bool) *dirEntry {
 	case e != nil && trusted && !e.trusted:
 		e.trusted = true
 		d.untrusted--
+		d.untrustedBytes -= e.bytes
 	case e != nil:
 	case trusted:
 		e = &dirEntry{trusted: true}
 		d.entries[agent] = e
 	default:
-		if d.untrusted >= d.o.MaxAgents && !d.evict(now) {
-			return nil
-		}
 		e = &dirEntry{}
+		e.bytes = entryBytes(agent, e)
+		for d.untrusted >= d.o.MaxAgents || d.untrustedBytes+e.bytes > d.o.MaxUntrustedBytes {
+			if !d.evict(now, nil) {
+				return nil
+			}
+		}
 		d.entries[agent] = e
 		d.untrusted++
+		d.untrustedBytes += e.bytes
 	}
 	return e
 }
 
+// recount counts again what the entry of an agent not trusted takes, once a fetch has changed
+// it, and makes room for it; if there is none, its keys are dropped. d.mu is held.
+func (d *Directory) recount(agent string, e *dirEntry, now time.Time) {
+	if e.trusted || d.entries[agent] != e {
+		return
+	}
+	d.untrustedBytes -= e.bytes
+	e.bytes = entryBytes(agent, e)
+	for d.untrustedBytes+e.bytes > d.o.MaxUntrustedBytes {
+		if !d.evict(now, e) {
+			break
+		}
+	}
+	if d.untrustedBytes+e.bytes > d.o.MaxUntrustedBytes {
+		e.keys, e.err = nil, fmt.Errorf("%w: no room in the cache of agents not trusted (%d bytes)", errDirectory, d.o.MaxUntrustedBytes)
+		e.bytes = entryBytes(agent, e)
+	}
+	d.untrustedBytes += e.bytes
+}
+
 // evict drops the untrusted entries that failed longer than Retry ago or, if there are none,
-// one other untrusted entry not being fetched; false if it could drop none. d.mu is held.
-func (d *Directory) evict(now time.Time) bool {
+// one other untrusted entry not being fetched, never keep; false if it could drop none. d.mu
+// is held.
+func (d *Directory) evict(now time.Time, keep *dirEntry) bool {
 	n := d.untrusted
 	for a, e := range d.entries {
-		if !e.trusted && e.keys == nil && e.fetching == nil && now.Sub(e.attempt) >= d.o.Retry {
-			delete(d.entries, a)
-			d.untrusted--
+		if !e.trusted && e != keep && e.keys == nil && e.fetching == nil && now.Sub(e.attempt) >= d.o.Retry {
+			d.drop(a, e)
 		}
 	}
 	if d.untrusted < n {
 		return true
 	}
 	for a, e := range d.entries {
-		if !e.trusted && e.fetching == nil {
-			delete(d.entries, a)
-			d.untrusted--
+		if !e.trusted && e != keep && e.fetching == nil {
+			d.drop(a, e)
 			return true
 		}
 	}
 	return false
+}
+
+// drop removes the entry e of an agent not trusted; d.mu is held.
+func (d *Directory) drop(agent string, e *dirEntry) {
+	delete(d.entries, agent)
+	d.untrusted--
+	d.untrustedBytes -= e.bytes
 }
 
 // start begins a fetch of agent's directory, unless MaxFetches are in progress (MaxFetches - 1
@@ -269,17 +348,27 @@ func (d *Directory) start(agent string, e *dirEntry, now time.Time) {
 	}
 	done := make(chan struct{})
 	e.fetching, e.attempt = done, now
+	life := d.life
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), d.o.Timeout)
-		keys, ttl, err := d.get(ctx, agent)
+		ctx, cancel := context.WithTimeout(life, d.o.Timeout)
+		client := d.client
+		if !trusted {
+			client = d.untrustedClient
+		}
+		keys, ttl, err := d.get(ctx, client, agent)
 		cancel()
 		d.mu.Lock()
 		if err == nil {
 			e.keys, e.expires = keys, now.Add(ttl)
 		}
 		e.err, e.fetching = err, nil
+		if err != nil && life.Err() != nil {
+			// Cut short by Close: says nothing of the agent, so the next lookup fetches again.
+			e.attempt = time.Time{}
+		}
+		d.recount(agent, e, now)
 		d.inflight--
 		if !trusted {
 			d.inflightUntrusted--
@@ -319,18 +408,24 @@ func (d *Directory) Fetch(ctx context.Context, agent string) error {
 // Wait waits for the fetches in progress to end.
 func (d *Directory) Wait() { d.wg.Wait() }
 
-// Close waits for the fetches in progress (each bounded by Timeout) and closes the idle
-// connections, for a front end's cleanup when its configuration is replaced. The cache stays
-// usable; a later fetch opens a new connection.
+// Close cancels the fetches in progress, waits for them to end and closes the idle
+// connections, for a front end's cleanup when its configuration is replaced: a reload never
+// waits for a directory server that is slow to answer. The cache stays usable; a later fetch
+// opens a new connection, and an agent whose fetch was cancelled is fetched again.
 func (d *Directory) Close() {
+	d.mu.Lock()
+	d.cancel()
+	d.life, d.cancel = context.WithCancel(context.Background())
+	d.mu.Unlock()
 	d.wg.Wait()
 	d.client.CloseIdleConnections()
+	d.untrustedClient.CloseIdleConnections()
 }
 
 var errDirectory = errors.New("webbotauth: key directory")
 
 // get fetches and parses one directory, returning its keys and how long to use them.
-func (d *Directory) get(ctx context.Context, agent string) (map[string]*Key, time.Duration, error) {
+func (d *Directory) get(ctx context.Context, client *http.Client, agent string) (map[string]*Key, time.Duration, error) {
 	u := DirectoryURL(agent)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
@@ -341,7 +436,7 @@ func (d *Directory) get(ctx context.Context, agent string) (map[string]*Key, tim
 	}
 	wellKnown := req.URL.Path == WellKnownPath
 	req.Header.Set("Accept", DirectoryMediaType+", application/jwk-set+json;q=0.9, application/json;q=0.8")
-	resp, err := d.client.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -27,7 +27,8 @@ const (
 	Pending
 	// Unreachable: the agent's key directory could not be fetched and none is cached.
 	Unreachable
-	// Replayed: the signature's nonce was seen before within its validity.
+	// Replayed: the signature's nonce was seen before within its validity, or could not be
+	// recorded (Reason NonceStoreFull): either way the signature proves nothing.
 	Replayed
 	// Impostor: the signature does not verify against the key the agent's directory (or the
 	// configuration) holds for its keyid.
@@ -88,7 +89,8 @@ type Options struct {
 	// Agents are the trusted agents.
 	Agents []Agent
 	// Directory fetches the key directories of agents whose keys are not configured; nil
-	// fetches nothing.
+	// fetches nothing. Its owner closes it (Directory.Close) when the verifier is replaced or
+	// the application stops: that cancels the fetches in progress.
 	Directory *Directory
 	// FetchUntrusted lets the Directory fetch the directories of agents that are not trusted,
 	// so that their requests can be Signed rather than UnknownKey. Off by default: every
@@ -102,7 +104,7 @@ type Options struct {
 	// RECOMMENDED bound).
 	MaxValidity time.Duration
 	// Nonces, if set, refuses a nonce seen before (Replayed); signatures without a nonce
-	// then pass unless RequireNonce.
+	// then pass unless RequireNonce, and a nonce longer than MaxNonceLength is Malformed.
 	Nonces *Nonces
 	// RequireNonce makes a signature without a nonce Malformed when Nonces is set.
 	RequireNonce bool
@@ -301,9 +303,17 @@ func (v *Verifier) verify(r *http.Request, t Target, s *Signature) Result {
 		res.Status, res.Reason = Impostor, "the signature does not verify against the agent's key "+s.KeyID
 		return res
 	}
-	if v.nonces != nil && s.Nonce != "" && !v.nonces.add(agent, s.KeyID, s.Nonce, s.Expires+v.skew, now) {
-		res.Status, res.Reason = Replayed, "nonce seen before (or the nonce store is full)"
-		return res
+	if v.nonces != nil && s.Nonce != "" {
+		// A key the configuration holds, or a trusted agent's directory, is the trusted
+		// partition's: a key anyone can publish cannot crowd those nonces out.
+		ok, why := v.nonces.add(agent, s.KeyID, s.Nonce, trusted || agent == "", s.Expires+v.skew, now)
+		if !ok {
+			if why == "" {
+				why = "nonce seen before"
+			}
+			res.Status, res.Reason = Replayed, why
+			return res
+		}
 	}
 	if trusted {
 		res.Status = Verified
@@ -333,6 +343,9 @@ func (v *Verifier) fresh(s *Signature, now int64) (Result, bool) {
 	}
 	if v.nonces != nil && v.needNonce && s.Nonce == "" {
 		return Result{Status: Malformed, Reason: "no nonce"}, false
+	}
+	if v.nonces != nil && len(s.Nonce) > MaxNonceLength {
+		return Result{Status: Malformed, Reason: fmt.Sprintf("nonce of %d bytes, more than %d", len(s.Nonce), MaxNonceLength)}, false
 	}
 	return Result{}, true
 }

@@ -302,6 +302,10 @@ func crawlerService(dir string, files []string, noDNS bool, stderr io.Writer) (*
 		if u == "" || file == "" {
 			return nil, fmt.Errorf("--crawler-list-file %q: give URL=FILE, with a URL of a list the bot catalogue names, e.g. https://developers.google.com/static/search/apis/ipranges/googlebot.json=googlebot.json", f)
 		}
+		// A file named is input: refused as the Caddy module refuses it, naming the entry.
+		if err := identity.CheckListFile(u, file, 0); err != nil {
+			return nil, fmt.Errorf("--crawler-list-file %q: %v", f, err)
+		}
 		local[u] = file
 	}
 	svc := identity.NewService(identity.ServiceOptions{

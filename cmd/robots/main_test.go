@@ -293,6 +293,12 @@ func TestCommandIdentity(t *testing.T) {
 		{"bad address", []string{"--client-ip", "66.249.64", "--crawler-list-file", googleFile}, 2, nil, `--client-ip "66.249.64": give the client's IP address`},
 		{"bad list file", []string{"--crawler-list-file", "https://example.com/list.json=list.json"}, 2, nil, `--crawler-list-file "https://example.com/list.json=list.json": give URL=FILE`},
 		{"bad lists directory", []string{"--crawler-lists", filepath.Join(dir, "nope")}, 2, nil, "not a directory"},
+		// A list file is input: a bad one is refused, naming the entry, as the Caddy module's
+		// list_file is.
+		{"list file with a bad entry", []string{"--client-ip", "66.249.64.5", "--crawler-list-file", g.Verification.IPRanges[0].URL + "=" + write(t, dir, "bad.json", `{"prefixes":[{"ipv4Prefix":"66.249.64.0/27"},{"ipv4Prefix":"66.249.64.300/27"}]}`)},
+			2, nil, `list refused: entry $.prefixes[1].ipv4Prefix: "66.249.64.300/27" is neither an IP prefix nor an address`},
+		{"list file not JSON", []string{"--client-ip", "66.249.64.5", "--crawler-list-file", g.Verification.IPRanges[0].URL + "=" + write(t, dir, "page.json", "<html>")},
+			2, nil, `page.json": list refused: not a JSON document`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
