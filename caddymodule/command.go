@@ -256,7 +256,7 @@ func reportCommand() *cobra.Command {
 		if name == "" {
 			name = "Caddyfile"
 		}
-		return cli.RunReport(stdout, stderr, c.InOrStdin(), site, cli.ReportOptions{Name: name + ", server " + site.Name, Hosts: cfg.servedHosts(u.Hostname()), Host: u.Hostname(), Origin: u.Scheme + "://" + u.Host, RobotsFile: robotsFile, Logs: args, Format: f.format, Output: output})
+		return cli.RunReport(stdout, stderr, c.InOrStdin(), site, cli.ReportOptions{Name: name + ", server " + site.Name, Hosts: cfg.servedHosts(site.Name, u.Hostname()), Host: u.Hostname(), Origin: u.Scheme + "://" + u.Host, RobotsFile: robotsFile, Logs: args, Format: f.format, Output: output})
 	})
 	return c
 }

@@ -233,10 +233,14 @@ func (top topRoute) hosts() []string {
 	return hosts
 }
 
-// servedHosts are the host names the config serves host's site under (a report's title):
-// those of the first site block whose host matcher names host, else host alone.
-func (lc *loadedConfig) servedHosts(host string) []string {
+// servedHosts are the host names the server serves host's site under (a report's title):
+// those of its first site block whose host matcher names host, else host alone. (Another
+// server may serve the same name on another port, with other names.)
+func (lc *loadedConfig) servedHosts(server, host string) []string {
 	for top := range lc.topRoutes() {
+		if top.server != server {
+			continue
+		}
 		hosts := top.hosts()
 		if slices.ContainsFunc(hosts, func(h string) bool { return strings.EqualFold(h, host) }) {
 			return hosts
