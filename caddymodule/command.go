@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 	"github.com/spf13/cobra"
@@ -42,7 +43,9 @@ the fields it covers, pasted as the agent sent them) is judged as the server
 judges it, and check explains the verdict: the parameters, why it fails, the
 signature base verified, and the identity it makes. Keys come from the config's
 key files; an agent's key directory is not fetched (give its JWK Set with
---signature-keys). Exit status 0 when
+--signature-keys). With --sign-key <file> --sign-agent <url>, check signs the
+request itself as that agent with that private key, to try a signature_agent
+setup without a signer. Exit status 0 when
 robots.txt allows the URL, 1 when it disallows it, 2 on a config or usage error.
 
   caddy robots lint --config Caddyfile
@@ -94,10 +97,10 @@ func (f *commandFlags) add(c *cobra.Command) {
 
 func checkCommand() *cobra.Command {
 	var f commandFlags
-	var rawURL, agent, purpose, robotsFile, clientIP, sigKeys string
+	var rawURL, agent, purpose, robotsFile, clientIP, sigKeys, signKey, signAgent string
 	var backend, header []string
 	c := &cobra.Command{
-		Use:   "check --config <path> [--adapter <name>] --url <url> [--agent <agent>] [--client-ip <addr>] [--header 'Signature-Input: ...']... [--signature-keys <jwks-file>] [--purpose <token>] [--backend-header 'Robots-Tag: ...']... [--robots-file <file>] [--format text|json]",
+		Use:   "check --config <path> [--adapter <name>] --url <url> [--agent <agent>] [--client-ip <addr>] [--header 'Signature-Input: ...']... [--signature-keys <jwks-file>] [--sign-key <key-file> --sign-agent <url>] [--purpose <token>] [--backend-header 'Robots-Tag: ...']... [--robots-file <file>] [--format text|json]",
 		Short: "Explains what a crawler sees at a URL",
 		Args:  cobra.ArbitraryArgs,
 	}
@@ -111,12 +114,21 @@ func checkCommand() *cobra.Command {
 	c.Flags().StringVar(&clientIP, "client-ip", "", "The client's IP address as the server sees it (after trusted_proxies), to verify the crawler the agent names")
 	c.Flags().StringArrayVar(&header, "header", nil, "A header line the client sends, e.g. its Web Bot Auth signature's 'Signature-Input: sig1=(...);...' (repeatable)")
 	c.Flags().StringVar(&sigKeys, "signature-keys", "", "The JWK Set the key directory of the signature's agent serves, which check does not fetch")
+	c.Flags().StringVar(&signKey, "sign-key", "", "Sign the request as a Web Bot Auth agent with this Ed25519 private key (a PEM PKCS #8 file or a JWK with d), as the agent of --sign-agent")
+	c.Flags().StringVar(&signAgent, "sign-agent", "", "The agent URL to sign the request as (its Signature-Agent), with --sign-key")
 	c.RunE = exitWith(func(stdout, stderr io.Writer, args []string) (int, error) {
 		if err := usageChecks(f, args); err != nil {
 			return cli.ExitUsage, err
 		}
 		if rawURL == "" {
 			return cli.ExitUsage, errors.New("--url is required")
+		}
+		if signKey != "" || signAgent != "" {
+			lines, err := cli.SignHeaders(rawURL, signKey, signAgent, header, time.Now())
+			if err != nil {
+				return cli.ExitUsage, err
+			}
+			header = append(header, lines...)
 		}
 		req := policycheck.Request{URL: rawURL, Agent: agent, Purpose: purpose, BackendHeaders: backend, ClientIP: clientIP, Headers: header}
 		if robotsFile != "" {
@@ -244,7 +256,7 @@ func reportCommand() *cobra.Command {
 		if name == "" {
 			name = "Caddyfile"
 		}
-		return cli.RunReport(stdout, stderr, c.InOrStdin(), site, cli.ReportOptions{Name: name + ", server " + site.Name, Host: u.Hostname(), Origin: u.Scheme + "://" + u.Host, RobotsFile: robotsFile, Logs: args, Format: f.format, Output: output})
+		return cli.RunReport(stdout, stderr, c.InOrStdin(), site, cli.ReportOptions{Name: name + ", server " + site.Name, Hosts: cfg.servedHosts(site.Name, u.Hostname()), Host: u.Hostname(), Origin: u.Scheme + "://" + u.Host, RobotsFile: robotsFile, Logs: args, Format: f.format, Output: output})
 	})
 	return c
 }

@@ -23,7 +23,7 @@ func TestRobotsCommandReport(t *testing.T) {
 	dir := t.TempDir()
 	logFile := filepath.Join(dir, "access.log")
 	isoLog := filepath.Join(dir, "iso.log") // the second site logs "ts" as ISO 8601
-	site := fmt.Sprintf(`http://localhost:@PORT@ {
+	site := fmt.Sprintf(`http://localhost:@PORT@, http://127.0.0.1:@PORT@ {
 	log {
 		output file %s
 	}
@@ -62,11 +62,13 @@ http://localhost:@PORT2@ {
 	google := "User-Agent: Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
 	bing := "User-Agent: Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)"
 	browser := "User-Agent: Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0"
+	curl := "User-Agent: curl/8.5.0"
 	sent := []struct{ ua, path string }{
 		{gpt, "/robots.txt"}, {gpt, "/a"}, {gpt, "/private/b"}, {gpt, "/a"},
 		{google, "/robots.txt"}, {google, "/search?q=x"}, {google, "/search/about"}, {google, "/news"},
 		{bing, "/private/b"}, {bing, "/robots.txt"},
 		{browser, "/"}, {browser, "/private/b"},
+		{curl, "/news"}, {curl, "/private/b"},
 	}
 	var served string
 	for _, s := range sent {
@@ -114,6 +116,14 @@ http://localhost:@PORT2@ {
 	}
 	if rep.Totals.Requests != int64(len(sent)) || rep.Totals.OtherRequests != 2 || rep.Unreadable.Count != 0 || rep.Inputs[0].Formats["caddy"] != int64(len(sent)) {
 		t.Errorf("totals %+v, unreadable %+v, inputs %+v; want %d requests, 2 others", rep.Totals, rep.Unreadable, rep.Inputs[0], len(sent))
+	}
+	// Titled with the host names the site block serves, the config named apart; curl is a
+	// tool, not a crawler.
+	if rep.Site.Name != "localhost, 127.0.0.1" || !strings.HasPrefix(rep.Site.Config, "Caddyfile, server ") {
+		t.Errorf("site %q, config %q: want the site block's host names and the config", rep.Site.Name, rep.Site.Config)
+	}
+	if len(rep.Tools) != 1 || rep.Tools[0].Name != "curl" || rep.Tools[0].Requests != 2 || rep.Totals.ToolRequests != 2 {
+		t.Errorf("tools %+v, totals %+v: want curl's 2 requests", rep.Tools, rep.Totals)
 	}
 	if rep.Site.RobotsTxt != served {
 		t.Errorf("the report replays\n%s\nthe server served\n%s", rep.Site.RobotsTxt, served)

@@ -145,15 +145,7 @@ func (lc *loadedConfig) siteFor(req policycheck.Request) (*policycheck.Site, *wh
 func (lc *loadedConfig) sites() []*policycheck.Site {
 	var out []*policycheck.Site
 	for top := range lc.topRoutes() {
-		var hosts []string
-		for _, m := range top.route.Match {
-			var hm struct {
-				Host []string `json:"host"`
-			}
-			if json.Unmarshal(m, &hm) == nil {
-				hosts = append(hosts, hm.Host...)
-			}
-		}
+		hosts := top.hosts()
 		fs := lc.inSite(top)
 		if len(fs) == 0 {
 			continue
@@ -225,4 +217,34 @@ func pathsOf(levels []json.RawMessage) (paths []string, condition string) {
 		}
 	}
 	return paths, strings.Join(conds, "; ")
+}
+
+// hosts are the host names of the route's host matchers: the names a site block serves.
+func (top topRoute) hosts() []string {
+	var hosts []string
+	for _, m := range top.route.Match {
+		var hm struct {
+			Host []string `json:"host"`
+		}
+		if json.Unmarshal(m, &hm) == nil {
+			hosts = append(hosts, hm.Host...)
+		}
+	}
+	return hosts
+}
+
+// servedHosts are the host names the server serves host's site under (a report's title):
+// those of its first site block whose host matcher names host, else host alone. (Another
+// server may serve the same name on another port, with other names.)
+func (lc *loadedConfig) servedHosts(server, host string) []string {
+	for top := range lc.topRoutes() {
+		if top.server != server {
+			continue
+		}
+		hosts := top.hosts()
+		if slices.ContainsFunc(hosts, func(h string) bool { return strings.EqualFold(h, host) }) {
+			return hosts
+		}
+	}
+	return []string{host}
 }

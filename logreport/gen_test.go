@@ -29,6 +29,7 @@ type client struct {
 	token string // the group of site.json that names it; "" for none
 	ip    string // its usual address
 	fake  string // an address it is not at (an impostor's), "" when it cannot be told
+	tool  bool   // a tool or HTTP library (Report.Tools), not a crawler
 }
 
 var clients = []client{
@@ -41,6 +42,8 @@ var clients = []client{
 	{ua: "Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0", ip: "198.51.100.7"},
 	{ua: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Version/17.0 Mobile/15E148 Safari/604.1", ip: "2001:db8::42"},
 	{ua: "", ip: "192.0.2.1"}, // no User-Agent
+	{ua: "curl/8.5.0", id: "curl", ip: "198.51.100.20", tool: true},
+	{ua: "python-requests/2.31.0", id: "python-requests", ip: "2001:db8::77", tool: true},
 }
 
 var paths = []string{"/", "/robots.txt", "/private/x", "/articles/a", "/articles/free/b", "/search?q=caddy", "/search/about", "/news/1", "/news/2?page=3", "/a%20b"}
@@ -83,10 +86,12 @@ type request struct {
 type truth struct {
 	requests, bytes, other, otherBytes, violations, impostors, impostorBytes, otherHosts int64
 	unreadable                                                                           int64
-	crawlers                                                                             map[string]*crawlerTruth  // by catalogue ID
+	crawlers                                                                             map[string]*crawlerTruth // by catalogue ID
+	tools                                                                                map[string]*crawlerTruth // the tools', by catalogue ID
+	toolRequests                                                                         int64
 	impostorRows                                                                         map[string]*impostorTruth // by catalogue ID claimed
 	// crawlerTimes, impostorTimes and otherTimes are when the requests counted were sent.
-	crawlerTimes, impostorTimes, otherTimes []time.Time
+	crawlerTimes, impostorTimes, otherTimes, toolTimes []time.Time
 }
 
 // impostorTruth is what the impostors claiming one crawler did.
@@ -132,7 +137,7 @@ func generate(seed uint64, n int, start time.Time, span time.Duration, withHosts
 // expected computes the truth of reqs for a log format (common carries no User-Agent) with
 // verification on or off, counting only host (all when "").
 func expected(reqs []request, common, verify bool, host string, unreadable int64) truth {
-	tr := truth{crawlers: map[string]*crawlerTruth{}, impostorRows: map[string]*impostorTruth{}, unreadable: unreadable}
+	tr := truth{crawlers: map[string]*crawlerTruth{}, tools: map[string]*crawlerTruth{}, impostorRows: map[string]*impostorTruth{}, unreadable: unreadable}
 	for _, r := range reqs {
 		if host != "" && r.host != host {
 			tr.otherHosts++
@@ -168,11 +173,18 @@ func expected(reqs []request, common, verify bool, host string, unreadable int64
 			}
 			continue
 		}
-		tr.crawlerTimes = append(tr.crawlerTimes, r.t)
-		ct := tr.crawlers[c.id]
+		rows := tr.crawlers
+		if c.tool {
+			rows = tr.tools
+			tr.toolRequests++
+			tr.toolTimes = append(tr.toolTimes, r.t)
+		} else {
+			tr.crawlerTimes = append(tr.crawlerTimes, r.t)
+		}
+		ct := rows[c.id]
 		if ct == nil {
 			ct = &crawlerTruth{statuses: map[string]int64{}, viol: map[[2]string]int64{}}
-			tr.crawlers[c.id] = ct
+			rows[c.id] = ct
 		}
 		ct.requests++
 		ct.bytes += size

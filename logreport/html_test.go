@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -72,7 +73,7 @@ func checkPage(t *testing.T, page []byte, rep *logreport.Report) {
 		t.Error("the JSON embedded in the page is not the report's")
 	}
 	// The summary.
-	want := map[string]int64{"requests": rep.Totals.Requests, "crawler_requests": rep.Totals.CrawlerRequests, "other_requests": rep.Totals.OtherRequests,
+	want := map[string]int64{"requests": rep.Totals.Requests, "crawler_requests": rep.Totals.CrawlerRequests, "tool_requests": rep.Totals.ToolRequests, "other_requests": rep.Totals.OtherRequests,
 		"violations": rep.Totals.Violations, "impostors": rep.Totals.Impostors, "other_hosts": rep.Totals.OtherHosts, "unreadable": rep.Unreadable.Count, "bytes": rep.Totals.Bytes}
 	for _, dd := range cells(byID["summary"]) {
 		k := attr(dd, "data-k")
@@ -84,37 +85,9 @@ func checkPage(t *testing.T, page []byte, rep *logreport.Report) {
 	if len(want) > 0 {
 		t.Errorf("summary lacks %v", want)
 	}
-	// The crawlers' table: a row per crawler, in order.
-	rows := rowsOf(byID["crawlers"])
-	if len(rows) != len(rep.Crawlers) {
-		t.Fatalf("crawlers table has %d rows, JSON %d crawlers", len(rows), len(rep.Crawlers))
-	}
-	for i, row := range rows {
-		c := rep.Crawlers[i]
-		want := map[string]int64{"requests": c.Requests, "bytes": c.Bytes, "robots_txt": c.RobotsTxt.Fetches, "violations": c.Violations.Count}
-		for _, td := range cells(row) {
-			k := attr(td, "data-k")
-			switch k {
-			case "name":
-				if text(td) != escaped(c.Name) {
-					t.Errorf("row %d: name %q, JSON %q", i, text(td), c.Name)
-				}
-			case "statuses":
-				var parts []string
-				for s, n := range c.Statuses {
-					parts = append(parts, s+":"+strconv.FormatInt(n, 10))
-				}
-				if got := strings.Fields(text(td)); len(got) != len(parts) {
-					t.Errorf("%s: statuses %q, JSON %v", c.Name, text(td), c.Statuses)
-				}
-			case "":
-			default:
-				if got := number(t, td); got != want[k] {
-					t.Errorf("%s: %s is %d on the page, %d in the JSON", c.Name, k, got, want[k])
-				}
-			}
-		}
-	}
+	// The crawlers' table and the tools': a row per crawler (tool), in order.
+	rows := checkRows(t, "crawlers", byID["crawlers"], rep.Crawlers)
+	toolRows := checkRows(t, "tools", byID["tools"], rep.Tools)
 	// The impostors' table: a row per crawler claimed, in order.
 	irows := rowsOf(byID["impostors"])
 	if len(irows) != len(rep.Impostors) {
@@ -138,7 +111,7 @@ func checkPage(t *testing.T, page []byte, rep *logreport.Report) {
 	}
 	// The violations' table: the rows of every crawler, in order, then its other.
 	var wantRows [][3]string
-	for _, c := range rep.Crawlers {
+	for _, c := range slices.Concat(rep.Crawlers, rep.Tools) {
 		for _, v := range c.Violations.Top {
 			wantRows = append(wantRows, [3]string{escaped(v.Path), strconv.Itoa(v.Line), strconv.FormatInt(v.Count, 10)})
 		}
@@ -166,27 +139,131 @@ func checkPage(t *testing.T, page []byte, rep *logreport.Report) {
 			t.Errorf("violation row %d: %q, JSON %q", i, got, wantRows[i])
 		}
 	}
-	// The charts: a bar per bucket and crawler.
-	if len(svgs) != 2+len(rep.Crawlers) {
-		t.Fatalf("%d SVG charts, want 2 and one per crawler", len(svgs))
+	// The charts: a bar per bucket and crawler (tool).
+	if len(svgs) != 2+len(rep.Crawlers)+len(rep.Tools) {
+		t.Fatalf("%d SVG charts, want 2 and one per crawler and tool", len(svgs))
 	}
-	for i, row := range rows {
+	for i, row := range slices.Concat(rows, toolRows) {
+		c := slices.Concat(rep.Crawlers, rep.Tools)[i]
 		var bars int64
-		for _, v := range rep.Crawlers[i].Timeline {
+		for _, v := range c.Timeline {
 			if v > 0 {
 				bars++
 			}
 		}
 		if n := countRects(findSVG(row)); int64(n) != bars {
-			t.Errorf("%s: %d bars in its timeline, JSON has %d buckets with requests", rep.Crawlers[i].Name, n, bars)
+			t.Errorf("%s: %d bars in its timeline, JSON has %d buckets with requests", c.Name, n, bars)
 		}
 	}
+	checkPaths(t, byID["paths"], rep)
 	if n := countRects(byID["timeline"]); n < 2*len(rep.Timeline.Crawlers) {
 		t.Errorf("timeline chart has %d bars for %d buckets", n, len(rep.Timeline.Crawlers))
 	}
 	if n := countRects(byID["crawler-bars"]); n < len(rep.Crawlers) {
 		t.Errorf("crawler chart has %d bars for %d crawlers", n, len(rep.Crawlers))
 	}
+}
+
+// checkRows checks the rows of a table of crawlers (or tools) against the JSON's, and
+// returns them.
+func checkRows(t *testing.T, what string, table *html.Node, want []*logreport.Crawler) []*html.Node {
+	t.Helper()
+	rows := rowsOf(table)
+	if len(rows) != len(want) {
+		t.Fatalf("%s table has %d rows, JSON %d", what, len(rows), len(want))
+	}
+	for i, row := range rows {
+		c := want[i]
+		if attr(row, "data-id") != c.ID {
+			t.Errorf("%s row %d: data-id %q, JSON %q", what, i, attr(row, "data-id"), c.ID)
+		}
+		want := map[string]int64{"requests": c.Requests, "bytes": c.Bytes, "robots_txt": c.RobotsTxt.Fetches, "violations": c.Violations.Count}
+		for _, td := range cells(row) {
+			k := attr(td, "data-k")
+			switch k {
+			case "name":
+				if text(td) != escaped(c.Name) {
+					t.Errorf("%s row %d: name %q, JSON %q", what, i, text(td), c.Name)
+				}
+			case "statuses":
+				var parts []string
+				for s, n := range c.Statuses {
+					parts = append(parts, s+":"+strconv.FormatInt(n, 10))
+				}
+				if got := strings.Fields(text(td)); len(got) != len(parts) {
+					t.Errorf("%s: statuses %q, JSON %v", c.Name, text(td), c.Statuses)
+				}
+			case "":
+			default:
+				if got := number(t, td); got != want[k] {
+					t.Errorf("%s: %s is %d on the page, %d in the JSON", c.Name, k, got, want[k])
+				}
+			}
+		}
+	}
+	return rows
+}
+
+// checkPaths checks the most fetched paths: a group per crawler, then per tool, in the
+// tables' order, each with that row's paths and counts.
+func checkPaths(t *testing.T, n *html.Node, rep *logreport.Report) {
+	t.Helper()
+	var groups []*html.Node
+	for c := n.FirstChild; n != nil && c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && c.Data == "section" {
+			groups = append(groups, c)
+		}
+	}
+	var want []*logreport.Crawler
+	for _, c := range slices.Concat(rep.Crawlers, rep.Tools) {
+		if len(c.Paths.Top) > 0 {
+			want = append(want, c)
+		}
+	}
+	if len(groups) != len(want) || len(want) == 0 {
+		t.Fatalf("%d groups of paths, want one per crawler and tool with paths: %d", len(groups), len(want))
+	}
+	for i, g := range groups {
+		c := want[i]
+		isTool := i >= len(want)-countWithPaths(rep.Tools)
+		if attr(g, "data-name") != escaped(c.Name) || attr(g, "data-token") != escaped(c.Token) || (attr(g, "class") == "tool") != isTool {
+			t.Errorf("paths group %d: %q %q class %q, want %q %q tool %v", i, attr(g, "data-name"), attr(g, "data-token"), attr(g, "class"), c.Name, c.Token, isTool)
+		}
+		var got []logreport.PathCount
+		var other int64
+		var p logreport.PathCount
+		for _, td := range cells(g) {
+			switch attr(td, "data-k") {
+			case "path":
+				p.Path = text(td)
+			case "count":
+				p.Count = number(t, td)
+				got = append(got, p)
+			case "other":
+				other = number(t, td)
+			}
+		}
+		wantTop := []logreport.PathCount{}
+		for _, p := range c.Paths.Top {
+			wantTop = append(wantTop, logreport.PathCount{Path: escaped(p.Path), Count: p.Count})
+		}
+		if got == nil {
+			got = []logreport.PathCount{}
+		}
+		if !reflect.DeepEqual(got, wantTop) || other != c.Paths.Other {
+			t.Errorf("paths of %s: %v + %d, JSON %v + %d", c.Name, got, other, c.Paths.Top, c.Paths.Other)
+		}
+	}
+}
+
+func countWithPaths(rows []*logreport.Crawler) int {
+	n := 0
+	for _, c := range rows {
+		if len(c.Paths.Top) > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // normalize is a report as its JSON decodes, so that two reports compare field by field.
@@ -364,5 +441,77 @@ func TestHTMLInChromium(t *testing.T) {
 	png, err := os.ReadFile(shot)
 	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) || len(png) < 10000 {
 		t.Errorf("screenshot: %d bytes, %v", len(png), err)
+	}
+}
+
+// TestHTMLPage checks the page as a publisher reads it, over generated logs of spans from a
+// few minutes to a year: titled with the site's name, tools in their table and not the
+// crawlers', a time axis with more than its two ends marked whenever the timeline has more
+// than one bucket, and a chart that scales to the window (a viewBox, no fixed width).
+func TestHTMLPage(t *testing.T) {
+	site := loadSite(t, true)
+	spans := []time.Duration{3 * time.Minute, 90 * time.Minute, 20 * time.Hour, 48 * time.Hour, 9 * 24 * time.Hour, 45 * 24 * time.Hour, 365 * 24 * time.Hour}
+	for i, span := range spans {
+		reqs := generate(uint64(20+i), 400, time.Date(2026, 3, 7, 5, 13, 0, 0, time.UTC), span, false)
+		log, _ := render(reqs, "combined")
+		rep := build(t, site, "", map[string][]byte{"access.log": log}, "access.log")
+		rep.Site.Name = "example.com, www.example.com"
+		var b bytes.Buffer
+		if err := rep.WriteHTML(&b); err != nil {
+			t.Fatal(err)
+		}
+		doc, err := html.Parse(&b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byID := map[string]*html.Node{}
+		var titles, h1s []string
+		var ticks int
+		var walk func(*html.Node, bool)
+		walk = func(n *html.Node, inTimeline bool) {
+			if n.Type == html.ElementNode {
+				if id := attr(n, "id"); id != "" {
+					byID[id] = n
+				}
+				inTimeline = inTimeline || attr(n, "id") == "timeline"
+				switch {
+				case n.Data == "title" && n.Parent.Data == "head":
+					titles = append(titles, text(n))
+				case n.Data == "h1":
+					h1s = append(h1s, text(n))
+				case n.Data == "text" && inTimeline && attr(n, "class") == "tick":
+					ticks++
+				}
+			}
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				walk(c, inTimeline)
+			}
+		}
+		walk(doc, false)
+		want := "Robots report: example.com, www.example.com"
+		if len(titles) != 1 || titles[0] != want || len(h1s) != 1 || h1s[0] != want {
+			t.Errorf("span %v: title %q, h1 %q, want %q", span, titles, h1s, want)
+		}
+		if n := len(rep.Timeline.Crawlers); n > 1 && ticks <= 2 {
+			t.Errorf("span %v: %d buckets of %d s, and %d ticks on the time axis", span, n, rep.Timeline.BucketSeconds, ticks)
+		}
+		if tl := byID["timeline"]; attr(tl, "width") != "" || attr(tl, "viewBox") == "" {
+			t.Errorf("span %v: the timeline is %q wide, viewBox %q: it does not scale to the window", span, attr(tl, "width"), attr(tl, "viewBox"))
+		}
+		if len(rep.Tools) == 0 || byID["tools"] == nil {
+			t.Fatalf("span %v: no tools in the traffic (%d) or no tools table", span, len(rep.Tools))
+		}
+		for _, row := range rowsOf(byID["crawlers"]) {
+			if id := attr(row, "data-id"); id == "curl" || id == "python-requests" {
+				t.Errorf("span %v: %s is a row of the crawlers' table", span, id)
+			}
+		}
+		var tools []string
+		for _, row := range rowsOf(byID["tools"]) {
+			tools = append(tools, attr(row, "data-id"))
+		}
+		if strings.Join(tools, ",") != "curl,python-requests" && strings.Join(tools, ",") != "python-requests,curl" {
+			t.Errorf("span %v: tools table %v", span, tools)
+		}
 	}
 }

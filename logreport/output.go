@@ -79,11 +79,12 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "ERROR:      %s could not be read to its end: %s\n", printable([]byte(in.Name), maxKey), in.Error)
 		}
 	}
-	site := r.Site.Name
+	fmt.Fprintf(&b, "Site:       %s\n", text(r.Site.Name))
+	config := r.Site.Config
 	if r.Site.Host != "" {
-		site += ", host " + r.Site.Host
+		config += ", host " + r.Site.Host
 	}
-	fmt.Fprintf(&b, "Replayed:   against %s, as configured now\n", site)
+	fmt.Fprintf(&b, "Replayed:   against %s, as configured now\n", text(config))
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "Note:       %s\n", n)
 	}
@@ -91,7 +92,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "Period:     %s to %s UTC\n", fmtTime(r.Range.First), fmtTime(r.Range.Last))
 	}
 	t := r.Totals
-	fmt.Fprintf(&b, "Requests:   %d (%s): crawlers %d (%s), impostors %d (%s), others %d (%s)\n", t.Requests, Bytes(t.Bytes), t.CrawlerRequests, Bytes(t.CrawlerBytes), t.Impostors, Bytes(t.ImpostorBytes), t.OtherRequests, Bytes(t.OtherBytes))
+	fmt.Fprintf(&b, "Requests:   %d (%s): crawlers %d (%s), tools %d (%s), impostors %d (%s), others %d (%s)\n", t.Requests, Bytes(t.Bytes), t.CrawlerRequests, Bytes(t.CrawlerBytes), t.ToolRequests, Bytes(t.ToolBytes), t.Impostors, Bytes(t.ImpostorBytes), t.OtherRequests, Bytes(t.OtherBytes))
 	fmt.Fprintf(&b, "Violations: %d; impostors: %d", t.Violations, t.Impostors)
 	if t.OtherHosts > 0 {
 		fmt.Fprintf(&b, "; lines for other hosts (not counted): %d", t.OtherHosts)
@@ -100,22 +101,17 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, u := range r.Unreadable.Examples {
 		fmt.Fprintf(&b, "  %s:%d: %s: %s\n", u.Input, u.Line, u.Reason, u.Text)
 	}
-	if len(r.Crawlers) > 0 {
-		b.WriteString("\n")
-		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "CRAWLER\tOPERATOR\tGROUP\tREQUESTS\tBYTES\tROBOTS.TXT\tVIOLATIONS\tSTATUSES")
-		for _, c := range r.Crawlers {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%d\t%s\n", text(c.Name), dash(c.Operator), group(c.Token), c.Requests, Bytes(c.Bytes), robotsCell(c.RobotsTxt), c.Violations.Count, statuses(c.Statuses))
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
+	if err := writeRows(&b, "", "CRAWLER", r.Crawlers); err != nil {
+		return err
+	}
+	if err := writeRows(&b, "Tools and libraries (scripts and HTTP clients, not crawlers):\n", "TOOL", r.Tools); err != nil {
+		return err
 	}
 	if t.Violations > 0 {
 		b.WriteString("\nViolations (the rule's line in the robots.txt served now):\n")
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "CRAWLER\tPATH\tRULE\tLINE\tCOUNT\tFIRST\tLAST")
-		for _, c := range r.Crawlers {
+		for _, c := range slices.Concat(r.Crawlers, r.Tools) {
 			for _, v := range c.Violations.Top {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", text(c.Name), printable([]byte(v.Path), maxKey+8), printable([]byte(v.Rule), maxKey), line(v.Line), v.Count, fmtTime(v.First), fmtTime(v.Last))
 			}
@@ -140,6 +136,20 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeRows writes a table of crawlers' (or tools') rows, under a heading, when there are any.
+func writeRows(b *strings.Builder, heading, first string, rows []*Crawler) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	b.WriteString("\n" + heading)
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, first+"\tOPERATOR\tGROUP\tREQUESTS\tBYTES\tROBOTS.TXT\tVIOLATIONS\tSTATUSES")
+	for _, c := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%d\t%s\n", text(c.Name), dash(c.Operator), group(c.Token), c.Requests, Bytes(c.Bytes), robotsCell(c.RobotsTxt), c.Violations.Count, statuses(c.Statuses))
+	}
+	return tw.Flush()
 }
 
 // text is a name from the file or the log, printable on a terminal.

@@ -88,6 +88,7 @@ type agentInfo struct {
 // crawlerAcc is what the Builder counts of one crawler.
 type crawlerAcc struct {
 	out        *Crawler
+	tool       bool
 	series     int
 	paths      counter
 	violations map[violationKey]*Violation
@@ -421,15 +422,30 @@ func (b *Builder) crawler(ai agentInfo) *crawlerAcc {
 	if len(cats) > 0 {
 		out.Categories = cats
 	}
-	c := &crawlerAcc{out: out, series: b.timeline.newSeries(), violations: map[violationKey]*Violation{}, statuses: map[int]int64{}}
+	tool := isTool(cats)
+	c := &crawlerAcc{out: out, tool: tool, series: b.timeline.newSeries(tool), violations: map[violationKey]*Violation{}, statuses: map[int]int64{}}
 	b.byID[k] = c
 	return c
+}
+
+// isTool says whether a crawler of these categories is a tool or an HTTP library (curl,
+// Wget, python-requests, Go-http-client) rather than a crawler: every category it has is the
+// catalogue's "tool" or "programmatic". A tool that also crawls for a purpose (Scrapy, "ai"
+// too; OnCrawl, "optimizer") stays a crawler.
+func isTool(categories []string) bool {
+	for _, c := range categories {
+		if c != "tool" && c != "programmatic" {
+			return false
+		}
+	}
+	return len(categories) > 0
 }
 
 // Report returns the report of the lines read so far.
 func (b *Builder) Report() *Report {
 	rep := b.rep
 	rep.Crawlers = make([]*Crawler, 0, len(b.byID))
+	rep.Tools = []*Crawler{}
 	for _, c := range b.byID {
 		out := *c.out
 		out.Statuses = map[string]int64{}
@@ -459,11 +475,19 @@ func (b *Builder) Report() *Report {
 		}
 		out.Violations.Top = rows
 		out.Timeline = b.timeline.series(c.series)
+		if c.tool {
+			rep.Totals.ToolRequests += out.Requests
+			rep.Totals.ToolBytes = addSat(rep.Totals.ToolBytes, out.Bytes)
+			rep.Tools = append(rep.Tools, &out)
+			continue
+		}
 		rep.Totals.CrawlerRequests += out.Requests
 		rep.Totals.CrawlerBytes = addSat(rep.Totals.CrawlerBytes, out.Bytes)
 		rep.Crawlers = append(rep.Crawlers, &out)
 	}
-	slices.SortFunc(rep.Crawlers, func(a, b *Crawler) int { return rowOrder(a.Requests, b.Requests, a.Name, b.Name, a.Token, b.Token) })
+	byRequests := func(a, b *Crawler) int { return rowOrder(a.Requests, b.Requests, a.Name, b.Name, a.Token, b.Token) }
+	slices.SortFunc(rep.Crawlers, byRequests)
+	slices.SortFunc(rep.Tools, byRequests)
 	rep.Impostors = make([]*Impostor, 0, len(b.impostors))
 	for _, im := range b.impostors {
 		out := *im.out
@@ -499,8 +523,12 @@ type Report struct {
 	// Unreadable are the lines that are no access log entry.
 	Unreadable UnreadableLines `json:"unreadable"`
 	// Crawlers are the crawlers seen, most requests first: one row per bot and group of the
-	// served file that decides it. Impostors' requests are not in them.
+	// served file that decides it. Impostors' requests are not in them, nor tools'.
 	Crawlers []*Crawler `json:"crawlers"`
+	// Tools are the tools and HTTP libraries of the catalogue seen (curl, Wget,
+	// python-requests, Go-http-client: every category of theirs "tool" or "programmatic"),
+	// rows as the crawlers', most requests first. They are someone's script, not a crawler.
+	Tools []*Crawler `json:"tools"`
 	// Impostors are the requests that claimed a crawler and that the site's verification
 	// disproves, per crawler claimed (and group), most requests first.
 	Impostors []*Impostor `json:"impostors"`
@@ -510,8 +538,14 @@ type Report struct {
 
 // Site is the config the requests were replayed against.
 type Site struct {
-	// Name names the config (its file, and the site in it).
+	// Name names the site: its host names as the config serves them ("example.com,
+	// www.example.com"), else its config.
 	Name string `json:"name"`
+	// Hosts are the host names the config serves the site under, when known.
+	Hosts []string `json:"hosts,omitempty"`
+	// Config names the config replayed: its file (and the server in it), with the robots.txt
+	// file replayed instead of the config's (--robots-file).
+	Config string `json:"config"`
 	// Host is the host whose requests were kept (Options.Host); "" for all.
 	Host string `json:"host,omitempty"`
 	// RobotsTxt is the robots.txt the site serves now, whose lines the violations name; ""
@@ -543,19 +577,22 @@ type Range struct {
 // Totals count the requests of all the logs.
 type Totals struct {
 	// Requests are the requests counted (the lines read, less the unreadable and the other
-	// hosts'): those of crawlers, of impostors and of others. Bytes are the bytes of their
+	// hosts'): those of crawlers, of tools, of impostors and of others. Bytes are the bytes of their
 	// responses (a sum that would exceed the largest int64 stays at it).
 	Requests int64 `json:"requests"`
 	Bytes    int64 `json:"bytes"`
 	// CrawlerRequests and CrawlerBytes are those of the crawlers.
 	CrawlerRequests int64 `json:"crawler_requests"`
 	CrawlerBytes    int64 `json:"crawler_bytes"`
+	// ToolRequests and ToolBytes are those of the tools (Report.Tools).
+	ToolRequests int64 `json:"tool_requests"`
+	ToolBytes    int64 `json:"tool_bytes"`
 	// OtherRequests and OtherBytes are those of clients whose User-Agent names no crawler
 	// (browsers, unknown tools).
 	OtherRequests int64 `json:"other_requests"`
 	OtherBytes    int64 `json:"other_bytes"`
-	// Violations are the crawlers' requests that violate the served robots.txt (impostors'
-	// are not a crawler's: see Impostor.Disallowed).
+	// Violations are the crawlers' and tools' requests that violate the served robots.txt
+	// (impostors' are not a crawler's: see Impostor.Disallowed).
 	Violations int64 `json:"violations"`
 	// Impostors are the requests whose crawler claim the site's verification disproves, and
 	// ImpostorBytes the bytes of their responses.

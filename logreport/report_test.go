@@ -51,7 +51,8 @@ func compare(t *testing.T, rep *logreport.Report, tr truth) {
 	}{
 		{"requests", tt.Requests, tr.requests}, {"bytes", tt.Bytes, tr.bytes},
 		{"other requests", tt.OtherRequests, tr.other}, {"other bytes", tt.OtherBytes, tr.otherBytes},
-		{"crawler requests", tt.CrawlerRequests, tr.requests - tr.other - tr.impostors},
+		{"crawler requests", tt.CrawlerRequests, tr.requests - tr.other - tr.impostors - tr.toolRequests},
+		{"tool requests", tt.ToolRequests, tr.toolRequests},
 		{"impostor bytes", tt.ImpostorBytes, tr.impostorBytes},
 		{"violations", tt.Violations, tr.violations}, {"impostors", tt.Impostors, tr.impostors},
 		{"other hosts", tt.OtherHosts, tr.otherHosts}, {"unreadable", rep.Unreadable.Count, tr.unreadable},
@@ -60,15 +61,23 @@ func compare(t *testing.T, rep *logreport.Report, tr truth) {
 			t.Errorf("totals: %s = %d, want %d", c.what, c.got, c.want)
 		}
 	}
-	if len(rep.Crawlers) != len(tr.crawlers) {
+	compareRows(t, "crawlers", rep.Crawlers, tr.crawlers, lines)
+	compareRows(t, "tools", rep.Tools, tr.tools, lines)
+	compareRest(t, rep, tr)
+}
+
+// compareRows checks the rows of crawlers (or of tools) against the truth's.
+func compareRows(t *testing.T, what string, rows []*logreport.Crawler, want map[string]*crawlerTruth, lines map[string]int) {
+	t.Helper()
+	if len(rows) != len(want) {
 		var got []string
-		for _, c := range rep.Crawlers {
+		for _, c := range rows {
 			got = append(got, c.ID)
 		}
-		t.Errorf("crawlers %v, want %v", got, sortedKeys(tr.crawlers))
+		t.Errorf("%s %v, want %v", what, got, sortedKeys(want))
 	}
-	for _, c := range rep.Crawlers {
-		ct := tr.crawlers[c.ID]
+	for _, c := range rows {
+		ct := want[c.ID]
 		if ct == nil {
 			t.Errorf("crawler %q (%s) in the report, not in the traffic", c.ID, c.Name)
 			continue
@@ -110,6 +119,11 @@ func compare(t *testing.T, rep *logreport.Report, tr truth) {
 			}
 		}
 	}
+}
+
+// compareRest checks the impostors and the timeline against the truth.
+func compareRest(t *testing.T, rep *logreport.Report, tr truth) {
+	t.Helper()
 	// The impostors: apart from the crawlers, per crawler claimed.
 	if len(rep.Impostors) != len(tr.impostorRows) {
 		t.Errorf("%d impostor rows, want %d", len(rep.Impostors), len(tr.impostorRows))
@@ -130,7 +144,7 @@ func compare(t *testing.T, rep *logreport.Report, tr truth) {
 		name  string
 		got   []int64
 		times []time.Time
-	}{{"crawlers", tl.Crawlers, tr.crawlerTimes}, {"other", tl.Other, tr.otherTimes}, {"impostors", tl.Impostors, tr.impostorTimes}} {
+	}{{"crawlers", tl.Crawlers, tr.crawlerTimes}, {"tools", tl.Tools, tr.toolTimes}, {"other", tl.Other, tr.otherTimes}, {"impostors", tl.Impostors, tr.impostorTimes}} {
 		want := make([]int64, len(series.got))
 		for _, at := range series.times {
 			i := (at.Unix() - tl.Start.Unix()) / tl.BucketSeconds

@@ -18,15 +18,20 @@ type timeline struct {
 	start int64 // a multiple of width; valid once n > 0
 	n     int   // buckets in use
 	data  [][]int64
+	// tool says, per series, whether it is a tool's (Report.Tools).
+	tool []bool
 }
 
 func (t *timeline) init(max int) {
 	t.max, t.width = max, 60
 	t.data = [][]int64{make([]int64, max), make([]int64, max), make([]int64, max)}
+	t.tool = make([]bool, len(t.data))
 }
 
-func (t *timeline) newSeries() int {
+// newSeries adds the series of a crawler, or of a tool.
+func (t *timeline) newSeries(tool bool) int {
 	t.data = append(t.data, make([]int64, t.max))
+	t.tool = append(t.tool, tool)
 	return len(t.data) - 1
 }
 
@@ -94,15 +99,19 @@ func (t *timeline) series(s int) []int64 {
 }
 
 // summary is the report's timeline: its buckets and the totals of its fixed series, the
-// crawlers' summed.
+// crawlers' summed and the tools' summed.
 func (t *timeline) summary() Timeline {
-	tl := Timeline{BucketSeconds: t.width, Crawlers: make([]int64, t.n), Other: t.series(seriesOther), Violations: t.series(seriesViolations), Impostors: t.series(seriesImpostors)}
+	tl := Timeline{BucketSeconds: t.width, Crawlers: make([]int64, t.n), Tools: make([]int64, t.n), Other: t.series(seriesOther), Violations: t.series(seriesViolations), Impostors: t.series(seriesImpostors)}
 	if t.n > 0 {
 		tl.Start = time.Unix(t.start, 0).UTC()
 	}
 	for s := seriesImpostors + 1; s < len(t.data); s++ {
+		sum := tl.Crawlers
+		if t.tool[s] {
+			sum = tl.Tools
+		}
 		for i := range t.n {
-			tl.Crawlers[i] += t.data[s][i]
+			sum[i] += t.data[s][i]
 		}
 	}
 	return tl
@@ -113,9 +122,10 @@ func (t *timeline) summary() Timeline {
 type Timeline struct {
 	Start         time.Time `json:"start,omitzero"`
 	BucketSeconds int64     `json:"bucket_seconds"`
-	// Crawlers, Other, Impostors and Violations are, per bucket, the requests of crawlers,
-	// of other clients, of impostors, and the crawlers' violations.
+	// Crawlers, Tools, Other, Impostors and Violations are, per bucket, the requests of
+	// crawlers, of tools, of other clients, of impostors, and the violations.
 	Crawlers   []int64 `json:"crawlers"`
+	Tools      []int64 `json:"tools"`
 	Other      []int64 `json:"other"`
 	Impostors  []int64 `json:"impostors"`
 	Violations []int64 `json:"violations"`

@@ -44,8 +44,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	neturl "net/url"
 	"os"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/identity"
@@ -69,7 +72,8 @@ const usage = `usage:
                [--backend-header 'Robots-Tag: ...']... [--robots-file FILE] [--host HOST]...
                [--client-ip ADDR] [--crawler-lists DIR] [--crawler-list-file URL=FILE]...
                [--no-reverse-dns] [--header 'Signature-Input: ...']...
-               [--signature-agent URL=BOT=FILE]... [--format text|json]
+               [--signature-agent URL=BOT=FILE]... [--sign-key FILE --sign-agent URL]
+               [--format text|json]
   robots lint  --config site.json [--host HOST]... [--format text|json]
   robots report --config site.json [--host HOST] [--crawler-lists DIR]
                [--crawler-list-file URL=FILE]... [--robots-file FILE]
@@ -79,7 +83,8 @@ site.json is the net/http middleware's config (nethttp.NewFromJSON).
 check exits 0 when robots.txt allows the URL, 1 when it disallows it; with
 --crawler-lists or --crawler-list-file it verifies the crawler from --client-ip
 with the lists kept there (it fetches none); with --signature-agent it judges
-the Web Bot Auth signature of the --header lines (it fetches no key directory);
+the Web Bot Auth signature of the --header lines (it fetches no key directory),
+or signs the request itself with --sign-key FILE as the agent --sign-agent URL;
 lint exits 0 without findings at warning level or above, 1 otherwise;
 report reads access logs (Caddy JSON, Common/Combined; gzip; stdin without
 LOG or with -) and replays them against the config (or --robots-file, the
@@ -107,7 +112,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "output format: text or json (report: or html)")
 	var hosts, backend, listFiles, headers, sigAgents multi
 	fs.Var(&hosts, "host", "a host name the site answers to (repeatable); lets lint check sitemap hosts")
-	var url, agent, purpose, robotsFile, clientIP, listsDir *string
+	var url, agent, purpose, robotsFile, clientIP, listsDir, signKey, signAgent *string
 	var noDNS *bool
 	var output *string
 	if cmd == "report" {
@@ -127,6 +132,8 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fs.Var(&listFiles, "crawler-list-file", "verify crawlers with the list the catalogue names at URL read from FILE, as URL=FILE (identity.ListsOptions.Local; repeatable; alone, offline)")
 		noDNS = fs.Bool("no-reverse-dns", false, "verify without reverse DNS (identity.ServiceOptions.NoDNS)")
 		fs.Var(&headers, "header", "a header line the client sends, e.g. its Web Bot Auth signature's 'Signature-Input: sig1=(...);...' (repeatable)")
+		signKey = fs.String("sign-key", "", "sign the request as a Web Bot Auth agent with this Ed25519 private key (a PEM PKCS #8 file or a JWK with d), as the agent of --sign-agent")
+		signAgent = fs.String("sign-agent", "", "the agent URL to sign the request as (its Signature-Agent), with --sign-key")
 		fs.Var(&sigAgents, "signature-agent", "judge Web Bot Auth signatures as nethttp.Options.Signatures does, trusting the agent at URL as the catalogue's bot BOT (its ID) with the keys of FILE (a JWK Set or one JWK), as URL=BOT=FILE (repeatable; no key directory is fetched)")
 	}
 	logs, err := parseInterspersed(fs, args[1:])
@@ -154,12 +161,16 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(errors.New("--config is required"))
 	}
 	site := &policycheck.Site{}
+	var cfgSitemaps []string
 	if *config != "" {
 		cfg, err := readConfig(*config)
 		if err != nil {
 			return fail(err)
 		}
 		site = policycheck.FromConfig(cfg, hosts...)
+		if cfg.RobotsTxt != nil {
+			cfgSitemaps = cfg.RobotsTxt.Sitemaps
+		}
 		site.Name = *config
 	}
 	var status int
@@ -177,12 +188,19 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			defer svc.Stop()
 			site.Crawlers = svc
 		}
-		status, err = cli.RunReport(stdout, stderr, stdin, site, cli.ReportOptions{Name: *config, Host: strings.Join(hosts, ""), RobotsFile: *robotsFile, Logs: logs, Format: *format, Output: *output})
+		status, err = cli.RunReport(stdout, stderr, stdin, site, cli.ReportOptions{Name: *config, Hosts: siteHosts(hosts, cfgSitemaps), Host: strings.Join(hosts, ""), RobotsFile: *robotsFile, Logs: logs, Format: *format, Output: *output})
 	case "lint":
 		status, err = cli.RunLint(stdout, []*policycheck.Site{site}, *format)
 	default:
 		if *url == "" {
 			return fail(errors.New("--url is required"))
+		}
+		if *signKey != "" || *signAgent != "" {
+			lines, err := cli.SignHeaders(*url, *signKey, *signAgent, headers, time.Now())
+			if err != nil {
+				return fail(err)
+			}
+			headers = append(headers, lines...)
 		}
 		req := policycheck.Request{URL: *url, Agent: *agent, Purpose: *purpose, BackendHeaders: backend, ClientIP: *clientIP, Headers: headers}
 		if *robotsFile != "" {
@@ -331,4 +349,21 @@ func signatureVerifier(flags []string) (*webbotauth.Verifier, error) {
 		return nil, fmt.Errorf("--signature-agent: %v", err)
 	}
 	return v, nil
+}
+
+// siteHosts are the host names a report is titled with: those given with --host, else the
+// hosts of the config's absolute sitemap URLs (the site's own, usually), in order, each once.
+func siteHosts(hosts, sitemaps []string) []string {
+	if len(hosts) > 0 {
+		return hosts
+	}
+	var out []string
+	for _, s := range sitemaps {
+		u, err := neturl.Parse(s)
+		if err != nil || u.Hostname() == "" || slices.Contains(out, u.Hostname()) {
+			continue
+		}
+		out = append(out, u.Hostname())
+	}
+	return out
 }

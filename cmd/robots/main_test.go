@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"net"
 	"net/http"
@@ -384,6 +386,79 @@ func TestCommandSignature(t *testing.T) {
 				if !strings.Contains(stdout.String(), s) {
 					t.Errorf("stdout lacks %q:\n%s", s, stdout.String())
 				}
+			}
+			if tc.errOut != "" && !strings.Contains(stderr.String(), tc.errOut) {
+				t.Errorf("stderr lacks %q:\n%s", tc.errOut, stderr.String())
+			}
+		})
+	}
+}
+
+// TestCommandSignKey: check --sign-key signs its request as the agent of --sign-agent, so a
+// signature_agent setup can be tried without a signer. With generated key pairs (PEM and JWK
+// private keys), the public key in the file --signature-agent trusts: the right key is
+// verified by signature, another key proves nothing (unknown-key, its keyid is not the
+// agent's), signing as another agent is only signed; misuse is a usage error naming the flag.
+func TestCommandSignKey(t *testing.T) {
+	dir := t.TempDir()
+	config := write(t, dir, "site.json", `{"robots_txt": {"groups": [{"user_agents": ["GPTBot"], "rules": [{"type": "disallow", "path": "/private/"}]}]}}`)
+	pub, priv, _ := ed25519.GenerateKey(nil)
+	_, other, _ := ed25519.GenerateKey(nil)
+	pemOf := func(k ed25519.PrivateKey) string {
+		der, err := x509.MarshalPKCS8PrivateKey(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+	}
+	jwk := webbotauth.JWKOf(pub)
+	id, _ := jwk.Thumbprint()
+	pubJSON, _ := json.Marshal(jwk)
+	keyFile := write(t, dir, "agent.jwk", string(pubJSON))
+	privJWK := fmt.Sprintf(`{"kty":"OKP","crv":"Ed25519","x":%q,"d":%q}`, jwk.X, base64.RawURLEncoding.EncodeToString(priv.Seed()))
+	pemFile := write(t, dir, "agent.pem", pemOf(priv))
+	jwkFile := write(t, dir, "agent-private.jwk", privJWK)
+	otherFile := write(t, dir, "other.pem", pemOf(other))
+	trust := []string{"--signature-agent", "https://agent.example=openai-crawler=" + keyFile}
+	check := []string{"check", "--config", config, "--url", "https://example.com/page", "--agent", "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"}
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		status int
+		out    []string
+		not    string
+		errOut string
+	}{
+		{"pem", append(slices.Clip(trust), "--sign-key", pemFile, "--sign-agent", "https://agent.example"), 0, []string{
+			": verified by signature (a valid Web Bot Auth signature of https://agent.example/", "keyid " + id + ": verified\n",
+			"covers:   \"@authority\" \"signature-agent\";key=\"sig1\"\n", "\"@authority\": example.com\n",
+		}, "", ""},
+		{"jwk", append(slices.Clip(trust), "--sign-key", jwkFile, "--sign-agent", "https://agent.example/"), 0, []string{": verified by signature", "keyid " + id + ": verified\n"}, "", ""},
+		{"another key", append(slices.Clip(trust), "--sign-key", otherFile, "--sign-agent", "https://agent.example"), 0, []string{": unknown-key"}, "verified by signature", ""},
+		{"another agent", append(slices.Clip(trust), "--sign-key", pemFile, "--sign-agent", "https://elsewhere.example"), 0, nil, "verified by signature", ""},
+		{"no agent", append(slices.Clip(trust), "--sign-key", pemFile), 2, nil, "", "--sign-key needs --sign-agent"},
+		{"no key", append(slices.Clip(trust), "--sign-agent", "https://agent.example"), 2, nil, "", "--sign-agent needs --sign-key"},
+		{"public key", append(slices.Clip(trust), "--sign-key", keyFile, "--sign-agent", "https://agent.example"), 2, nil, "", "no private member d"},
+		{"missing key", append(slices.Clip(trust), "--sign-key", filepath.Join(dir, "none.pem"), "--sign-agent", "https://agent.example"), 2, nil, "", "--sign-key: open"},
+		{"http agent", append(slices.Clip(trust), "--sign-key", pemFile, "--sign-agent", "http://agent.example"), 2, nil, "", "--sign-agent \"http://agent.example\""},
+		{"with a signature", append(slices.Clip(trust), "--sign-key", pemFile, "--sign-agent", "https://agent.example", "--header", "Signature: sig1=:AA==:"), 2, nil, "", "give no signature header lines"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			status := run(append(slices.Clip(check), tc.args...), &stdout, &stderr)
+			if status != tc.status {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", status, tc.status, stdout.String(), stderr.String())
+			}
+			for _, s := range tc.out {
+				if !strings.Contains(stdout.String(), s) {
+					t.Errorf("stdout lacks %q:\n%s", s, stdout.String())
+				}
+			}
+			if tc.not != "" && strings.Contains(stdout.String(), tc.not) {
+				t.Errorf("stdout has %q:\n%s", tc.not, stdout.String())
+			}
+			if tc.status == 0 && !strings.Contains(stdout.String(), "Signature: sig1 by https://") {
+				t.Errorf("no signature judged:\n%s", stdout.String())
 			}
 			if tc.errOut != "" && !strings.Contains(stderr.String(), tc.errOut) {
 				t.Errorf("stderr lacks %q:\n%s", tc.errOut, stderr.String())

@@ -49,8 +49,25 @@ func TestReport(t *testing.T) {
 	// The same log from a file, gzip-compressed, and from standard input: the same counts.
 	st, out, _ := report("", "--config", site, "--format", "json", "../../logreport/testdata/sample.log")
 	plain := decode(out)
-	if st != cli.ExitFail || plain.Totals.Violations == 0 || plain.Totals.Requests != 60 || plain.Unreadable.Count != 1 {
+	if st != cli.ExitFail || plain.Totals.Violations == 0 || plain.Totals.Requests != 64 || plain.Unreadable.Count != 1 {
 		t.Fatalf("status %d, totals %+v", st, plain.Totals)
+	}
+	// The report is titled with the site's host (the config's sitemap's, without --host),
+	// names the config apart, and has curl and python-requests as tools, not crawlers.
+	var tools []string
+	for _, c := range plain.Tools {
+		tools = append(tools, c.Name)
+	}
+	if plain.Site.Name != "example.com" || plain.Site.Config != site || strings.Join(tools, ",") != "curl,python-requests" || plain.Totals.ToolRequests != 4 || plain.Totals.CrawlerRequests != 43 {
+		t.Errorf("site %+v, tools %v, totals %+v", plain.Site, tools, plain.Totals)
+	}
+	for _, c := range plain.Crawlers {
+		if c.Name == "curl" || c.Name == "python-requests" {
+			t.Errorf("%s is a crawler's row", c.Name)
+		}
+	}
+	if _, out, _ := report("", "--config", site, "--host", "www.example.org", "--format", "json", "../../logreport/testdata/sample.log"); decode(out).Site.Name != "www.example.org" {
+		t.Errorf("--host www.example.org: site %+v", decode(out).Site)
 	}
 	for _, args := range [][]string{{gzFile}, {}, {"-"}} {
 		st, out, errOut := report(string(sample), append([]string{"--config", site, "--format", "json"}, args...)...)
@@ -196,7 +213,7 @@ func TestReportArguments(t *testing.T) {
 	} {
 		st, out, errOut := reportCmd(unread{t}, args...)
 		var r logreport.Report
-		if err := json.Unmarshal([]byte(out), &r); err != nil || st != cli.ExitFail || len(r.Inputs) != 1 || r.Totals.Requests != 60 {
+		if err := json.Unmarshal([]byte(out), &r); err != nil || st != cli.ExitFail || len(r.Inputs) != 1 || r.Totals.Requests != 64 {
 			t.Errorf("%v: status %d, %v, stderr %q", args, st, err, errOut)
 		}
 	}

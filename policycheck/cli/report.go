@@ -32,8 +32,11 @@ func CheckReportFormat(format string) error {
 
 // ReportOptions are what the report commands share besides the site.
 type ReportOptions struct {
-	// Name names the site's config in the report.
+	// Name names the site's config in the report (its file, and the server in it).
 	Name string
+	// Hosts are the host names the config serves the site under: the report's title. None
+	// for a config that does not say (its Name is the title then).
+	Hosts []string
 	// Host keeps only the requests for this host from logs that record it (Caddy's); "" for
 	// all. It is a host name (or IP address), without scheme or port: CheckReportHost.
 	Host string
@@ -160,9 +163,14 @@ func RunReport(w, stderr io.Writer, stdin io.Reader, site *policycheck.Site, opt
 		}
 	}
 	rep := b.Report()
+	rep.Site.Config = opts.Name
 	rep.Site.Name = opts.Name
+	if len(opts.Hosts) > 0 {
+		rep.Site.Hosts = slices.Clone(opts.Hosts)
+		rep.Site.Name = strings.Join(opts.Hosts, ", ")
+	}
 	if opts.RobotsFile != "" {
-		rep.Site.Name += ", robots.txt " + opts.RobotsFile
+		rep.Site.Config += ", robots.txt " + opts.RobotsFile
 	} else if rt := site.RobotsTxt; rt != nil && rt.Config.MergeUpstream {
 		rep.Notes = append(rep.Notes, "robots_txt merges the backend's own robots.txt at serve time (merge_upstream), which the report cannot see: requests are replayed against the declared file (with merge_file's). A disallow holds in the merge; an allow may not. To replay against the file as served, save the site's /robots.txt and give it with --robots-file")
 	}
