@@ -330,7 +330,9 @@ func (l *linter) presetUserFetchers() {
 			}
 			for _, c := range cs {
 				k := strings.ToLower(c.Name)
-				if seen[k] || named[k] || named[syntax.LeadingCrawlerToken(k)] || except.Has(c.Name) {
+				// A name read as its leading word ("MistralAI-User/1.0") goes with it.
+				lead := syntax.LeadingCrawlerToken(k)
+				if seen[k] || seen[lead] || named[k] || named[lead] || except.Has(c.Name) {
 					continue
 				}
 				seen[k] = true
