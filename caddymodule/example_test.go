@@ -380,7 +380,8 @@ func TestExampleBinary(t *testing.T) {
 }
 
 // personFetchers are the names of the crawlers that fetch a page for a person: the bot
-// catalogue's link previews and the AI catalogue's ai-assistants.
+// catalogue's link previews and the AI catalogue's ai-assistants that are in no other
+// category (PetalBot, also in ai-search, is kept out by a preset of ai-search on purpose).
 func personFetchers() []string {
 	var out []string
 	for _, b := range crawlers.Bots() {
@@ -390,7 +391,9 @@ func personFetchers() []string {
 	}
 	cs, _ := crawlers.Category(crawlers.AIAssistants)
 	for _, c := range cs {
-		out = append(out, c.Name)
+		if !c.In(crawlers.AISearch) && !c.In(crawlers.AITraining) {
+			out = append(out, c.Name)
+		}
 	}
 	return out
 }

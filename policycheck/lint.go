@@ -73,9 +73,9 @@ const (
 	LintLicenseNotServed = "license-not-served"
 	// LintPresetUserFetchers: a preset group that enforcement makes binding includes
 	// fetchers that act for a person — link-preview agents (a link shared on a social
-	// network or in a chat), and AI assistants' user-triggered fetchers when the group names
-	// a broader category than ai-assistants — which are then refused where the group
-	// disallows.
+	// network or in a chat), and AI assistants' user-triggered fetchers that only ai-all
+	// brings in (none of their own categories is named) — which are then refused where the
+	// group disallows.
 	LintPresetUserFetchers = "preset-refuses-user-fetchers"
 )
 
@@ -318,8 +318,13 @@ func (l *linter) presetUserFetchers() {
 		if len(g.Presets) == 0 || !slices.ContainsFunc(g.Rules, func(r robotsgen.Rule) bool { return r.Type == robotsgen.Disallow && r.Path != "" }) {
 			continue
 		}
-		// A group that names ai-assistants itself means to keep them out.
-		assistantsChosen := slices.ContainsFunc(g.Presets, func(p string) bool { return strings.EqualFold(p, crawlers.AIAssistants) })
+		// A fetcher in a category the group names (PetalBot is in ai-search too) is kept
+		// out on purpose; one that only ai-all brings in is not.
+		chosen := func(c crawlers.Crawler) bool {
+			return slices.ContainsFunc(c.Categories[1:], func(cat string) bool {
+				return slices.ContainsFunc(g.Presets, func(p string) bool { return strings.EqualFold(p, cat) })
+			})
+		}
 		except := syntax.NewExcluded(g.Except)
 		seen := map[string]bool{}
 		var previews, users []string
@@ -339,7 +344,7 @@ func (l *linter) presetUserFetchers() {
 				switch {
 				case linkPreview(c.Name):
 					previews = append(previews, c.Name)
-				case !assistantsChosen && c.In(crawlers.AIAssistants):
+				case c.In(crawlers.AIAssistants) && !chosen(c):
 					users = append(users, c.Name)
 				}
 			}

@@ -362,8 +362,8 @@ func TestCheckSignalConflicts(t *testing.T) {
 }
 
 // TestLintPresetUserFetchers: over every set of categories in a preset group with enforce,
-// the warning names the link-preview agents and (unless ai-assistants is named) the
-// user-triggered fetchers the group would refuse, and its fix, the except line, is a config
+// the warning names the link-preview agents and the user-triggered fetchers that only
+// ai-all brings in, and its fix, the except line, is a config
 // that validates and silences it. Without enforce, without a disallow rule, or with those
 // crawlers named by a group of their own, there is no warning.
 func TestLintPresetUserFetchers(t *testing.T) {
@@ -389,7 +389,7 @@ func TestLintPresetUserFetchers(t *testing.T) {
 		// ai-all and ai-assistants hold link previews (facebookexternalhit,
 		// meta-externalfetcher); ai-training holds neither kind.
 		previews := slices.Contains(presets, crawlers.AIAll) || slices.Contains(presets, crawlers.AIAssistants)
-		if len(fs) > 1 || previews && len(fs) == 0 || len(presets) == 1 && presets[0] == crawlers.AITraining && len(fs) != 0 {
+		if len(fs) > 1 || previews != (len(fs) == 1) {
 			t.Errorf("%v: %d findings: %v", presets, len(fs), fs)
 		}
 		if len(fs) == 0 {
