@@ -315,19 +315,20 @@ func TestExampleBinary(t *testing.T) {
 		t.Errorf("list-modules: %v\n%s", err, out)
 	}
 
-	port := freePorts(1)[0]
-	cfgPath := filepath.Join(dir, "Caddyfile")
-	if err := os.WriteFile(cfgPath, []byte(exampleCaddyfile(t, port, "off")), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err = exec.Command(bin, "validate", "--config", cfgPath, "--adapter", "caddyfile").CombinedOutput()
+	// The README's command, with the ports the README says to set in the environment.
+	ports := freePorts(2)
+	port := ports[0]
+	env := append(os.Environ(), fmt.Sprintf("HTTP_PORT=%d", ports[0]), fmt.Sprintf("ADMIN_PORT=%d", ports[1]))
+	cmdDir, args := readmeRunCommand(t)
+	out, err = exec.Command(bin, "validate", "--config", filepath.Join(cmdDir, "../Caddyfile.example"), "--adapter", "caddyfile").CombinedOutput()
 	if err != nil {
 		t.Fatalf("validate Caddyfile.example: %v\n%s", err, out)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	run := exec.CommandContext(ctx, bin, "run", "--config", cfgPath, "--adapter", "caddyfile")
+	run := exec.CommandContext(ctx, bin, args...)
+	run.Dir, run.Env = cmdDir, env
 	var logs bytes.Buffer
 	run.Stdout, run.Stderr = &logs, &logs
 	if err := run.Start(); err != nil {
@@ -363,6 +364,17 @@ func TestExampleBinary(t *testing.T) {
 	}
 	checkExampleResponses(t, base)
 
+	// Stopped as the README says, through the admin endpoint on ADMIN_PORT.
+	if out, err := exec.Command(bin, "stop", "--address", fmt.Sprintf("localhost:%d", ports[1])).CombinedOutput(); err != nil {
+		t.Errorf("stop --address localhost:%d: %v\n%s", ports[1], err, out)
+	}
+	select {
+	case err := <-exited:
+		exited <- err
+	case <-time.After(30 * time.Second):
+		t.Errorf("caddy-robots still runs 30s after stop")
+	}
+
 	// The command line names the line of a bad value.
 	bad := strings.Replace(exampleCaddyfile(t, port, "off"), "crawl_delay 2", "crawl_delay two", 1)
 	badPath := filepath.Join(dir, "Caddyfile.bad")
@@ -396,6 +408,31 @@ func personFetchers() []string {
 		}
 	}
 	return out
+}
+
+// readmeRunCommand returns the directory and the caddy-robots arguments of the README's
+// "Two commands" block (cd DIR && go run ./cmd/caddy-robots ARGS...), which TestExampleBinary
+// runs with the binary that go run would build.
+func readmeRunCommand(t *testing.T) (dir string, args []string) {
+	t.Helper()
+	block := docBlock(t, "../README.md", "two-commands", "sh")
+	var cmds []string
+	for _, l := range strings.Split(block, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			cmds = append(cmds, l)
+		}
+	}
+	if len(cmds) != 2 || cmds[1] != "./test.sh" {
+		t.Fatalf("the README's two commands are %q", cmds)
+	}
+	m := regexp.MustCompile(`^cd (\S+) && go run \./cmd/caddy-robots (.+)$`).FindStringSubmatch(cmds[0])
+	if m == nil {
+		t.Fatalf("the README's first command %q is not cd DIR && go run ./cmd/caddy-robots ...", cmds[0])
+	}
+	if fi, err := os.Stat("../test.sh"); err != nil || fi.Mode()&0o111 == 0 {
+		t.Errorf("the README's ./test.sh is not an executable file: %v", err)
+	}
+	return filepath.Join("..", m[1]), strings.Fields(m[2])
 }
 
 // TestExamplePorts: the example's ports come from HTTP_PORT and ADMIN_PORT when they are

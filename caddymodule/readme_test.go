@@ -1,6 +1,8 @@
 package caddymodule
 
 import (
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
@@ -209,5 +211,56 @@ func TestREADMEPurposeGroups(t *testing.T) {
 	wantStatus(t, resp, 200)
 	if string(body) != served {
 		t.Errorf("robots.txt\n%s\ndocs/caddy.md shows\n%s", body, served)
+	}
+}
+
+// TestREADMECurlDrafts: the curl -i of docs/caddy.md (the console block after the marker
+// caddy-curl-drafts), sent to Caddyfile.example in a real Caddy, gets the status line and
+// every header the page shows, in the order Caddy writes them, and nothing more; the page's
+// body starts with the lines shown before "...". Only the values of Date, Last-Modified and
+// Etag (the clock's and the file's) are not compared.
+func TestREADMECurlDrafts(t *testing.T) {
+	block := docBlock(t, "../docs/caddy.md", "caddy-curl-drafts", "console")
+	cmd, shown, _ := strings.Cut(block, "\n")
+	path, ok := strings.CutPrefix(cmd, "$ curl -i http://localhost:8080")
+	if !ok {
+		t.Fatalf("the block runs %q", cmd)
+	}
+	shown, ok = strings.CutSuffix(shown, "...\n")
+	if !ok {
+		t.Fatalf("the block does not end with ...:\n%s", block)
+	}
+	example := exampleCaddyfile(t, sitePort, "off")
+	startCaddyfile(t, example[strings.Index(example, fmt.Sprintf("http://localhost:%d {", sitePort)):])
+	// curl sends no Accept-Encoding: the page is not compressed.
+	resp, body := do(t, "GET", siteURL(path), "Accept-Encoding: identity", "User-Agent: curl/8.14.1", "Accept: */*")
+	// Go's server writes the header fields sorted by name, then Date.
+	var got strings.Builder
+	fmt.Fprintf(&got, "HTTP/1.1 %s\n", resp.Status)
+	keys := slices.Sorted(maps.Keys(resp.Header))
+	keys = append(slices.DeleteFunc(keys, func(k string) bool { return k == "Date" }), "Date")
+	for _, k := range keys {
+		for _, v := range resp.Header.Values(k) {
+			fmt.Fprintf(&got, "%s: %s\n", k, v)
+		}
+	}
+	got.WriteString("\n")
+	got.Write(body)
+	volatile := regexp.MustCompile(`(?m)^(Date|Last-Modified|Etag): .*$`)
+	mask := func(s string) string { return volatile.ReplaceAllString(s, "$1: ...") }
+	if g, w := mask(got.String()), mask(shown); !strings.HasPrefix(g, w) {
+		t.Errorf("docs/caddy.md shows\n%s\nCaddy sends\n%s", w, g[:min(len(g), len(w)+200)])
+	}
+}
+
+// TestXcaddyDocsCommand: the xcaddy build of docs/caddy.md (the block after the marker
+// xcaddy-build) is the command xcaddy.json describes, every replacement included: the
+// nested modules' replaces are not inherited by xcaddy's build module, so a command without
+// one of them fails.
+func TestXcaddyDocsCommand(t *testing.T) {
+	block := docBlock(t, "../docs/caddy.md", "xcaddy-build", "sh")
+	got := strings.Join(strings.Fields(strings.ReplaceAll(block, "\\\n", " ")), " ")
+	if want := xcaddyCommand(readManifest(t)); got != want {
+		t.Errorf("docs/caddy.md builds with\n\t%s\nxcaddy.json describes\n\t%s", got, want)
 	}
 }
