@@ -15,6 +15,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 
 	"github.com/sitepolicy/caddy-robots/docs"
+	"github.com/sitepolicy/caddy-robots/policycheck"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 )
 
@@ -59,8 +60,9 @@ func docBlock(t *testing.T, path, name, info string) string {
 }
 
 // TestREADMECaddyfiles adapts every Caddyfile snippet of the README and of docs/ (wrapped in a
-// site when it is a fragment), so the documentation cannot show a config Caddy would refuse.
-// The syntax summary, with its <placeholders>, is the one block left out.
+// site when it is a fragment), loads it as "caddy robots lint" does (every module provisioned)
+// and lints it, so the documentation cannot show a config Caddy would refuse, nor one that
+// lint warns about. The syntax summary, with its <placeholders>, is the one block left out.
 func TestREADMECaddyfiles(t *testing.T) {
 	adapter := caddyconfig.GetAdapter("caddyfile")
 	checked, summaries := 0, 0
@@ -98,11 +100,39 @@ func TestREADMECaddyfiles(t *testing.T) {
 			if !strings.Contains(string(out), `"handler":"robots_`) {
 				t.Errorf("%s:%d: Caddyfile block adapts to no robots handler", page.path, b.Line)
 			}
+			lintDocBlock(t, fmt.Sprintf("%s:%d", page.path, b.Line), cfg)
 			checked++
 		}
 	}
 	if checked < 10 || summaries != 1 {
 		t.Errorf("%d Caddyfile blocks checked (want at least 10), %d syntax summaries left out (want 1)", checked, summaries)
+	}
+}
+
+// lintDocBlock loads cfg, the Caddyfile of a documentation block at place, as caddy robots
+// lint does, and fails the test on a load error or a finding at warning level or above.
+func lintDocBlock(t *testing.T, place, cfg string) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "Caddyfile")
+	if err := os.WriteFile(file, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lc, err := loadConfig(file, "caddyfile")
+	if err != nil {
+		t.Errorf("%s: Caddyfile block does not load: %v", place, err)
+		return
+	}
+	defer lc.close()
+	for _, site := range lc.sites() {
+		findings, err := policycheck.Lint(site)
+		if err != nil {
+			t.Errorf("%s: lint: %v", place, err)
+		}
+		for _, f := range findings {
+			if f.Severity.AtLeastWarning() {
+				t.Errorf("%s: Caddyfile block: lint finds %s", place, f)
+			}
+		}
 	}
 }
 
