@@ -191,7 +191,8 @@ func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 		case "metrics", "log_violations":
 			if d.NextArg() {
-				return errf(d, "robots_txt: %s takes no argument", sub)
+				// "log_violations on" is the usual guess: the sub-directive alone turns it on.
+				return errf(d, "robots_txt: %s takes no argument: write %q alone to turn it on, and leave it out for off", sub, sub)
 			}
 			if d.NextBlock(d.Nesting()) {
 				return errf(d, "robots_txt: %s takes no block", sub)
@@ -230,7 +231,7 @@ func parseLicenseDocument(d *caddyfile.Dispenser, at *positions, path string, rt
 			}
 			doc.Content = append(doc.Content, c)
 		default:
-			return errf(d, "robots_txt: license_document's block takes %s (got %q)", strings.Join(licenseDocumentSubdirectives, ", "), sub)
+			return notInBlock(d, "robots_txt: license_document's block", licenseDocumentSubdirectives)
 		}
 	}
 	rt.LicenseDocuments = append(rt.LicenseDocuments, doc)
@@ -296,7 +297,7 @@ func parseLicenseContent(d *caddyfile.Dispenser, at *positions, path string) (rs
 			at.mark(path + ".payment." + sub)
 			*field = v
 		default:
-			return c, errf(d, "robots_txt: license_document: content's block takes %s (got %q)", strings.Join(licenseContentSubdirectives, ", "), sub)
+			return c, notInBlock(d, "robots_txt: license_document: content's block", licenseContentSubdirectives)
 		}
 	}
 	return c, nil
@@ -358,7 +359,7 @@ func parseEnforce(d *caddyfile.Dispenser, at *positions, e *policy.Enforce) erro
 			e.CrawlDelay = true
 			at.mark("enforce.crawl_delay")
 		default:
-			return errf(d, "robots_txt: enforce's block takes %s (got %q)", strings.Join(enforceSubdirectives, ", "), sub)
+			return notInBlock(d, "robots_txt: enforce's block", enforceSubdirectives)
 		}
 	}
 	return nil

@@ -162,7 +162,7 @@ func TestRobotsCommandExample(t *testing.T) {
 			drafts + ": warning: robots_tag gives every crawler (*) noindex on /drafts/*",
 			at("sitemap https://news.example.com/") + ": info: sitemap \"https://news.example.com/news-sitemap.xml\"",
 			at("except Applebot") + ": info: Applebot, left out of the preset group by except, reads the * group instead",
-			"0 errors, 2 warnings, 2 infos",
+			"0 errors, 2 warnings, 3 infos",
 		}},
 	} {
 		args := append(append([]string{"robots"}, tc.args...), "--config", "Caddyfile.example")
@@ -175,6 +175,64 @@ func TestRobotsCommandExample(t *testing.T) {
 			if !strings.Contains(out, w) {
 				t.Errorf("%v: output lacks %q:\n%s", tc.args, w, out)
 			}
+		}
+	}
+}
+
+// TestLintPresetUserFetchersFix: Caddyfile.example with its preset widened to ai-all, as it
+// once was, gets lint's warning naming the link previews and user-triggered fetchers that
+// enforce refuses; the except line of the fix, pasted into the preset block, is a Caddyfile
+// that loads, and lint then says nothing of them; a real Caddy serving it lets them read
+// articles.
+func TestLintPresetUserFetchersFix(t *testing.T) {
+	const narrow = "preset ai-training ai-search {"
+	src := exampleCaddyfile(t, 8080, "off")
+	if strings.Count(src, narrow) != 1 {
+		t.Fatalf("Caddyfile.example has no line %q", narrow)
+	}
+	wide := strings.Replace(src, narrow, "preset ai-all {", 1)
+	dir := t.TempDir()
+	lint := func(cfg string) policycheck.Finding {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, "Caddyfile"), []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, _ := runCaddy(t, dir, "robots", "lint", "--config", "Caddyfile", "--format", "json")
+		var r struct{ Findings []policycheck.Finding }
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%v\n%s\n%s", err, out, errOut)
+		}
+		for _, f := range r.Findings {
+			if f.Lint == policycheck.LintPresetUserFetchers {
+				return f
+			}
+		}
+		return policycheck.Finding{}
+	}
+	f := lint(wide)
+	for _, name := range []string{"facebookexternalhit", "Meta-ExternalFetcher", "ChatGPT-User", `"ChatGPT Agent"`} {
+		if !strings.Contains(f.Message+f.Fix, name) {
+			t.Errorf("the warning does not name %s: %+v", name, f)
+		}
+	}
+	if f.Location.Line != 1+strings.Count(wide[:strings.Index(wide, "preset ai-all {")], "\n") {
+		t.Errorf("the warning is at line %d, not the preset's", f.Location.Line)
+	}
+	except, ok := strings.CutPrefix(f.Fix, "to keep them, add to the preset block: ")
+	if !ok {
+		t.Fatalf("fix %q", f.Fix)
+	}
+	fixed := strings.Replace(wide, "preset ai-all {", "preset ai-all {\n\t\t\t"+except, 1)
+	if err := loadCaddyfile(fixed, "Caddyfile"); err != nil {
+		t.Fatalf("the fix does not load: %v", err)
+	}
+	if f := lint(fixed); f.Lint != "" {
+		t.Errorf("with the fix: %+v", f)
+	}
+	startCaddyfile(t, strings.Replace(fixed[strings.Index(fixed, "http://localhost:8080 {"):], "http://localhost:8080 {", "http://localhost:@PORT@ {", 1))
+	for _, ua := range personFetchers() {
+		if resp, _ := do(t, "GET", siteURL("/articles/first.html"), "User-Agent: "+ua+"/1.0"); resp.StatusCode == 403 {
+			t.Errorf("%q is refused an article with the fix", ua)
 		}
 	}
 }

@@ -19,9 +19,15 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddytest"
 
+	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
-	"github.com/sitepolicy/caddy-robots/tagemit"
 	"github.com/sitepolicy/caddy-robots/usage"
+)
+
+// The lines of Caddyfile.example that take their ports from the environment, with defaults.
+const (
+	exampleSite  = "http://localhost:{$HTTP_PORT:8080} {"
+	exampleAdmin = "admin localhost:{$ADMIN_PORT:2019}"
 )
 
 // exampleCaddyfile returns ../Caddyfile.example with its site on port and its admin endpoint at
@@ -33,13 +39,13 @@ func exampleCaddyfile(t *testing.T, port int, admin string) string {
 		t.Fatal(err)
 	}
 	s := string(b)
-	for _, old := range []string{"http://localhost:8080 {", "admin localhost:2019"} {
+	for _, old := range []string{exampleSite, exampleAdmin} {
 		if strings.Count(s, old) != 1 {
 			t.Fatalf("Caddyfile.example has %d lines %q; the test rewrites exactly one", strings.Count(s, old), old)
 		}
 	}
-	s = strings.Replace(s, "http://localhost:8080 {", fmt.Sprintf("http://localhost:%d {", port), 1)
-	return strings.Replace(s, "admin localhost:2019", "admin "+admin, 1)
+	s = strings.Replace(s, exampleSite, fmt.Sprintf("http://localhost:%d {", port), 1)
+	return strings.Replace(s, exampleAdmin, "admin "+admin, 1)
 }
 
 // exampleRequests are the requests the documentation shows, and a few more.
@@ -120,7 +126,8 @@ func checkExampleResponses(t *testing.T, base string) {
 	}{{"GPTBot", "/", false}, {"CCBot", "/articles/first.html", false}, {"Googlebot", "/drafts/post.html", false}, {"Googlebot", "/articles/first.html", true},
 		{"ClaudeBot", "/articles/first.html", false}, {"ClaudeBot", "/", true}, {"ClaudeBot", "/drafts/post.html", true},
 		// Left out of the preset: the * group.
-		{"Applebot", "/articles/first.html", true}, {"Applebot", "/drafts/post.html", false}} {
+		{"Applebot", "/articles/first.html", true}, {"Applebot", "/drafts/post.html", false},
+		{"PetalBot", "/articles/first.html", true}, {"facebookexternalhit", "/articles/first.html", true}, {"ChatGPT-User", "/articles/first.html", true}} {
 		if got := m.Decide(c.agent, "", c.path).Allowed; got != c.allowed {
 			t.Errorf("robots.txt: %s may fetch %s = %v, want %v", c.agent, c.path, got, c.allowed)
 		}
@@ -164,15 +171,14 @@ func checkExampleResponses(t *testing.T, base string) {
 	wantRobotsTag(t, resp, siteWide.Union(tagPolicy(t, map[string][]string{"*": {"noindex"}})))
 
 	resp, _ = do(t, "GET", base+"/articles/first.html")
-	articles, err := tagemit.NewPolicyExcept(map[string][]string{
-		"*": {"unavailable_after=2027-01-01T00:00:00Z"}, "Googlebot": {"max-snippet=50"}, "preset:ai-assistants": {"noarchive"},
-	}, []string{"Perplexity-User"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	articles := tagPolicy(t, map[string][]string{
+		"*": {"unavailable_after=2027-01-01T00:00:00Z"}, "Googlebot": {"max-snippet=50"}, "ChatGPT-User": {"noarchive"}, "Claude-User": {"noarchive"},
+	})
 	wantRobotsTag(t, resp, siteWide.Union(articles))
-	if p, _ := tagemit.ParseRobotsTag(resp.Header.Values("Robots-Tag")); slices.Contains(p.RulesFor("Perplexity-User"), "noarchive") || !slices.Contains(p.RulesFor("ChatGPT-User"), "noarchive") {
-		t.Errorf("articles: Perplexity-User is left out of the preset, ChatGPT-User not: %s", resp.Header.Get("Robots-Tag"))
+	// Every article carries the field: it stays small (a preset in robots_tag would write a
+	// rule for each crawler of its category, over a kilobyte).
+	if n := len(strings.Join(resp.Header.Values("Robots-Tag"), ", ")); n > 200 {
+		t.Errorf("articles: a Robots-Tag of %d bytes: %s", n, resp.Header.Get("Robots-Tag"))
 	}
 
 	// enforce: a crawler the file names is refused where it is disallowed, nowhere else; a
@@ -187,9 +193,18 @@ func checkExampleResponses(t *testing.T, base string) {
 		{"Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)", "/", 403},
 		{"Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)", "/robots.txt", 200},
 		{"Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0", "/drafts/post.html", 200},
+		{"facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)", "/articles/first.html", 200},
+		{"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot", "/articles/first.html", 200},
 	} {
 		if resp, _ := do(t, "GET", base+c.path, "User-Agent: "+c.ua); resp.StatusCode != c.status {
 			t.Errorf("%q %s: %d, want %d", c.ua, c.path, resp.StatusCode, c.status)
+		}
+	}
+	// Every fetcher that acts for a person, of either catalogue (link previews, AI
+	// assistants' user-triggered fetchers), reads articles: the example refuses none.
+	for _, ua := range personFetchers() {
+		if resp, _ := do(t, "GET", base+"/articles/first.html", "User-Agent: "+ua+"/1.0"); resp.StatusCode == 403 {
+			t.Errorf("%q is refused an article: link previews and user-triggered fetchers must be kept", ua)
 		}
 	}
 
@@ -300,19 +315,20 @@ func TestExampleBinary(t *testing.T) {
 		t.Errorf("list-modules: %v\n%s", err, out)
 	}
 
-	port := freePorts(1)[0]
-	cfgPath := filepath.Join(dir, "Caddyfile")
-	if err := os.WriteFile(cfgPath, []byte(exampleCaddyfile(t, port, "off")), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err = exec.Command(bin, "validate", "--config", cfgPath, "--adapter", "caddyfile").CombinedOutput()
+	// The README's command, with the ports the README says to set in the environment.
+	ports := freePorts(2)
+	port := ports[0]
+	env := append(os.Environ(), fmt.Sprintf("HTTP_PORT=%d", ports[0]), fmt.Sprintf("ADMIN_PORT=%d", ports[1]))
+	cmdDir, args := readmeRunCommand(t)
+	out, err = exec.Command(bin, "validate", "--config", filepath.Join(cmdDir, "../Caddyfile.example"), "--adapter", "caddyfile").CombinedOutput()
 	if err != nil {
 		t.Fatalf("validate Caddyfile.example: %v\n%s", err, out)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	run := exec.CommandContext(ctx, bin, "run", "--config", cfgPath, "--adapter", "caddyfile")
+	run := exec.CommandContext(ctx, bin, args...)
+	run.Dir, run.Env = cmdDir, env
 	var logs bytes.Buffer
 	run.Stdout, run.Stderr = &logs, &logs
 	if err := run.Start(); err != nil {
@@ -348,6 +364,17 @@ func TestExampleBinary(t *testing.T) {
 	}
 	checkExampleResponses(t, base)
 
+	// Stopped as the README says, through the admin endpoint on ADMIN_PORT.
+	if out, err := exec.Command(bin, "stop", "--address", fmt.Sprintf("localhost:%d", ports[1])).CombinedOutput(); err != nil {
+		t.Errorf("stop --address localhost:%d: %v\n%s", ports[1], err, out)
+	}
+	select {
+	case err := <-exited:
+		exited <- err
+	case <-time.After(30 * time.Second):
+		t.Errorf("caddy-robots still runs 30s after stop")
+	}
+
 	// The command line names the line of a bad value.
 	bad := strings.Replace(exampleCaddyfile(t, port, "off"), "crawl_delay 2", "crawl_delay two", 1)
 	badPath := filepath.Join(dir, "Caddyfile.bad")
@@ -361,6 +388,79 @@ func TestExampleBinary(t *testing.T) {
 	}
 	if !regexp.MustCompile(fmt.Sprintf(`Caddyfile\.bad:%d\b`, line)).Match(out) || !regexp.MustCompile(`crawl_delay \\?"two\\?": a crawl delay is a finite number of seconds`).Match(out) {
 		t.Errorf("validate output does not name Caddyfile.bad:%d and the problem:\n%s", line, out)
+	}
+}
+
+// personFetchers are the names of the crawlers that fetch a page for a person: the bot
+// catalogue's link previews and the AI catalogue's ai-assistants that are in no other
+// category (PetalBot, also in ai-search, is kept out by a preset of ai-search on purpose).
+func personFetchers() []string {
+	var out []string
+	for _, b := range crawlers.Bots() {
+		if slices.Contains(b.Categories, "preview") {
+			out = append(out, b.Names...)
+		}
+	}
+	cs, _ := crawlers.Category(crawlers.AIAssistants)
+	for _, c := range cs {
+		if !c.In(crawlers.AISearch) && !c.In(crawlers.AITraining) {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+// readmeRunCommand returns the directory and the caddy-robots arguments of the README's
+// "Two commands" block (cd DIR && go run ./cmd/caddy-robots ARGS...), which TestExampleBinary
+// runs with the binary that go run would build.
+func readmeRunCommand(t *testing.T) (dir string, args []string) {
+	t.Helper()
+	block := docBlock(t, "../README.md", "two-commands", "sh")
+	var cmds []string
+	for _, l := range strings.Split(block, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			cmds = append(cmds, l)
+		}
+	}
+	if len(cmds) != 2 || cmds[1] != "./test.sh" {
+		t.Fatalf("the README's two commands are %q", cmds)
+	}
+	m := regexp.MustCompile(`^cd (\S+) && go run \./cmd/caddy-robots (.+)$`).FindStringSubmatch(cmds[0])
+	if m == nil {
+		t.Fatalf("the README's first command %q is not cd DIR && go run ./cmd/caddy-robots ...", cmds[0])
+	}
+	if fi, err := os.Stat("../test.sh"); err != nil || fi.Mode()&0o111 == 0 {
+		t.Errorf("the README's ./test.sh is not an executable file: %v", err)
+	}
+	return filepath.Join("..", m[1]), strings.Fields(m[2])
+}
+
+// TestExamplePorts: the example's ports come from HTTP_PORT and ADMIN_PORT when they are
+// set, 8080 and 2019 otherwise, so it runs beside other servers without being edited.
+func TestExamplePorts(t *testing.T) {
+	src, err := os.ReadFile("../Caddyfile.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	adapt := func() string {
+		out, _, err := caddyconfig.GetAdapter("caddyfile").Adapt(src, map[string]any{"filename": "Caddyfile.example"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	t.Setenv("HTTP_PORT", "")
+	t.Setenv("ADMIN_PORT", "")
+	os.Unsetenv("HTTP_PORT")
+	os.Unsetenv("ADMIN_PORT")
+	if out := adapt(); !strings.Contains(out, `"listen":[":8080"]`) || !strings.Contains(out, `"admin":{"listen":"localhost:2019"}`) {
+		t.Errorf("without HTTP_PORT and ADMIN_PORT, not on 8080 and 2019:\n%s", out)
+	}
+	t.Setenv("HTTP_PORT", "18123")
+	t.Setenv("ADMIN_PORT", "12456")
+	out := adapt()
+	if !strings.Contains(out, `"listen":[":18123"]`) || !strings.Contains(out, `"admin":{"listen":"localhost:12456"}`) || strings.Contains(out, "8080") {
+		t.Errorf("with HTTP_PORT=18123 ADMIN_PORT=12456:\n%s", out)
 	}
 }
 
@@ -399,7 +499,9 @@ func TestExampleCaddyfileComplete(t *testing.T) {
 		"robots_txt preset", "robots_txt except", "robots_txt enforce",
 		"robots_tag robots_tag", "robots_tag agent", "robots_tag meta", "robots_tag x_robots_tag",
 		"robots_txt content_usage", "robots_txt content_signal", "robots_tag content_usage",
-		"robots_tag preset", "robots_tag except", "robots_tag tdm",
+		"robots_tag tdm",
+		// Not robots_tag's preset and except: a preset in a response header writes a rule
+		// for each crawler of its category into every response (docs/ai-usage.md shows it).
 	} {
 		if !seen[want] {
 			t.Errorf("Caddyfile.example does not use %s", want)

@@ -8,6 +8,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/tagemit"
 )
 
@@ -76,6 +77,8 @@ func unknownSubdirective(d *caddyfile.Dispenser, block int, what string) error {
 func elsewhere(block int, sub, line string) string {
 	inTxt, inGrp := slices.Contains(robotsTxtSubdirectives, sub), slices.Contains(groupSubdirectives, sub)
 	switch {
+	case block == inRobotsTxt && sub == "except":
+		return exceptElsewhere(line)
 	case block == inRobotsTxt && inGrp:
 		return fmt.Sprintf("%s goes inside a group, which names the crawlers it applies to: e.g. for every crawler, a line %q, then %q, then %q", sub, "group * {", line, "}")
 	case block == inGroup && sub == "group":
@@ -91,6 +94,35 @@ func elsewhere(block int, sub, line string) string {
 	}
 	// A robots_tag sub-directive in robots_txt or a group.
 	return fmt.Sprintf("%s is a robots_tag sub-directive, which sets response headers: put %q in a robots_tag block", sub, line)
+}
+
+// notInBlock is the error for the sub-directive on the current line in a block that takes
+// only list (what names the block), with the closest name of list when one is close.
+func notInBlock(d *caddyfile.Dispenser, what string, list []string) error {
+	sub := d.Val()
+	msg := fmt.Sprintf("%s takes %s (got %q)", what, strings.Join(list, ", "), sub)
+	if c := configerr.Closest(strings.ToLower(sub), list); c != "" {
+		return parseErrorf(d, sub, c, "%s (did you mean %q?)", msg, c)
+	}
+	return parseErrorf(d, sub, "", "%s", msg)
+}
+
+// exceptElsewhere says where an except line written at the top of robots_txt goes: in a
+// preset block, whose crawlers it leaves out (a group without a preset refuses it). The
+// example block is ai-all, which holds every crawler of the catalogue, so it loads with any
+// names the line holds that are the catalogue's.
+func exceptElsewhere(line string) string {
+	const does = "except goes inside a preset block, and leaves crawlers out of the block's categories"
+	names := strings.Fields(strings.TrimPrefix(line, "except"))
+	for _, n := range names {
+		if _, ok := crawlers.Lookup(n); !ok {
+			return fmt.Sprintf("%s; %q is not a crawler of the AI catalogue, which presets are made of, so there is nothing to leave it out of: to give it rules of its own, name it in a group", does, n)
+		}
+	}
+	if len(names) == 0 {
+		return does
+	}
+	return fmt.Sprintf("%s: put it in the preset block it belongs to (before or after the block's rules), e.g. for every AI crawler of the catalogue, a line %q, then %q, then %q", does, "preset "+crawlers.AIAll+" {", line, "}")
 }
 
 // isRule reports whether s is a Robots-Tag rule (noindex, max-snippet=5).

@@ -253,7 +253,7 @@ func TestMetricsCaddyfile(t *testing.T) {
 	}
 	for in, want := range map[string]string{
 		"robots_txt {\n\tmetrics\n\tmetrics\n}":                                                          "metrics given twice, at Testfile:3",
-		"robots_txt {\n\tlog_violations on\n}":                                                           "log_violations takes no argument, at Testfile:2",
+		"robots_txt {\n\tlog_violations on\n}":                                                           `log_violations takes no argument: write "log_violations" alone to turn it on, and leave it out for off, at Testfile:2`,
 		"robots_txt {\n\tmetrics {\n\t\tx\n\t}\n}":                                                       "metrics takes no block",
 		"robots_txt {\n\tlog_violations\n\tlog_violations\n}":                                            "log_violations given twice",
 		"robots_txt {\n\tgroup GPTBot {\n\t\tcrawl_delay 2\n\t}\n\tenforce {\n\t\tcrawl_delay 2\n\t}\n}": "crawl_delay takes no argument",

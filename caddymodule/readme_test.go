@@ -1,6 +1,8 @@
 package caddymodule
 
 import (
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
@@ -13,6 +15,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 
 	"github.com/sitepolicy/caddy-robots/docs"
+	"github.com/sitepolicy/caddy-robots/policycheck"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 )
 
@@ -57,8 +60,9 @@ func docBlock(t *testing.T, path, name, info string) string {
 }
 
 // TestREADMECaddyfiles adapts every Caddyfile snippet of the README and of docs/ (wrapped in a
-// site when it is a fragment), so the documentation cannot show a config Caddy would refuse.
-// The syntax summary, with its <placeholders>, is the one block left out.
+// site when it is a fragment), loads it as "caddy robots lint" does (every module provisioned)
+// and lints it, so the documentation cannot show a config Caddy would refuse, nor one that
+// lint warns about. The syntax summary, with its <placeholders>, is the one block left out.
 func TestREADMECaddyfiles(t *testing.T) {
 	adapter := caddyconfig.GetAdapter("caddyfile")
 	checked, summaries := 0, 0
@@ -96,11 +100,39 @@ func TestREADMECaddyfiles(t *testing.T) {
 			if !strings.Contains(string(out), `"handler":"robots_`) {
 				t.Errorf("%s:%d: Caddyfile block adapts to no robots handler", page.path, b.Line)
 			}
+			lintDocBlock(t, fmt.Sprintf("%s:%d", page.path, b.Line), cfg)
 			checked++
 		}
 	}
 	if checked < 10 || summaries != 1 {
 		t.Errorf("%d Caddyfile blocks checked (want at least 10), %d syntax summaries left out (want 1)", checked, summaries)
+	}
+}
+
+// lintDocBlock loads cfg, the Caddyfile of a documentation block at place, as caddy robots
+// lint does, and fails the test on a load error or a finding at warning level or above.
+func lintDocBlock(t *testing.T, place, cfg string) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "Caddyfile")
+	if err := os.WriteFile(file, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lc, err := loadConfig(file, "caddyfile")
+	if err != nil {
+		t.Errorf("%s: Caddyfile block does not load: %v", place, err)
+		return
+	}
+	defer lc.close()
+	for _, site := range lc.sites() {
+		findings, err := policycheck.Lint(site)
+		if err != nil {
+			t.Errorf("%s: lint: %v", place, err)
+		}
+		for _, f := range findings {
+			if f.Severity.AtLeastWarning() {
+				t.Errorf("%s: Caddyfile block: lint finds %s", place, f)
+			}
+		}
 	}
 }
 
@@ -209,5 +241,56 @@ func TestREADMEPurposeGroups(t *testing.T) {
 	wantStatus(t, resp, 200)
 	if string(body) != served {
 		t.Errorf("robots.txt\n%s\ndocs/caddy.md shows\n%s", body, served)
+	}
+}
+
+// TestREADMECurlDrafts: the curl -i of docs/caddy.md (the console block after the marker
+// caddy-curl-drafts), sent to Caddyfile.example in a real Caddy, gets the status line and
+// every header the page shows, in the order Caddy writes them, and nothing more; the page's
+// body starts with the lines shown before "...". Only the values of Date, Last-Modified and
+// Etag (the clock's and the file's) are not compared.
+func TestREADMECurlDrafts(t *testing.T) {
+	block := docBlock(t, "../docs/caddy.md", "caddy-curl-drafts", "console")
+	cmd, shown, _ := strings.Cut(block, "\n")
+	path, ok := strings.CutPrefix(cmd, "$ curl -i http://localhost:8080")
+	if !ok {
+		t.Fatalf("the block runs %q", cmd)
+	}
+	shown, ok = strings.CutSuffix(shown, "...\n")
+	if !ok {
+		t.Fatalf("the block does not end with ...:\n%s", block)
+	}
+	example := exampleCaddyfile(t, sitePort, "off")
+	startCaddyfile(t, example[strings.Index(example, fmt.Sprintf("http://localhost:%d {", sitePort)):])
+	// curl sends no Accept-Encoding: the page is not compressed.
+	resp, body := do(t, "GET", siteURL(path), "Accept-Encoding: identity", "User-Agent: curl/8.14.1", "Accept: */*")
+	// Go's server writes the header fields sorted by name, then Date.
+	var got strings.Builder
+	fmt.Fprintf(&got, "HTTP/1.1 %s\n", resp.Status)
+	keys := slices.Sorted(maps.Keys(resp.Header))
+	keys = append(slices.DeleteFunc(keys, func(k string) bool { return k == "Date" }), "Date")
+	for _, k := range keys {
+		for _, v := range resp.Header.Values(k) {
+			fmt.Fprintf(&got, "%s: %s\n", k, v)
+		}
+	}
+	got.WriteString("\n")
+	got.Write(body)
+	volatile := regexp.MustCompile(`(?m)^(Date|Last-Modified|Etag): .*$`)
+	mask := func(s string) string { return volatile.ReplaceAllString(s, "$1: ...") }
+	if g, w := mask(got.String()), mask(shown); !strings.HasPrefix(g, w) {
+		t.Errorf("docs/caddy.md shows\n%s\nCaddy sends\n%s", w, g[:min(len(g), len(w)+200)])
+	}
+}
+
+// TestXcaddyDocsCommand: the xcaddy build of docs/caddy.md (the block after the marker
+// xcaddy-build) is the command xcaddy.json describes, every replacement included: the
+// nested modules' replaces are not inherited by xcaddy's build module, so a command without
+// one of them fails.
+func TestXcaddyDocsCommand(t *testing.T) {
+	block := docBlock(t, "../docs/caddy.md", "xcaddy-build", "sh")
+	got := strings.Join(strings.Fields(strings.ReplaceAll(block, "\\\n", " ")), " ")
+	if want := xcaddyCommand(readManifest(t)); got != want {
+		t.Errorf("docs/caddy.md builds with\n\t%s\nxcaddy.json describes\n\t%s", got, want)
 	}
 }

@@ -60,7 +60,7 @@ respond "<!doctype html><title>t</title><p>x"
 `)
 	resp, body := do(t, "GET", siteURL("/robots.txt"))
 	wantStatus(t, resp, 200)
-	if want := "User-agent: *\nDisallow:\nContent-Usage: train-ai=n, search=y\nContent-Signal: search=yes, ai-input=yes, ai-train=no\n"; string(body) != want {
+	if want := "User-agent: *\nDisallow:\nContent-Usage: train-ai=n, search=y\nContent-Usage: /press/ train-ai=y\nContent-Signal: search=yes, ai-input=yes, ai-train=no\nContent-Signal: /press/ search=yes, ai-input=yes, ai-train=yes\n"; string(body) != want {
 		t.Errorf("robots.txt\n%s", body)
 	}
 	const policyURL = "https://example.com/policies/tdm.json"

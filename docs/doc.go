@@ -19,6 +19,14 @@
 //	...
 //	summary, err := docs.Marked(src, "syntax-summary", "caddyfile")
 //
+// A block no test runs says why, in a comment of the same place:
+//
+//	<!-- not tested: the release build needs a tag -->
+//
+// (Block.Untested); docs.TestEveryBlockAccountedFor fails on a block of README.md or this
+// directory that has neither a marker nor a reason, unless it is a Caddyfile, which every
+// one is adapted, loaded and linted (caddymodule's TestREADMECaddyfiles).
+//
 // A missing marker, one used twice, or one not followed by a fenced block of the expected
 // kind is an error that says so, never an empty block. Blocks lists every fenced block of a
 // file, with its marker if it has one, for the tests that check every block of a kind.
@@ -45,24 +53,37 @@ type Block struct {
 	Line int
 	// Marker is the name of the test marker right before the block, "" if it has none.
 	Marker string
+	// Untested is the reason of a <!-- not tested: reason --> comment right before the
+	// block, "" if it has none.
+	Untested string
 }
 
 // markerRE matches a marker line; the name is letters, digits and "-".
 var markerRE = regexp.MustCompile(`^<!-- test: ([a-z0-9][a-z0-9-]*) -->$`)
+
+// untestedRE matches the comment of a block no test runs, with its reason.
+var untestedRE = regexp.MustCompile(`^<!-- not tested: (\S.*?) -->$`)
 
 // Blocks returns every fenced block of src, a Markdown file, in order. It is an error for
 // a block not to be closed, or for a marker not to be followed by a block on the next line.
 func Blocks(src []byte) ([]Block, error) {
 	lines := strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")
 	var blocks []Block
-	marker, markerLine := "", 0
+	marker, markerLine, untested := "", 0, ""
 	for i := 0; i < len(lines); i++ {
 		line := lines[i]
 		if marker != "" && !strings.HasPrefix(line, "```") {
 			return nil, fmt.Errorf("line %d: the marker %q is not followed by a fenced block (the next line is %q)", markerLine, marker, line)
 		}
+		if untested != "" && !strings.HasPrefix(line, "```") {
+			return nil, fmt.Errorf("line %d: <!-- not tested: ... --> is not followed by a fenced block (the next line is %q)", i, line)
+		}
 		if m := markerRE.FindStringSubmatch(line); m != nil {
 			marker, markerLine = m[1], i+1
+			continue
+		}
+		if m := untestedRE.FindStringSubmatch(line); m != nil {
+			untested = m[1]
 			continue
 		}
 		if strings.HasPrefix(strings.TrimSpace(line), "<!-- test:") {
@@ -72,8 +93,8 @@ func Blocks(src []byte) ([]Block, error) {
 			continue
 		}
 		fence := line[:len(line)-len(strings.TrimLeft(line, "`"))]
-		b := Block{Info: strings.TrimSpace(line[len(fence):]), Line: i + 1, Marker: marker}
-		marker = ""
+		b := Block{Info: strings.TrimSpace(line[len(fence):]), Line: i + 1, Marker: marker, Untested: untested}
+		marker, untested = "", ""
 		var text strings.Builder
 		closed := false
 		for i++; i < len(lines); i++ {

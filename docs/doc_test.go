@@ -12,7 +12,8 @@ const page = "# Title\n\n" +
 	"serves\n\n" +
 	"<!-- test: served -->\n```\nUser-agent: *\n\n```\n\n" +
 	"```json\n{}\n```\n" +
-	"<!-- test: long-fence -->\n````md\n```go\nx\n```\n````\n"
+	"<!-- test: long-fence -->\n````md\n```go\nx\n```\n````\n" +
+	"<!-- not tested: needs a release tag -->\n```sh\nxcaddy build\n```\n"
 
 func TestMarked(t *testing.T) {
 	for _, c := range []struct{ name, info, want string }{
@@ -41,6 +42,7 @@ func TestMarkedErrors(t *testing.T) {
 		{"two markers", "<!-- test: a -->\n```\nx\n```\n<!-- test: a -->\n```\ny\n```\n", "a", "", `the marker "a" is used 2 times (lines 1 and 5)`},
 		{"unclosed", "<!-- test: a -->\n```\nx\n", "a", "", `line 2: the fenced block is not closed`},
 		{"shorter closing fence", "<!-- test: a -->\n````\nx\n```\n", "a", "", `line 2: the fenced block is not closed`},
+		{"reason then prose", "<!-- not tested: why -->\ntext\n```\nx\n```\n", "a", "", `line 1: <!-- not tested: ... --> is not followed by a fenced block (the next line is "text")`},
 		{"malformed marker", "<!-- test: A b -->\n```\nx\n```\n", "a", "", `line 1: "<!-- test: A b -->" is not a marker`},
 	} {
 		got, err := docs.Marked([]byte(c.src), c.name, c.info)
@@ -60,6 +62,7 @@ func TestBlocks(t *testing.T) {
 		{Info: "", Text: "User-agent: *\n\n", Line: 12, Marker: "served"},
 		{Info: "json", Text: "{}\n", Line: 17},
 		{Info: "md", Text: "```go\nx\n```\n", Line: 21, Marker: "long-fence"},
+		{Info: "sh", Text: "xcaddy build\n", Line: 27, Untested: "needs a release tag"},
 	}
 	if len(blocks) != len(want) {
 		t.Fatalf("%d blocks: %+v", len(blocks), blocks)

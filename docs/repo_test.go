@@ -63,3 +63,37 @@ func TestRepositoryMarkers(t *testing.T) {
 		t.Errorf("only %d markers in %v", n, pages)
 	}
 }
+
+// TestEveryBlockAccountedFor: every fenced block of README.md and docs/ is checked against
+// the code, or says why not. A Caddyfile block is adapted, loaded and linted (caddymodule's
+// TestREADMECaddyfiles); any other block has a marker a test asks for (TestRepositoryMarkers)
+// or a <!-- not tested: reason --> comment. A command and its output shown without either
+// would drift from what the command does.
+func TestEveryBlockAccountedFor(t *testing.T) {
+	pages, err := filepath.Glob("*.md")
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("no pages: %v", err)
+	}
+	checked, untested := 0, 0
+	for _, p := range append([]string{filepath.Join("..", "README.md")}, pages...) {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks, err := docs.Blocks(src)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		for _, b := range blocks {
+			switch {
+			case b.Untested != "":
+				untested++
+			case b.Info == "caddyfile" || b.Marker != "":
+				checked++
+			default:
+				t.Errorf("%s:%d: a %q block without a test marker or a <!-- not tested: reason --> comment:\n%s", p, b.Line, b.Info, b.Text)
+			}
+		}
+	}
+	t.Logf("%d blocks checked by tests, %d not tested (with reasons)", checked, untested)
+}

@@ -6,9 +6,11 @@ import (
 	"net/url"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/internal/syntax"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
@@ -69,6 +71,12 @@ const (
 	// LintLicenseNotServed: an RSL license (robots.txt License line, a route's Link) on the
 	// site itself that no license_document of the config serves: the backend must answer it.
 	LintLicenseNotServed = "license-not-served"
+	// LintPresetUserFetchers: a preset group that enforcement makes binding includes
+	// fetchers that act for a person — link-preview agents (a link shared on a social
+	// network or in a chat), and AI assistants' user-triggered fetchers that only ai-all
+	// brings in (none of their own categories is named) — which are then refused where the
+	// group disallows.
+	LintPresetUserFetchers = "preset-refuses-user-fetchers"
 )
 
 // Finding is one problem Lint found. Its JSON form is the output of "lint --format json".
@@ -105,6 +113,7 @@ func Lint(site *Site) ([]Finding, error) {
 	if site.RobotsTxt != nil {
 		l.robotsRules()
 		l.exceptFallback()
+		l.presetUserFetchers()
 		l.fileWarnings()
 		l.usageConflicts()
 		l.sitemaps()
@@ -288,6 +297,89 @@ func (l *linter) exceptFallback() {
 			}
 		}
 	}
+}
+
+// presetUserFetchers reports, in a robots.txt with enforcement, each preset group with a
+// disallow rule whose presets include crawlers that fetch for a person (LintPresetUserFetchers)
+// and that neither the group's except nor another group's name takes out of it: enforcement
+// refuses them where the group disallows. The fix is the except line that keeps them, which
+// names each crawler as the catalogue writes it.
+func (l *linter) presetUserFetchers() {
+	if l.site.RobotsTxt.Config.Enforce == nil {
+		return
+	}
+	named := map[string]bool{}
+	for _, g := range l.file.Groups {
+		for _, ua := range g.UserAgents {
+			named[strings.ToLower(ua)] = true
+		}
+	}
+	for gi, g := range l.file.Groups {
+		if len(g.Presets) == 0 || !slices.ContainsFunc(g.Rules, func(r robotsgen.Rule) bool { return r.Type == robotsgen.Disallow && r.Path != "" }) {
+			continue
+		}
+		// A fetcher in a category the group names (PetalBot is in ai-search too) is kept
+		// out on purpose; one that only ai-all brings in is not.
+		chosen := func(c crawlers.Crawler) bool {
+			return slices.ContainsFunc(c.Categories[1:], func(cat string) bool {
+				return slices.ContainsFunc(g.Presets, func(p string) bool { return strings.EqualFold(p, cat) })
+			})
+		}
+		except := syntax.NewExcluded(g.Except)
+		seen := map[string]bool{}
+		var previews, users []string
+		for _, p := range g.Presets {
+			cs, err := crawlers.Category(p)
+			if err != nil {
+				continue
+			}
+			for _, c := range cs {
+				k := strings.ToLower(c.Name)
+				// A name read as its leading word ("MistralAI-User/1.0") goes with it.
+				lead := syntax.LeadingCrawlerToken(k)
+				if seen[k] || seen[lead] || named[k] || named[lead] || except.Has(c.Name) {
+					continue
+				}
+				seen[k] = true
+				switch {
+				case linkPreview(c.Name):
+					previews = append(previews, c.Name)
+				case c.In(crawlers.AIAssistants) && !chosen(c):
+					users = append(users, c.Name)
+				}
+			}
+		}
+		if len(previews)+len(users) == 0 {
+			continue
+		}
+		var what []string
+		if len(previews) > 0 {
+			what = append(what, fmt.Sprintf("%d link-preview agent(s) (%s), which fetch a page when someone shares its link", len(previews), strings.Join(previews, ", ")))
+		}
+		if len(users) > 0 {
+			what = append(what, fmt.Sprintf("%d user-triggered fetcher(s) of AI assistants (%s), which fetch a page a person asked about", len(users), strings.Join(users, ", ")))
+		}
+		keep := append(previews, users...)
+		for i, n := range keep {
+			if strings.ContainsAny(n, " \t") {
+				keep[i] = strconv.Quote(n) // a Caddyfile token with spaces is quoted
+			}
+		}
+		l.add(LintPresetUserFetchers, SeverityWarning, l.robotsAt(configerr.Index(configerr.Index("groups", gi)+".presets", 0)),
+			fmt.Sprintf("to keep them, add to the preset block: except %s", strings.Join(keep, " ")),
+			"preset %s with enforce refuses %s where the group disallows", strings.Join(g.Presets, " "), strings.Join(what, ", and "))
+	}
+}
+
+// linkPreview reports whether name is, in the bot catalogue, a crawler that makes link
+// previews (its "preview" category).
+func linkPreview(name string) bool {
+	id, n, ok := crawlers.IdentifyBotName(name)
+	if !ok {
+		return false
+	}
+	bn, ok := crawlers.LookupBotName(id, n)
+	return ok && slices.Contains(bn.Categories, "preview")
 }
 
 // patternPath is a path a robots.txt pattern matches: its "*" wildcards matching nothing, its

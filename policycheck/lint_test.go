@@ -4,9 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/nethttp"
 )
 
@@ -369,5 +373,82 @@ func TestCheckSignalConflictsAIUse(t *testing.T) {
 	}
 	if len(rep.SignalConflicts) != 1 || rep.SignalConflicts[0].Use != "AI input" || rep.SignalConflicts[0].Refuses.Value != "ai-use=n" {
 		t.Fatalf("conflicts %+v", rep.SignalConflicts)
+	}
+}
+
+// TestLintPresetUserFetchers: over every set of categories in a preset group with enforce,
+// the warning names the link-preview agents and the user-triggered fetchers that only
+// ai-all brings in, and its fix, the except line, is a config
+// that validates and silences it. Without enforce, without a disallow rule, or with those
+// crawlers named by a group of their own, there is no warning.
+func TestLintPresetUserFetchers(t *testing.T) {
+	cats := crawlers.Categories()
+	warned := 0
+	for mask := 1; mask < 1<<len(cats); mask++ {
+		var presets []string
+		for i, c := range cats {
+			if mask&(1<<i) != 0 {
+				presets = append(presets, c)
+			}
+		}
+		group := func(except []string) string {
+			g := map[string]any{"presets": presets, "rules": []map[string]string{{"type": "disallow", "path": "/articles/"}}}
+			if except != nil {
+				g["except"] = except
+			}
+			b, _ := json.Marshal(g)
+			return string(b)
+		}
+		cfg := `{"robots_txt": {"groups": [` + group(nil) + `], "enforce": {}}}`
+		fs := only(lint(t, cfg), LintPresetUserFetchers)
+		// ai-all and ai-assistants hold link previews (facebookexternalhit,
+		// meta-externalfetcher); ai-training holds neither kind.
+		previews := slices.Contains(presets, crawlers.AIAll) || slices.Contains(presets, crawlers.AIAssistants)
+		if len(fs) > 1 || previews != (len(fs) == 1) {
+			t.Errorf("%v: %d findings: %v", presets, len(fs), fs)
+		}
+		if len(fs) == 0 {
+			continue
+		}
+		warned++
+		f := fs[0]
+		if f.Location.JSONPath != "robots_txt.groups[0].presets[0]" || f.Severity != SeverityWarning {
+			t.Errorf("%v: %+v", presets, f)
+		}
+		if strings.Contains(f.Message, "facebookexternalhit") != slices.Contains(presets, crawlers.AIAll) {
+			t.Errorf("%v: facebookexternalhit (ai-all's link previews): %s", presets, f.Message)
+		}
+		if strings.Contains(f.Message, "ChatGPT-User") != (slices.Contains(presets, crawlers.AIAll) && !slices.Contains(presets, crawlers.AIAssistants)) {
+			t.Errorf("%v: ChatGPT-User is named unless ai-assistants is chosen: %s", presets, f.Message)
+		}
+		// The fix, applied: the except line's names (a Caddyfile line, quoted names whole).
+		line, ok := strings.CutPrefix(f.Fix, "to keep them, add to the preset block: except ")
+		if !ok {
+			t.Fatalf("fix %q", f.Fix)
+		}
+		var except []string
+		for _, m := range regexp.MustCompile(`"[^"]*"|\S+`).FindAllString(line, -1) {
+			if u, err := strconv.Unquote(m); err == nil {
+				m = u
+			}
+			except = append(except, m)
+		}
+		fixed := `{"robots_txt": {"groups": [` + group(except) + `], "enforce": {}}}`
+		if fs := only(lint(t, fixed), LintPresetUserFetchers); len(fs) != 0 {
+			t.Errorf("%v: the fix does not silence the warning: %v", presets, fs)
+		}
+		// No enforce, or no disallow: nothing is refused.
+		if fs := only(lint(t, `{"robots_txt": {"groups": [`+group(nil)+`]}}`), LintPresetUserFetchers); len(fs) != 0 {
+			t.Errorf("%v without enforce: %v", presets, fs)
+		}
+		// The crawlers named in a group of their own keep it.
+		own, _ := json.Marshal(map[string]any{"user_agents": except[:1], "rules": []map[string]string{{"type": "allow", "path": "/"}}})
+		fs = only(lint(t, `{"robots_txt": {"groups": [`+group(nil)+`,`+string(own)+`], "enforce": {}}}`), LintPresetUserFetchers)
+		if len(fs) != min(1, len(except)-1) || len(fs) == 1 && slices.Contains(strings.Fields(fs[0].Fix), except[0]) {
+			t.Errorf("%v with %s named: %v", presets, except[0], fs)
+		}
+	}
+	if warned < 8 {
+		t.Errorf("warned for %d sets of categories", warned)
 	}
 }
