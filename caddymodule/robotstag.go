@@ -36,6 +36,7 @@ type RobotsTag struct {
 
 	tags policy.Tags // Tags with global placeholders replaced, for robots_txt's tdmrep.json
 	core *serve.Core
+	tdm  *tdmTagCache // the site block's tdmrep.json rules, found at its first request (tdmfile.go)
 }
 
 // CaddyModule returns the Caddy module information.
@@ -61,13 +62,20 @@ func (h *RobotsTag) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return configerr.Reroot(err, "robots_tag[0]", "")
 	}
-	h.tags, h.core = tags, core
+	h.tags, h.core, h.tdm = tags, core, new(tdmTagCache)
 	logWarnings(logger, core.Warnings(), "robots_tag[0]")
 	return nil
 }
 
-// ServeHTTP runs next with the robots tags applied to its response.
+// ServeHTTP runs next with the robots tags applied to its response. With a TDMRep
+// declaration, when the site block serves a generated tdmrep.json, the tdm-policy fields
+// state the policy the file states for the path (serve.Core.TagTDMRep).
 func (h *RobotsTag) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	if h.tags.TDM != nil {
+		if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok {
+			return h.core.TagTDMRep(w, r, next, h.tdmRules(srv))
+		}
+	}
 	return h.core.Tag(w, r, next)
 }
 

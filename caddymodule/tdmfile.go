@@ -3,6 +3,7 @@ package caddymodule
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -55,6 +56,50 @@ func (h *RobotsTxt) tdmCore(srv *caddyhttp.Server) *serve.Core {
 	s := &tdmSite{srv: srv, core: buildTDMCore(h.logger, siteTags(srv, h))}
 	h.tdm.site.Store(s)
 	return s.core
+}
+
+// tdmTagFile is the TDMRep file that serves a robots_tag handler's site on one server.
+type tdmTagFile struct {
+	srv   *caddyhttp.Server
+	rules *serve.TDMRepRules // nil: the site serves no tdmrep.json
+}
+
+// tdmTagCache holds a robots_tag handler's tdmTagFile.
+type tdmTagCache struct {
+	mu   sync.Mutex // held while building
+	file atomic.Pointer[tdmTagFile]
+}
+
+// tdmRules are the rules of the tdmrep.json served for h's site block on srv, which h's
+// tdm-policy and tdm-reservation fields must agree with (TDMRep: a TDM agent reads the
+// file's first rule matching the path; route paths match without case and locations with
+// it), or nil when no robots_txt of the site serves one. They are found once per server, as
+// robots_txt finds the file's routes: the first robots_txt handler of srv whose site block's
+// robots_tag handlers (siteTags) include h, whose file Core is then the one it serves.
+func (h *RobotsTag) tdmRules(srv *caddyhttp.Server) *serve.TDMRepRules {
+	if f := h.tdm.file.Load(); f != nil && f.srv == srv {
+		return f.rules
+	}
+	h.tdm.mu.Lock()
+	defer h.tdm.mu.Unlock()
+	if f := h.tdm.file.Load(); f != nil && f.srv == srv {
+		return f.rules
+	}
+	f := &tdmTagFile{srv: srv}
+	all := &tdmWalk{srv: srv}
+	all.routes(srv.Routes, "", tdmWay{}, -1)
+	for _, txt := range all.txts {
+		tags := siteTags(srv, txt)
+		if !slices.ContainsFunc(tags, func(t tdmTag) bool { return t.tag == h }) {
+			continue
+		}
+		if c := txt.tdmCore(srv); c != nil {
+			f.rules = c.TDMRepRules()
+		}
+		break
+	}
+	h.tdm.file.Store(f)
+	return f.rules
 }
 
 // tdmTag is a robots_tag handler of the site block and the way to it.
@@ -119,7 +164,8 @@ func matcherName(m any) string {
 type tdmWalk struct {
 	srv       *caddyhttp.Server
 	self      *RobotsTxt
-	found     bool // self is among the routes walked
+	found     bool         // self is among the routes walked
+	txts      []*RobotsTxt // the robots_txt handlers walked, in order
 	tags      []tdmTag
 	rewritten bool            // a rewrite was met: the matchers after it see another path (those before it do not)
 	invoking  map[string]bool // the named routes being walked (invoke), against a cycle
@@ -233,6 +279,7 @@ func (w *tdmWalk) route(rt caddyhttp.Route, path string, way tdmWay) {
 			}
 		case *RobotsTxt:
 			w.found = w.found || h == w.self
+			w.txts = append(w.txts, h)
 		case *RobotsTag:
 			w.tags = append(w.tags, tdmTag{tag: h, path: hp, way: way})
 		case *rewrite.Rewrite:

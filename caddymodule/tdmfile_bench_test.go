@@ -21,7 +21,8 @@ func (headerOnly) Write(b []byte) (int, error) { return len(b), nil }
 func (headerOnly) WriteHeader(int)             {}
 
 // BenchmarkRobotsTxtTDMRep measures robots_txt's answer to /.well-known/tdmrep.json once
-// built (TDMRep) and its pass-through of another path (Pass, the one string compare it adds):
+// built (TDMRep), its pass-through of another path (Pass, the one string compare it adds), and
+// robots_tag's fields stating the file's tdm-policy for a path (Tag, the rules found once):
 //
 //	go test -run '^$' -bench RobotsTxtTDMRep -benchmem ./caddymodule/
 //
@@ -36,7 +37,7 @@ func BenchmarkRobotsTxtTDMRep(b *testing.B) {
 	defer cancel()
 	txt := &RobotsTxt{}
 	one := 1
-	tag := &RobotsTag{Tags: policy.Tags{TDM: &policy.TDM{Reservation: &one}}}
+	tag := &RobotsTag{Tags: policy.Tags{TDM: &policy.TDM{Reservation: &one, Policy: "https://example.com/tdm.json"}}}
 	for _, p := range []caddy.Provisioner{txt, tag} {
 		if err := p.Provision(ctx); err != nil {
 			b.Fatal(err)
@@ -47,20 +48,27 @@ func BenchmarkRobotsTxtTDMRep(b *testing.B) {
 		{MatcherSets: caddyhttp.MatcherSets{{caddyhttp.MatchPath{"/articles/*"}}}, Handlers: []caddyhttp.MiddlewareHandler{tag}},
 	}}
 	next := caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error { return nil })
-	for name, p := range map[string]string{"TDMRep": tdmrep.WellKnownPath, "Pass": "/articles/a"} {
+	for name, p := range map[string]string{"TDMRep": tdmrep.WellKnownPath, "Pass": "/articles/a", "Tag": "/articles/a"} {
+		h := caddyhttp.MiddlewareHandler(txt)
+		if name == "Tag" {
+			h = tag
+		}
 		b.Run(name, func(b *testing.B) {
 			w := headerOnly{}
 			r := httptest.NewRequest("GET", p, nil)
 			r = r.WithContext(context.WithValue(r.Context(), caddyhttp.ServerCtxKey, srv))
-			if err := txt.ServeHTTP(w, r, next); err != nil {
+			if err := h.ServeHTTP(w, r, next); err != nil {
 				b.Fatal(err)
 			}
 			if p == tdmrep.WellKnownPath && w.Header().Get("Content-Type") != "application/json" {
 				b.Fatalf("tdmrep.json not served: %v", w)
 			}
+			if name == "Tag" && (w.Header().Get("Tdm-Reservation") != "1" || w.Header().Get("Tdm-Policy") != "https://example.com/tdm.json") {
+				b.Fatalf("robots_tag states %v", w)
+			}
 			b.ReportAllocs()
 			for b.Loop() {
-				_ = txt.ServeHTTP(w, r, next)
+				_ = h.ServeHTTP(w, r, next)
 			}
 		})
 	}

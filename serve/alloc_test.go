@@ -84,3 +84,40 @@ func TestObserveFirstSightAllocs(t *testing.T) {
 		}
 	}
 }
+
+// tagHeaderOnly is a ResponseWriter that keeps one header map and drops the body.
+type tagHeaderOnly http.Header
+
+func (h tagHeaderOnly) Header() http.Header       { return http.Header(h) }
+func (tagHeaderOnly) Write(b []byte) (int, error) { return len(b), nil }
+func (tagHeaderOnly) WriteHeader(int)             {}
+
+// TestTagTDMRepNoExtraAlloc: stating the policy of another Core's tdmrep.json (TagTDMRep,
+// Caddy's robots_tag) costs tagging no allocation.
+func TestTagTDMRepNoExtraAlloc(t *testing.T) {
+	one := 1
+	file, err := New(policy.Config{RobotsTag: []policy.Route{{Paths: []string{"/A/*"}, Tags: policy.Tags{TDM: &policy.TDM{Reservation: &one, Policy: "https://p.example/"}}}}}, Options{TDMRepFile: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	core, err := New(policy.Config{RobotsTag: []policy.Route{{Tags: policy.Tags{TDM: &policy.TDM{Reservation: &one, Policy: "https://q.example/"}}}}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := file.TDMRepRules()
+	r, _ := http.NewRequest("GET", "/A/x", nil)
+	w := tagHeaderOnly{}
+	next := HandlerFunc(func(w http.ResponseWriter, _ *http.Request) error { w.WriteHeader(200); return nil })
+	if err := core.TagTDMRep(w, r, next, rules); err != nil {
+		t.Fatal(err)
+	}
+	if got := http.Header(w).Get("Tdm-Policy"); got != "https://p.example/" {
+		t.Fatalf("tdm-policy %q, the file's https://p.example/", got)
+	}
+	tag := testing.AllocsPerRun(200, func() { _ = core.Tag(w, r, next) })
+	withFile := testing.AllocsPerRun(200, func() { _ = core.TagTDMRep(w, r, next, rules) })
+	t.Logf("Tag %v, TagTDMRep %v allocations", tag, withFile)
+	if withFile > tag {
+		t.Fatalf("TagTDMRep: %v allocations, Tag %v", withFile, tag)
+	}
+}

@@ -73,6 +73,7 @@ type Core struct {
 	paths    bool         // some route has path patterns
 	docs     []licenseDoc // RSL license documents served beside robots.txt
 	tdmFile  *tdmFile     // with Options.TDMRepFile and a route declaring TDMRep
+	tdmRules *TDMRepRules // tdmFile's rules as an agent reads them; nil without it
 	warnings []*configerr.Error
 }
 
@@ -134,6 +135,7 @@ func New(cfg policy.Config, opts Options) (*Core, error) {
 			c.tdmFile = newTDMFile(rules)
 			// The fields state the policy the file states for the path (tdmLocated).
 			located := newTDMLocated(rules)
+			c.tdmRules = &TDMRepRules{located: located}
 			for i := range c.routes {
 				c.routes[i].tagger.tdmFile = located
 			}
@@ -249,7 +251,38 @@ func (c *Core) Tag(w http.ResponseWriter, r *http.Request, next Handler) error {
 	if len(matched) == 0 {
 		return next.ServeHTTP(w, r)
 	}
-	return tag(w, r, next, matched...)
+	return tag(w, r, next, nil, matched...)
+}
+
+// TDMRepRules is the rules of a generated tdmrep.json as a TDM agent reads them (the first
+// rule whose location matches the path), from Core.TDMRepRules.
+type TDMRepRules struct{ located *tdmLocated }
+
+// TDMRepRules returns the rules of the TDMRep file the Core serves (Options.TDMRepFile), or
+// nil when it serves none. A front end that serves the file from another Core than the one
+// that tags (Caddy: robots_txt serves it, each robots_tag handler tags) gives them to
+// TagTDMRep, so that the tdm-policy fields state the file's policy for the path.
+func (c *Core) TDMRepRules() *TDMRepRules {
+	return c.tdmRules
+}
+
+// TagTDMRep is Tag, with the tdm-reservation and tdm-policy fields (and meta elements) of
+// the response stating, for its path, the policy of the first rule of file that matches it
+// when that rule states the response's reservation, as the Core serving the file does for
+// its own routes. A nil file is Tag.
+func (c *Core) TagTDMRep(w http.ResponseWriter, r *http.Request, next Handler, file *TDMRepRules) error {
+	if file == nil {
+		return c.Tag(w, r, next)
+	}
+	if len(c.routes) == 0 {
+		return next.ServeHTTP(w, r)
+	}
+	var buf [4]*tagger
+	matched := c.match(r, buf[:0])
+	if len(matched) == 0 {
+		return next.ServeHTTP(w, r)
+	}
+	return tag(w, r, next, file.located, matched...)
 }
 
 // match appends to matched the taggers of the routes that apply to r, in route order.

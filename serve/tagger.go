@@ -416,12 +416,12 @@ type Handler interface {
 // Tagger already wraps this response (two overlapping routes, two Caddy handlers), the rules
 // join that wrapper, so the response carries one field line with the union of both.
 func (t *tagger) ServeHTTP(w http.ResponseWriter, r *http.Request, next Handler) error {
-	return tag(w, r, next, t)
+	return tag(w, r, next, nil, t)
 }
 
 // tag runs next with the union of the taggers' rules applied to its response. It is the shared
 // core of the Caddy handler and the net/http middleware.
-func tag(w http.ResponseWriter, r *http.Request, next Handler, taggers ...*tagger) error {
+func tag(w http.ResponseWriter, r *http.Request, next Handler, file *tdmLocated, taggers ...*tagger) error {
 	if len(taggers) == 0 {
 		return next.ServeHTTP(w, r)
 	}
@@ -429,9 +429,13 @@ func tag(w http.ResponseWriter, r *http.Request, next Handler, taggers ...*tagge
 		for _, t := range taggers {
 			tw.add(t)
 		}
+		if file != nil {
+			tw.tdmFile = file
+		}
 		return next.ServeHTTP(w, withoutRangeIfRewritten(r, tw))
 	}
 	tw := getTagWriter(w, r)
+	tw.tdmFile = file
 	for _, t := range taggers {
 		tw.add(t)
 	}

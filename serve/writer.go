@@ -39,11 +39,14 @@ type tagWriter struct {
 	hijacked    bool
 	discardBody bool // a HEAD response whose GET would be rewritten
 
-	inj       *tagemit.Injector
-	origLen   int64 // Content-Length the handler declared, -1 if none
-	sink      injectSink
-	meta      []byte
-	tdm       tdmrep.Declaration // what the TDMRep meta elements state, with meta
+	inj     *tagemit.Injector
+	origLen int64 // Content-Length the handler declared, -1 if none
+	sink    injectSink
+	meta    []byte
+	tdm     tdmrep.Declaration // what the TDMRep meta elements state, with meta
+	// tdmFile is the served tdmrep.json's rules given by TagTDMRep (a front end whose file
+	// another Core serves); nil: the taggers' own (tagger.tdmFile).
+	tdmFile   *tdmLocated
 	debugFunc func(*http.Request, string)
 
 	// While sniff is set, the first body bytes wait here until there are sniffLen of them, the
@@ -172,7 +175,11 @@ func (tw *tagWriter) setHeaders() {
 		lic.setLink(h, tw.req.Host)
 	}
 	tdmOut := &out.tdm
-	if f := tw.all[0].tdmFile; f != nil && !out.tdm.decl.IsEmpty() {
+	f := tw.tdmFile
+	if f == nil {
+		f = tw.all[0].tdmFile
+	}
+	if f != nil && !out.tdm.decl.IsEmpty() {
 		located := f.output(&out.tdm, tw.req)
 		tdmOut = &located
 	}
