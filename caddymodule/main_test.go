@@ -118,6 +118,20 @@ var client = &http.Client{
 }
 
 // do sends a request; header is "Name: value" pairs. It returns the response with its body read.
+// send is client.Do, once more for a GET or HEAD whose connection the server closed
+// unanswered: the old server of a config just replaced can accept a connection as it shuts
+// down (the listener is shared across loads). A handler's failure is a 5xx, never this.
+func send(t *testing.T, req *http.Request) (*http.Response, error) {
+	t.Helper()
+	resp, err := client.Do(req)
+	if err != nil && (req.Method == "GET" || req.Method == "HEAD") && (errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)) {
+		t.Logf("%s %s: %v; once more", req.Method, req.URL, err)
+		time.Sleep(50 * time.Millisecond)
+		resp, err = client.Do(req)
+	}
+	return resp, err
+}
+
 func do(t *testing.T, method, url string, header ...string) (*http.Response, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, nil)
@@ -132,15 +146,7 @@ func do(t *testing.T, method, url string, header ...string) (*http.Response, []b
 		}
 		req.Header.Add(k, strings.TrimSpace(v))
 	}
-	resp, err := client.Do(req)
-	if err != nil && (method == "GET" || method == "HEAD") && (errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)) {
-		// A connection the server closed unanswered: the old server of a config just replaced
-		// can accept a connection as it shuts down (the listener is shared across loads).
-		// Idempotent, so once more; a handler's failure is a 5xx, never this.
-		t.Logf("%s %s: %v; once more", method, url, err)
-		time.Sleep(50 * time.Millisecond)
-		resp, err = client.Do(req)
-	}
+	resp, err := send(t, req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, url, err)
 	}

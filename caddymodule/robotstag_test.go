@@ -286,7 +286,7 @@ http://localhost:@PORT@ {
 		return nil
 	}}
 	req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), "GET", siteURL("/"), nil)
-	resp, err := client.Do(req)
+	resp, err := send(t, req)
 	if err != nil {
 		t.Fatal(err)
 	}
