@@ -502,19 +502,20 @@ func (a *Crawlers) identify(r *http.Request) *crawlerInfo {
 
 // find finds r's identity (vars are its variables).
 func (a *Crawlers) find(r *http.Request, vars map[string]any) *crawlerInfo {
-	bot, name, ok := crawlers.IdentifyBotNameHeader(r.Header["User-Agent"])
+	bot, name, index, ok := crawlers.IdentifyBotNameIndex(r.Header["User-Agent"])
 	if a == nil {
 		if !ok {
 			return noneInfo()
 		}
-		return uncheckedInfo(bot, name)
+		return uncheckedInfo(bot, name, index)
 	}
 	// The address is looked at only when the header names a bot (a browser's request costs
 	// the header's scan and no more).
 	ci := noneInfo()
 	if ok {
 		ip, _ := vars[caddyhttp.ClientIPVarKey].(string)
-		ci = internIdentity(a.svc.VerifyName(bot, name, clientAddr(r, ip)))
+		// VerifyName keeps the bot and name: the name's slots by its index.
+		ci = internIn(internedSlots().byIndex[index], a.svc.VerifyName(bot, name, clientAddr(r, ip)))
 	}
 	return a.withSignature(r, ci)
 }
@@ -598,17 +599,24 @@ type botSlots struct {
 }
 
 // internedSlots holds the botSlots of each name of each bot of the catalogue (and of none):
-// a request's lookup is a map read and an atomic load, with no lock and no allocation, and
-// at most a few thousand values are ever made.
-var internedSlots = sync.OnceValue(func() map[internKey]*botSlots {
-	m := map[internKey]*botSlots{{}: {}}
-	for _, bn := range crawlers.BotNames() {
-		m[internKey{bn.ID, bn.Name}] = &botSlots{}
+// a request's lookup is a slice index (by the name's index, crawlers.IdentifyBotNameIndex)
+// and an atomic load, with no lock, no hashing and no allocation, and at most a few thousand
+// values are ever made.
+var internedSlots = sync.OnceValue(func() (in struct {
+	byIndex []*botSlots             // by crawlers.BotNames' order
+	byKey   map[internKey]*botSlots // the same slots by bot and name; each bot without a name
+}) {
+	names := crawlers.BotNames()
+	in.byIndex = make([]*botSlots, len(names))
+	in.byKey = map[internKey]*botSlots{{}: {}}
+	for i, bn := range names {
+		in.byIndex[i] = &botSlots{}
+		in.byKey[internKey{bn.ID, bn.Name}] = in.byIndex[i]
 	}
 	for _, b := range crawlers.Bots() {
-		m[internKey{b.ID, ""}] = &botSlots{} // a signature's bot the User-Agent does not name
+		in.byKey[internKey{b.ID, ""}] = &botSlots{} // a signature's bot the User-Agent does not name
 	}
-	return m
+	return in
 })
 
 // internKey is an identity's bot and name.
@@ -624,9 +632,14 @@ var verifiedBy = [...]string{"", "ip", "ip-list", "reverse-dns", "signature"}
 // claim, not checked (as the metrics' identity_status label says it).
 const uncheckedStatus = "unchecked"
 
+// internIdentity is the interned crawlerInfo of id.
 func internIdentity(id identity.Identity) *crawlerInfo {
+	return internIn(internedSlots().byKey[internKey{id.Bot, id.Name}], id)
+}
+
+// internIn is internIdentity where slots (nil: none) are id's name's.
+func internIn(slots *botSlots, id identity.Identity) *crawlerInfo {
 	k := slices.Index(verifiedBy[:], id.By)
-	slots := internedSlots()[internKey{id.Bot, id.Name}]
 	if slots == nil || k < 0 || id.Status > identity.MaxStatus || id.Failed > identity.AllChecks {
 		return newCrawlerInfo(id, "") // not a value made here: kept for this request only
 	}
@@ -642,15 +655,10 @@ func internIdentity(id identity.Identity) *crawlerInfo {
 	return intern(p, id, "")
 }
 
-// uncheckedInfo is the crawlerInfo of a request whose User-Agent carries name, a name of bot,
-// where no crawlers app verifies.
-func uncheckedInfo(bot, name string) *crawlerInfo {
-	slots := internedSlots()[internKey{bot, name}]
-	id := identity.Identity{Bot: bot, Name: name}
-	if slots == nil {
-		return newCrawlerInfo(id, uncheckedStatus)
-	}
-	return intern(&slots.unchecked, id, uncheckedStatus)
+// uncheckedInfo is the crawlerInfo of a request whose User-Agent carries name, a name of bot
+// (index: crawlers.IdentifyBotNameIndex's), where no crawlers app verifies.
+func uncheckedInfo(bot, name string, index int) *crawlerInfo {
+	return intern(&internedSlots().byIndex[index].unchecked, identity.Identity{Bot: bot, Name: name}, uncheckedStatus)
 }
 
 func intern(p *atomic.Pointer[crawlerInfo], id identity.Identity, status string) *crawlerInfo {

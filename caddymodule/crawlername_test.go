@@ -1,9 +1,12 @@
 package caddymodule
 
 import (
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/sitepolicy/caddy-robots/crawlers"
 )
@@ -71,5 +74,30 @@ func TestCrawlerNameThroughCaddy(t *testing.T) {
 	}
 	if n < 80 {
 		t.Errorf("only %d names checked", n)
+	}
+}
+
+// TestInternedByIndex: a request's identity, found by its name's index
+// (crawlers.IdentifyBotNameIndex), is interned in the slots of that bot and name, the same
+// that an identity found by bot and name (a signature's, internIdentity) uses: for every
+// name of either catalogue, with a crawlers app (the address is not Google's: unverifiable,
+// impostor or pending by the bot) and without one (unchecked).
+func TestInternedByIndex(t *testing.T) {
+	a := benchApp(t)
+	for _, bn := range crawlers.BotNames() {
+		r := httptest.NewRequest("GET", "/page", nil)
+		r.Header.Set("User-Agent", "Mozilla/5.0 (compatible; "+bn.Name+"/9.9; +https://example.com/bot)")
+		bot, name, ok := crawlers.IdentifyBotNameHeader(r.Header["User-Agent"])
+		if !ok {
+			t.Fatalf("%s: names no crawler", bn.Name)
+		}
+		slots := internedSlots().byKey[internKey{bot, name}]
+		if ci := (*Crawlers)(nil).find(r, nil); ci != slots.unchecked.Load() || ci.id.Bot != bot || ci.id.Name != name {
+			t.Fatalf("%s (%s): unchecked %+v, not its slot's", name, bot, ci.id)
+		}
+		ci := a.find(r, map[string]any{caddyhttp.ClientIPVarKey: "203.0.113.9"})
+		if ci.id.Bot != bot || ci.id.Name != name || ci != internIdentity(ci.id) {
+			t.Fatalf("%s (%s): %+v, not its slot's", name, bot, ci.id)
+		}
 	}
 }

@@ -294,6 +294,9 @@ var botNames = sync.OnceValue(func() map[botNameKey]BotName {
 type botRef struct {
 	bot  int
 	name string
+	// index is the name's position in BotNames (the same order, the same dedup: by bot and
+	// name without regard to case).
+	index int
 }
 
 // botIndex is the matcher over every name of both catalogues and which crawlers each name is
@@ -303,6 +306,7 @@ type botIndex struct {
 	m        *UAMatcher
 	byName   map[string][]botRef
 	excludes []*UAMatcher // per bot, nil without Excludes
+	count    int          // len(BotNames())
 }
 
 var botMatcher = sync.OnceValue(func() botIndex {
@@ -317,7 +321,8 @@ var botMatcher = sync.OnceValue(func() botIndex {
 			spelling[k] = n
 		}
 		if !slices.ContainsFunc(byKey[k], func(r botRef) bool { return r.bot == i }) {
-			byKey[k] = append(byKey[k], botRef{i, n})
+			byKey[k] = append(byKey[k], botRef{i, n, x.count})
+			x.count++
 		}
 	}
 	for i := range bots {
@@ -359,7 +364,7 @@ func mustMatcher(names []string) *UAMatcher {
 // catalogue knows. A request is the crawler of the name it carries, which an entry of
 // several crawlers does not tell: IdentifyBotName gives the name too.
 func IdentifyBot(userAgent string) (id string, ok bool) {
-	id, _, _ = identifyBot(userAgent)
+	id = identifyBot(userAgent).id
 	return id, id != ""
 }
 
@@ -370,7 +375,8 @@ func IdentifyBot(userAgent string) (id string, ok bool) {
 // LookupBotName says what the crawler is. A browser's header names none. The header is a
 // claim: the bot's Verification says how to check it.
 func IdentifyBotName(userAgent string) (id, name string, ok bool) {
-	return identifyBot(userAgent)
+	a := identifyBot(userAgent)
+	return a.id, a.name, a.ok
 }
 
 // IdentifyBotHeader is IdentifyBot over the values of a request's User-Agent field (its
@@ -379,7 +385,7 @@ func IdentifyBotName(userAgent string) (id, name string, ok bool) {
 // claims a crawler, which enforcement (reading every value) would see.
 func IdentifyBotHeader(values []string) (id string, ok bool) {
 	for _, v := range values {
-		if id, _, _ := identifyBot(v); id != "" {
+		if id := identifyBot(v).id; id != "" {
 			return id, true
 		}
 	}
@@ -389,13 +395,25 @@ func IdentifyBotHeader(values []string) (id string, ok bool) {
 // IdentifyBotNameHeader is IdentifyBotName over the values of a request's User-Agent field:
 // the crawler the first value naming one names (see IdentifyBotHeader).
 func IdentifyBotNameHeader(values []string) (id, name string, ok bool) {
+	id, name, _, ok = IdentifyBotNameIndex(values)
+	return id, name, ok
+}
+
+// IdentifyBotNameIndex is IdentifyBotNameHeader with the crawler's index: its position in
+// BotNames, from 0 to NumBotNames()-1, so that a caller keeping something per crawler can
+// keep it in a slice rather than a map keyed by bot and name (a request's identity is
+// found once per request).
+func IdentifyBotNameIndex(values []string) (id, name string, index int, ok bool) {
 	for _, v := range values {
-		if id, name, ok := identifyBot(v); ok {
-			return id, name, true
+		if a := identifyBot(v); a.ok {
+			return a.id, a.name, a.index, true
 		}
 	}
-	return "", "", false
+	return "", "", 0, false
 }
+
+// NumBotNames is len(BotNames()), without making the slice.
+func NumBotNames() int { return botMatcher().count }
 
 // recent remembers the answers for headers seen lately: crawlers and browsers send the same
 // User-Agent over and over, and a hash and a comparison cost a fraction of the scan. A fixed
@@ -409,6 +427,7 @@ var recent struct {
 
 type recentAnswer struct {
 	ua, id, name string
+	index        int // in BotNames
 	ok           bool
 }
 
@@ -417,7 +436,8 @@ const maxRecentUA = 512
 
 func init() { recent.seed = maphash.MakeSeed() }
 
-func identifyBot(userAgent string) (id, name string, ok bool) {
+// identifyBot answers for one User-Agent value (ua is not set).
+func identifyBot(userAgent string) recentAnswer {
 	if len(userAgent) > maxRecentUA {
 		return scanBot(userAgent)
 	}
@@ -425,31 +445,32 @@ func identifyBot(userAgent string) (id, name string, ok bool) {
 	pair := int(h&uint64(len(recent.slots)-1)) &^ 1
 	for i := pair; i < pair+2; i++ {
 		if a := recent.slots[i].Load(); a != nil && a.ua == userAgent {
-			return a.id, a.name, a.ok
+			return *a
 		}
 	}
-	id, name, ok = scanBot(userAgent)
-	recent.slots[pair+int(h>>63)].Store(&recentAnswer{ua: userAgent, id: id, name: name, ok: ok})
-	return id, name, ok
+	a := scanBot(userAgent)
+	a.ua = userAgent
+	recent.slots[pair+int(h>>63)].Store(&a)
+	return a
 }
 
 // scanBot is identifyBot without the memory of recent headers.
-func scanBot(userAgent string) (id, name string, ok bool) {
+func scanBot(userAgent string) recentAnswer {
 	x := botMatcher()
 	found, ok := x.m.Match(userAgent)
 	if !ok {
-		return "", "", false
+		return recentAnswer{}
 	}
 	for _, r := range x.byName[found] {
 		if r.bot < 0 {
-			return "", r.name, true
+			return recentAnswer{name: r.name, index: r.index, ok: true}
 		}
 		if ex := x.excludes[r.bot]; ex != nil {
 			if _, excluded := ex.Match(userAgent); excluded {
 				continue
 			}
 		}
-		return bots[r.bot].ID, r.name, true
+		return recentAnswer{id: bots[r.bot].ID, name: r.name, index: r.index, ok: true}
 	}
-	return "", "", false
+	return recentAnswer{}
 }

@@ -237,3 +237,28 @@ func TestSpanningEntries(t *testing.T) {
 		}
 	}
 }
+
+// TestBotNameIndex: for every name of either catalogue in a header, IdentifyBotNameIndex's
+// index is the position in BotNames of the crawler it identifies, and NumBotNames counts them.
+func TestBotNameIndex(t *testing.T) {
+	all := crawlers.BotNames()
+	if n := crawlers.NumBotNames(); n != len(all) {
+		t.Fatalf("NumBotNames() = %d, BotNames has %d", n, len(all))
+	}
+	seen := map[int]bool{}
+	for _, bn := range all {
+		for _, ua := range []string{"Mozilla/5.0 (compatible; " + bn.Name + "/9.9; +https://example.com/bot)", bn.Name} {
+			id, name, i, ok := crawlers.IdentifyBotNameIndex([]string{"Mozilla/5.0 Firefox/130.0", ua})
+			if !ok || i < 0 || i >= len(all) || all[i].ID != id || !strings.EqualFold(all[i].Name, name) {
+				t.Fatalf("IdentifyBotNameIndex(%q) = %q %q %d %v", ua, id, name, i, ok)
+			}
+			if wid, wname, wok := crawlers.IdentifyBotNameHeader([]string{ua}); wid != id || wname != name || !wok {
+				t.Fatalf("IdentifyBotNameHeader(%q) = %q %q, the index's %q %q", ua, wid, wname, id, name)
+			}
+			seen[i] = true
+		}
+	}
+	if len(seen) < len(all)*9/10 {
+		t.Errorf("only %d of %d indexes reached", len(seen), len(all))
+	}
+}

@@ -30,10 +30,9 @@ func TestRecentAnswersAgreeWithScan(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, 1))
 			for range n {
 				ua := uas[r.IntN(len(uas))]
-				id, name, ok := identifyBot(ua)
-				wid, wname, wok := scanBot(ua)
-				if id != wid || name != wname || ok != wok {
-					errs <- fmt.Sprintf("identifyBot(%q) = %q %q %v, the scan %q %q %v", ua, id, name, ok, wid, wname, wok)
+				a, w := identifyBot(ua), scanBot(ua)
+				if a.id != w.id || a.name != w.name || a.index != w.index || a.ok != w.ok {
+					errs <- fmt.Sprintf("identifyBot(%q) = %q %q %d %v, the scan %q %q %d %v", ua, a.id, a.name, a.index, a.ok, w.id, w.name, w.index, w.ok)
 					return
 				}
 			}
@@ -45,8 +44,8 @@ func TestRecentAnswersAgreeWithScan(t *testing.T) {
 		t.Error(e)
 	}
 	long := "Mozilla/5.0 (compatible; Googlebot/2.1) " + string(make([]byte, maxRecentUA))
-	if id, name, ok := identifyBot(long); !ok || id != "google-crawler" || name != "Googlebot" {
-		t.Errorf("a long header: %q %q %v", id, name, ok)
+	if a := identifyBot(long); !a.ok || a.id != "google-crawler" || a.name != "Googlebot" {
+		t.Errorf("a long header: %q %q %v", a.id, a.name, a.ok)
 	}
 	for i := range recent.slots {
 		if a := recent.slots[i].Load(); a != nil && len(a.ua) > maxRecentUA {

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/net/publicsuffix"
@@ -140,7 +141,19 @@ type list struct {
 	p       *Prefixes
 	doc     cached
 	lastErr string
+	// inUse is p and doc.Fetched for a request's lookup, read without the lock (set under
+	// it, with them): a read lock on every verified request would have the cores contend
+	// for the lock's word.
+	inUse atomic.Pointer[listInUse]
 }
+
+type listInUse struct {
+	p       *Prefixes
+	fetched time.Time
+}
+
+// setInUse publishes li.p and li.doc.Fetched to lookups (l.mu held).
+func (li *list) setInUse() { li.inUse.Store(&listInUse{li.p, li.doc.Fetched}) }
 
 // cached is a fetched document as kept on disk.
 type cached struct {
@@ -298,13 +311,11 @@ func (l *Lists) prefixesOf(li *list) (*Prefixes, bool) {
 	if li == nil {
 		return nil, false
 	}
-	l.mu.RLock()
-	p, fetched := li.p, li.doc.Fetched
-	l.mu.RUnlock()
-	if p == nil || l.now().Sub(fetched) > l.opts.MaxAge {
+	u := li.inUse.Load()
+	if u == nil || u.p == nil || l.now().Sub(u.fetched) > l.opts.MaxAge {
 		return nil, false
 	}
-	return p, true
+	return u.p, true
 }
 
 // now is the clock a request's lookup reads: ListsOptions.Now when set, else coarse.Now (a list
@@ -361,8 +372,10 @@ func (l *Lists) fetch(ctx context.Context, s Source) {
 		li.lastErr = err.Error()
 	case doc.Body == nil: // not modified
 		li.doc.Fetched, li.lastErr = doc.Fetched, ""
+		li.setInUse()
 	default:
 		li.p, li.doc, li.lastErr = p, doc, ""
+		li.setInUse()
 	}
 	keep := li.doc
 	l.mu.Unlock()
@@ -469,6 +482,7 @@ func (l *Lists) loadDisk(s Source) {
 	}
 	l.mu.Lock()
 	l.lists[s.URL].p, l.lists[s.URL].doc = p, doc
+	l.lists[s.URL].setInUse()
 	l.mu.Unlock()
 }
 
