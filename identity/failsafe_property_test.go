@@ -215,6 +215,7 @@ func catalogueRound(t *testing.T, rng *rand.Rand, phases int) {
 	var cases []catalogueCase
 	ptr := map[netip.Addr][]string{}
 	forward := map[string][]netip.Addr{}
+	taken := map[netip.Addr]bool{} // addresses given to a bot
 	var sources []string
 	for _, b := range crawlers.Bots() {
 		v := b.Verification
@@ -230,7 +231,15 @@ func catalogueRound(t *testing.T, rng *rand.Rand, phases int) {
 				sources = append(sources, key)
 			}
 			if !addr.IsValid() || rng.IntN(2) == 0 {
-				addr = netip.MustParseAddr(in[rng.IntN(len(in))])
+				// An address no other bot was given, where the list has one: the bots of one
+				// operator share lists, and one address with the host names of many bots
+				// would pass the PTR names ReverseDNS reads.
+				for try := 0; try < 32; try++ {
+					a := netip.MustParseAddr(in[rng.IntN(len(in))])
+					if addr = a; len(ptr[a]) == 0 && !taken[a] {
+						break
+					}
+				}
 			}
 		}
 		if !addr.IsValid() {
@@ -251,6 +260,7 @@ func catalogueRound(t *testing.T, rng *rand.Rand, phases int) {
 			ptr[addr] = append(ptr[addr], name)
 			forward[name] = append(forward[name], addr)
 		}
+		taken[addr] = true
 		cases = append(cases, catalogueCase{bot: b.ID, addr: addr})
 	}
 	if len(cases) < 50 || len(sources) < 20 {
