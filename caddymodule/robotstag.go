@@ -36,7 +36,7 @@ type RobotsTag struct {
 
 	tags policy.Tags // Tags with global placeholders replaced, for robots_txt's tdmrep.json
 	core *serve.Core
-	tdm  *tdmTagCache // the site block's tdmrep.json rules, found at its first request (tdmfile.go)
+	tdm  *perServer[*serve.TDMRepRules] // the site block's tdmrep.json rules, found at its first request (tdmfile.go)
 }
 
 // CaddyModule returns the Caddy module information.
@@ -62,7 +62,7 @@ func (h *RobotsTag) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return configerr.Reroot(err, "robots_tag[0]", "")
 	}
-	h.tags, h.core, h.tdm = tags, core, new(tdmTagCache)
+	h.tags, h.core, h.tdm = tags, core, new(perServer[*serve.TDMRepRules])
 	logWarnings(logger, core.Warnings(), "robots_tag[0]")
 	return nil
 }

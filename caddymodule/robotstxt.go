@@ -79,7 +79,7 @@ type RobotsTxt struct {
 	// crawlers verifies the identity that enforcement and the counts read; nil when they
 	// read none.
 	crawlers *Crawlers
-	tdm      *tdmCache // the site block's TDMRep file, built at its first request (tdmfile.go)
+	tdm      *perServer[*serve.Core] // the site block's TDMRep file, built at its first request (tdmfile.go)
 }
 
 // CaddyModule returns the Caddy module information.
@@ -98,7 +98,7 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 		return err
 	}
 	h.logger = ctx.Logger()
-	h.tdm = new(tdmCache)
+	h.tdm = new(perServer[*serve.Core])
 	cfg, err := replacePlaceholders(h.RobotsTxt)
 	if err != nil {
 		return err

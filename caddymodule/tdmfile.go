@@ -29,45 +29,37 @@ import (
 // core as a route with a match function, which the core leaves out of the file with a
 // warning: the file then says nothing for it, never a permission from silence.
 
-// tdmSite is the TDMRep file of a robots_txt handler's site block on one server.
-type tdmSite struct {
-	srv  *caddyhttp.Server
-	core *serve.Core // nil: no robots_tag of the site block declares tdm
+// perServer holds a value built once for one server: a handler belongs to one server (a
+// reload provisions new handlers), so one entry is kept, replaced should another server ask.
+type perServer[T any] struct {
+	mu sync.Mutex // held while building
+	v  atomic.Pointer[serverValue[T]]
 }
 
-// tdmCache holds a robots_txt handler's tdmSite.
-type tdmCache struct {
-	mu   sync.Mutex // held while building
-	site atomic.Pointer[tdmSite]
+type serverValue[T any] struct {
+	srv *caddyhttp.Server
+	val T
 }
 
-// tdmCore is the Core serving srv's site block's TDMRep file, or nil when the site declares
-// none. It is built once: a handler belongs to one server (a reload provisions new
-// handlers), so one entry is kept, and replaced should another server ever ask.
+// get is the value for srv, built by build at the first call for srv.
+func (c *perServer[T]) get(srv *caddyhttp.Server, build func() T) T {
+	if v := c.v.Load(); v != nil && v.srv == srv {
+		return v.val
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v := c.v.Load(); v != nil && v.srv == srv {
+		return v.val
+	}
+	v := &serverValue[T]{srv: srv, val: build()}
+	c.v.Store(v)
+	return v.val
+}
+
+// tdmCore is the Core serving srv's site block's TDMRep file, or nil when no robots_tag of
+// the site declares tdm.
 func (h *RobotsTxt) tdmCore(srv *caddyhttp.Server) *serve.Core {
-	if s := h.tdm.site.Load(); s != nil && s.srv == srv {
-		return s.core
-	}
-	h.tdm.mu.Lock()
-	defer h.tdm.mu.Unlock()
-	if s := h.tdm.site.Load(); s != nil && s.srv == srv {
-		return s.core
-	}
-	s := &tdmSite{srv: srv, core: buildTDMCore(h.logger, siteTags(srv, h))}
-	h.tdm.site.Store(s)
-	return s.core
-}
-
-// tdmTagFile is the TDMRep file that serves a robots_tag handler's site on one server.
-type tdmTagFile struct {
-	srv   *caddyhttp.Server
-	rules *serve.TDMRepRules // nil: the site serves no tdmrep.json
-}
-
-// tdmTagCache holds a robots_tag handler's tdmTagFile.
-type tdmTagCache struct {
-	mu   sync.Mutex // held while building
-	file atomic.Pointer[tdmTagFile]
+	return h.tdm.get(srv, func() *serve.Core { return buildTDMCore(h.logger, siteTags(srv, h)) })
 }
 
 // tdmRules are the rules of the tdmrep.json served for h's site block on srv, which h's
@@ -77,29 +69,21 @@ type tdmTagCache struct {
 // robots_txt finds the file's routes: the first robots_txt handler of srv whose site block's
 // robots_tag handlers (siteTags) include h, whose file Core is then the one it serves.
 func (h *RobotsTag) tdmRules(srv *caddyhttp.Server) *serve.TDMRepRules {
-	if f := h.tdm.file.Load(); f != nil && f.srv == srv {
-		return f.rules
-	}
-	h.tdm.mu.Lock()
-	defer h.tdm.mu.Unlock()
-	if f := h.tdm.file.Load(); f != nil && f.srv == srv {
-		return f.rules
-	}
-	f := &tdmTagFile{srv: srv}
-	all := &tdmWalk{srv: srv}
-	all.routes(srv.Routes, "", tdmWay{}, -1)
-	for _, txt := range all.txts {
-		tags := siteTags(srv, txt)
-		if !slices.ContainsFunc(tags, func(t tdmTag) bool { return t.tag == h }) {
-			continue
+	return h.tdm.get(srv, func() *serve.TDMRepRules {
+		all := &tdmWalk{srv: srv}
+		all.routes(srv.Routes, "", tdmWay{}, -1)
+		for _, txt := range all.txts {
+			tags := siteTags(srv, txt)
+			if !slices.ContainsFunc(tags, func(t tdmTag) bool { return t.tag == h }) {
+				continue
+			}
+			if c := txt.tdmCore(srv); c != nil {
+				return c.TDMRepRules()
+			}
+			break
 		}
-		if c := txt.tdmCore(srv); c != nil {
-			f.rules = c.TDMRepRules()
-		}
-		break
-	}
-	h.tdm.file.Store(f)
-	return f.rules
+		return nil
+	})
 }
 
 // tdmTag is a robots_tag handler of the site block and the way to it.
