@@ -243,15 +243,7 @@ func (c *Core) Crawler(r *http.Request) (token string, d robotsgen.Decision, ok 
 // with none, it is next.ServeHTTP. When an enclosing Core already tags this response (two
 // Caddy handlers on one request), the rules join it: the response carries one union.
 func (c *Core) Tag(w http.ResponseWriter, r *http.Request, next Handler) error {
-	if len(c.routes) == 0 {
-		return next.ServeHTTP(w, r)
-	}
-	var buf [4]*tagger
-	matched := c.match(r, buf[:0])
-	if len(matched) == 0 {
-		return next.ServeHTTP(w, r)
-	}
-	return tag(w, r, next, nil, matched...)
+	return c.TagTDMRep(w, r, next, nil)
 }
 
 // TDMRepRules is the rules of a generated tdmrep.json as a TDM agent reads them (the first
@@ -271,9 +263,6 @@ func (c *Core) TDMRepRules() *TDMRepRules {
 // when that rule states the response's reservation, as the Core serving the file does for
 // its own routes. A nil file is Tag.
 func (c *Core) TagTDMRep(w http.ResponseWriter, r *http.Request, next Handler, file *TDMRepRules) error {
-	if file == nil {
-		return c.Tag(w, r, next)
-	}
 	if len(c.routes) == 0 {
 		return next.ServeHTTP(w, r)
 	}
@@ -282,7 +271,11 @@ func (c *Core) TagTDMRep(w http.ResponseWriter, r *http.Request, next Handler, f
 	if len(matched) == 0 {
 		return next.ServeHTTP(w, r)
 	}
-	return tag(w, r, next, file.located, matched...)
+	var located *tdmLocated
+	if file != nil {
+		located = file.located
+	}
+	return tag(w, r, next, located, matched...)
 }
 
 // match appends to matched the taggers of the routes that apply to r, in route order.
