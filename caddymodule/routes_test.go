@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/sitepolicy/caddy-robots/caddymodule/internal/command"
 )
 
 // walkConfig has groups, a terminal route, a handler that answers, a subroute and a rewrite.
@@ -36,15 +38,15 @@ func TestCheckAndLintWalk(t *testing.T) {
 	if err := os.WriteFile(name, []byte(walkConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	lc, err := loadConfig(name, "")
+	lc, err := command.Load(name, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	const s0, s1 = "apps.http.servers.srv0.routes", "apps.http.servers.srv1.routes"
 	sub := s0 + "[0].handle[0].routes"
-	paths := func(fs []found) (out []string) {
+	paths := func(fs []command.Found) (out []string) {
 		for _, f := range fs {
-			out = append(out, f.path)
+			out = append(out, f.Path)
 		}
 		return out
 	}
@@ -65,14 +67,14 @@ func TestCheckAndLintWalk(t *testing.T) {
 		{"srv1", "http://localhost:9996/p/x", []string{s1 + "[0].handle[0].routes[1].handle[0]", s1 + "[1].handle[0]"}, "changes the request to /x"},
 		{"srv1", "http://localhost:9996/x", []string{s1 + "[1].handle[0]"}, ""},
 	} {
-		w, err := lc.follow(c.server, c.url, "", nil, netip.Addr{})
+		found, notes, err := lc.Follow(c.server, c.url, "", nil, netip.Addr{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := paths(w.found); !reflect.DeepEqual(got, c.want) {
+		if got := paths(found); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: met %q, want %q", c.url, got, c.want)
 		}
-		if note := strings.Join(w.notes, "\n"); c.note == "" && note != "" || !strings.Contains(note, c.note) {
+		if note := strings.Join(notes, "\n"); c.note == "" && note != "" || !strings.Contains(note, c.note) {
 			t.Errorf("%s: notes %q, want %q", c.url, note, c.note)
 		}
 	}
@@ -84,10 +86,8 @@ func TestCheckAndLintWalk(t *testing.T) {
 		rewritten      bool
 	}
 	var got []visit
-	for top := range lc.topRoutes() {
-		for _, f := range lc.inSite(top) {
-			got = append(got, visit{f.path, strings.ReplaceAll(string(joinSets(f.matchers)), " ", ""), f.rewritten})
-		}
+	for _, f := range lc.SiteHandlers() {
+		got = append(got, visit{f.Path, strings.ReplaceAll(string(command.JoinSets(f.Matchers)), " ", ""), f.Rewritten})
 	}
 	want := []visit{
 		{sub + "[0].handle[0]", `[[{"path":["/a/*"]}]]`, false},
