@@ -103,3 +103,55 @@ func TestCheckAndLintWalk(t *testing.T) {
 		t.Errorf("lint's walk:\n%v\nwant\n%v", got, want)
 	}
 }
+
+// TestWalkFollowsInvoke: check and lint follow an invoke into its named route, as tdmrep.json
+// does (one walk), with the named route's matchers on the way; a route that invokes itself
+// is walked once.
+func TestWalkFollowsInvoke(t *testing.T) {
+	const cfg = `{"apps": {"http": {"servers": {"srv0": {"listen": [":9995"],
+  "named_routes": {
+    "n": {"match": [{"path": ["/n/*"]}], "handle": [{"handler": "robots_tag", "rules": {"*": ["noindex"]}}, {"handler": "invoke", "name": "n"}]}
+  },
+  "routes": [{"handle": [{"handler": "robots_txt"}, {"handler": "invoke", "name": "n"}, {"handler": "robots_tag", "rules": {"*": ["nofollow"]}}]}]
+}}}}}`
+	name := filepath.Join(t.TempDir(), "invoke.json")
+	if err := os.WriteFile(name, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lc, err := command.Load(name, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lc.Close()
+	const top, named = "apps.http.servers.srv0.routes[0]", `apps.http.servers.srv0.named_routes["n"]`
+	for url, want := range map[string][]string{
+		"http://localhost:9995/n/x": {top + ".handle[0]", named + ".handle[0]", top + ".handle[2]"},
+		"http://localhost:9995/x":   {top + ".handle[0]", top + ".handle[2]"},
+	} {
+		found, _, err := lc.Follow("srv0", url, "", nil, netip.Addr{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range found {
+			got = append(got, f.Path)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: met %q, want %q", url, got, want)
+		}
+	}
+	var got []string
+	for _, f := range lc.SiteHandlers() {
+		got = append(got, f.Path+" "+strings.ReplaceAll(string(command.JoinSets(f.Matchers)), " ", ""))
+	}
+	want := []string{top + ".handle[0] null", named + `.handle[0] [[{"path":["/n/*"]}]]`, top + ".handle[2] null"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("lint's walk: %q, want %q", got, want)
+	}
+	// lint reads the invoked route's tags with their path.
+	for _, s := range lc.Sites() {
+		if len(s.Routes) != 2 || !reflect.DeepEqual(s.Routes[0].Paths, []string{"/n/*"}) {
+			t.Errorf("site %s: routes %+v, want the named route's with paths /n/*", s.Name, s.Routes)
+		}
+	}
+}
