@@ -23,16 +23,6 @@ func init() {
 	})
 }
 
-// crawlersFields are the fields of the app (JSON paths) each sub-directive of the crawlers
-// option sets, so that a problem the app finds in a field is reported at its line
-// (list_file and signature_agent set an entry of their own: marked where they are read).
-var crawlersFields = map[string]string{
-	"lists": "lists", "lists_dir": "lists.dir", "refresh": "lists.refresh", "max_age": "lists.max_age", "fetch_timeout": "lists.timeout",
-	"reverse_dns": "reverse_dns.off", "dns_resolver": "reverse_dns.resolver", "dns_timeout": "reverse_dns.timeout", "dns_wait": "reverse_dns.wait", "dns_max_in_flight": "reverse_dns.max_in_flight",
-	"signatures_fetch_untrusted": "signatures.fetch_untrusted", "signatures_replay_protection": "signatures.replay_protection",
-	"signatures_skew": "signatures.skew", "signatures_max_validity": "signatures.max_validity",
-}
-
 // parseCrawlersOption reads the "crawlers" global option, which configures the crawlers app
 // (crawler verification):
 //
@@ -62,147 +52,14 @@ func parseCrawlersOption(d *caddyfile.Dispenser, existing any) (any, error) {
 		return nil, d.Err("crawlers: given twice; put every sub-directive in one block")
 	}
 	app := &Crawlers{}
-	lists := func() *CrawlerLists {
-		if app.Lists == nil {
-			app.Lists = &CrawlerLists{}
-		}
-		return app.Lists
-	}
-	dns := func() *CrawlerDNS {
-		if app.ReverseDNS == nil {
-			app.ReverseDNS = &CrawlerDNS{}
-		}
-		return app.ReverseDNS
-	}
-	sigs := func() *CrawlerSignatures {
-		if app.Signatures == nil {
-			app.Signatures = &CrawlerSignatures{}
-		}
-		return app.Signatures
-	}
 	d.Next() // the option's name
-	at := newPositions(d, "crawlers")
+	at := newPositions(d, "crawlers", app)
 	if d.NextArg() {
 		return nil, d.ArgErr()
 	}
 	for d.NextBlock(0) {
-		sub := d.Val()
-		args := d.RemainingArgs()
-		if path, ok := crawlersFields[sub]; ok {
-			at.markWritten(path, sub, strings.Join(args, " "))
-		}
-		one := func() (string, error) {
-			if len(args) != 1 {
-				return "", d.Errf("crawlers: %s takes one argument", sub)
-			}
-			return args[0], nil
-		}
-		duration := func(set func(caddy.Duration)) error {
-			v, err := one()
-			if err != nil {
-				return err
-			}
-			t, err := caddy.ParseDuration(v)
-			if err != nil || t <= 0 {
-				return d.Errf("crawlers: %s %q: a duration such as 12h or 7d", sub, v)
-			}
-			set(caddy.Duration(t))
-			return nil
-		}
-		var err error
-		switch sub {
-		case "lists":
-			v, e := one()
-			switch {
-			case e != nil:
-				err = e
-			case v == "off":
-				lists().Off = true
-			case v == "offline":
-				lists().Offline = true
-			default:
-				err = d.Errf("crawlers: lists %q: off or offline", v)
-			}
-		case "list_file":
-			if len(args) != 2 {
-				return nil, d.Errf("crawlers: list_file takes the list's URL (as the bot catalogue names it) and a file")
-			}
-			l := lists()
-			if l.Local == nil {
-				l.Local = map[string]string{}
-			}
-			l.Local[args[0]] = args[1]
-			at.markWritten(configerr.Key("lists.local", args[0]), sub, args[1])
-		case "lists_dir":
-			v, e := one()
-			lists().Dir, err = v, e
-		case "refresh":
-			err = duration(func(t caddy.Duration) { lists().Refresh = t })
-		case "max_age":
-			err = duration(func(t caddy.Duration) { lists().MaxAge = t })
-		case "fetch_timeout":
-			err = duration(func(t caddy.Duration) { lists().Timeout = t })
-		case "reverse_dns":
-			v, e := one()
-			if e == nil && v != "off" {
-				e = d.Errf("crawlers: reverse_dns %q: the only value is off", v)
-			}
-			dns().Off, err = true, e
-		case "dns_timeout":
-			err = duration(func(t caddy.Duration) { dns().Timeout = t })
-		case "dns_wait":
-			err = duration(func(t caddy.Duration) { dns().Wait = t })
-		case "dns_max_in_flight":
-			v, e := one()
-			n, convErr := strconv.Atoi(v)
-			if e == nil && (convErr != nil || n <= 0) {
-				e = d.Errf("crawlers: dns_max_in_flight %q: a positive number", v)
-			}
-			dns().MaxInFlight, err = n, e
-		case "dns_resolver":
-			v, e := one()
-			if e == nil {
-				if _, rerr := identity.ResolverAt(v); rerr != nil {
-					e = d.Errf("crawlers: dns_resolver %v", rerr)
-				}
-			}
-			dns().Resolver, err = v, e
-		case "signature_agent":
-			if len(args) < 2 || len(args) > 3 {
-				return nil, d.Errf("crawlers: signature_agent takes the agent's https URL, the bot of the catalogue it is, and optionally a JWK (Set) file of its keys")
-			}
-			ag := SignatureAgent{URL: args[0], Bot: args[1]}
-			if len(args) == 3 {
-				ag.KeyFile = args[2]
-			}
-			path := configerr.Index("signatures.agents", len(sigs().Agents))
-			at.mark(path)
-			for i, f := range []string{".url", ".bot", ".key_file"}[:len(args)] {
-				at.markWritten(path+f, sub, args[i])
-			}
-			sigs().Agents = append(sigs().Agents, ag)
-		case "signatures_replay_protection":
-			if len(args) != 0 {
-				return nil, d.Errf("crawlers: signatures_replay_protection takes no argument")
-			}
-			sigs().ReplayProtection = true
-		case "signatures_skew":
-			err = duration(func(t caddy.Duration) { sigs().Skew = t })
-		case "signatures_max_validity":
-			err = duration(func(t caddy.Duration) { sigs().MaxValidity = t })
-		case "signatures_fetch_untrusted":
-			if len(args) != 0 {
-				return nil, d.Errf("crawlers: signatures_fetch_untrusted takes no argument")
-			}
-			sigs().FetchUntrusted = true
-		default:
-			msg := fmt.Sprintf("crawlers: unknown sub-directive %q (want %s)", sub, strings.Join(crawlersSubdirectives, ", "))
-			if c := configerr.Closest(sub, crawlersSubdirectives); c != "" {
-				msg += fmt.Sprintf("; did you mean %q?", c)
-			}
-			err = d.Err(msg)
-		}
-		if err != nil {
+		o := crawlersOption{d: d, at: at, app: app, sub: d.Val(), args: d.RemainingArgs()}
+		if err := o.parse(); err != nil {
 			return nil, err
 		}
 	}
@@ -211,4 +68,198 @@ func parseCrawlersOption(d *caddyfile.Dispenser, existing any) (any, error) {
 		return nil, err
 	}
 	return httpcaddyfile.App{Name: "crawlers", Value: caddyconfig.JSON(app, nil)}, nil
+}
+
+// crawlersOption is a sub-directive of the crawlers option, on the current line: sub and its
+// arguments, read into app.
+type crawlersOption struct {
+	d    *caddyfile.Dispenser
+	at   *positions
+	app  *Crawlers
+	sub  string
+	args []string
+}
+
+func (o crawlersOption) lists() *CrawlerLists {
+	if o.app.Lists == nil {
+		o.app.Lists = &CrawlerLists{}
+	}
+	return o.app.Lists
+}
+
+func (o crawlersOption) dns() *CrawlerDNS {
+	if o.app.ReverseDNS == nil {
+		o.app.ReverseDNS = &CrawlerDNS{}
+	}
+	return o.app.ReverseDNS
+}
+
+func (o crawlersOption) sigs() *CrawlerSignatures {
+	if o.app.Signatures == nil {
+		o.app.Signatures = &CrawlerSignatures{}
+	}
+	return o.app.Signatures
+}
+
+// set records that the sub-directive, as written, fills field (positions.markWritten).
+func (o crawlersOption) set(field any) {
+	o.at.markWritten(field, o.sub, strings.Join(o.args, " "))
+}
+
+// one is the one argument of the sub-directive.
+func (o crawlersOption) one() (string, error) {
+	if len(o.args) != 1 {
+		return "", o.d.Errf("crawlers: %s takes one argument", o.sub)
+	}
+	return o.args[0], nil
+}
+
+// duration reads the one argument, a positive duration, into field.
+func (o crawlersOption) duration(field *caddy.Duration) error {
+	o.set(field)
+	v, err := o.one()
+	if err != nil {
+		return err
+	}
+	t, err := caddy.ParseDuration(v)
+	if err != nil || t <= 0 {
+		return o.d.Errf("crawlers: %s %q: a duration such as 12h or 7d", o.sub, v)
+	}
+	*field = caddy.Duration(t)
+	return nil
+}
+
+// noArgs is the error of a sub-directive that takes no argument, given some.
+func (o crawlersOption) noArgs() error {
+	if len(o.args) != 0 {
+		return o.d.Errf("crawlers: %s takes no argument", o.sub)
+	}
+	return nil
+}
+
+// parse reads the sub-directive into the app.
+func (o crawlersOption) parse() error {
+	switch sub := o.sub; sub {
+	case "lists":
+		return o.parseLists()
+	case "list_file":
+		return o.parseListFile()
+	case "lists_dir":
+		o.set(&o.lists().Dir)
+		v, err := o.one()
+		o.lists().Dir = v
+		return err
+	case "refresh":
+		return o.duration(&o.lists().Refresh)
+	case "max_age":
+		return o.duration(&o.lists().MaxAge)
+	case "fetch_timeout":
+		return o.duration(&o.lists().Timeout)
+	case "reverse_dns", "dns_max_in_flight", "dns_resolver":
+		return o.parseDNS()
+	case "dns_timeout":
+		return o.duration(&o.dns().Timeout)
+	case "dns_wait":
+		return o.duration(&o.dns().Wait)
+	case "signature_agent":
+		return o.parseSignatureAgent()
+	case "signatures_replay_protection":
+		o.set(&o.sigs().ReplayProtection)
+		o.sigs().ReplayProtection = true
+		return o.noArgs()
+	case "signatures_skew":
+		return o.duration(&o.sigs().Skew)
+	case "signatures_max_validity":
+		return o.duration(&o.sigs().MaxValidity)
+	case "signatures_fetch_untrusted":
+		o.set(&o.sigs().FetchUntrusted)
+		o.sigs().FetchUntrusted = true
+		return o.noArgs()
+	}
+	msg := fmt.Sprintf("crawlers: unknown sub-directive %q (want %s)", o.sub, strings.Join(crawlersSubdirectives, ", "))
+	if c := configerr.Closest(o.sub, crawlersSubdirectives); c != "" {
+		msg += fmt.Sprintf("; did you mean %q?", c)
+	}
+	return o.d.Err(msg)
+}
+
+// parseLists reads "lists off|offline".
+func (o crawlersOption) parseLists() error {
+	o.set(&o.app.Lists)
+	v, err := o.one()
+	switch {
+	case err != nil:
+		return err
+	case v == "off":
+		o.lists().Off = true
+	case v == "offline":
+		o.lists().Offline = true
+	default:
+		return o.d.Errf("crawlers: lists %q: off or offline", v)
+	}
+	return nil
+}
+
+// parseListFile reads "list_file <url> <file>".
+func (o crawlersOption) parseListFile() error {
+	if len(o.args) != 2 {
+		return o.d.Errf("crawlers: list_file takes the list's URL (as the bot catalogue names it) and a file")
+	}
+	l := o.lists()
+	if l.Local == nil {
+		l.Local = map[string]string{}
+	}
+	l.Local[o.args[0]] = o.args[1]
+	o.at.markWritten(entry{&l.Local, o.args[0]}, o.sub, o.args[1])
+	return nil
+}
+
+// parseDNS reads "reverse_dns off", "dns_max_in_flight <n>" or "dns_resolver <ip[:port]>".
+func (o crawlersOption) parseDNS() error {
+	dns := o.dns()
+	v, err := o.one()
+	switch o.sub {
+	case "reverse_dns":
+		o.set(&dns.Off)
+		if err == nil && v != "off" {
+			err = o.d.Errf("crawlers: reverse_dns %q: the only value is off", v)
+		}
+		dns.Off = true
+	case "dns_max_in_flight":
+		o.set(&dns.MaxInFlight)
+		n, convErr := strconv.Atoi(v)
+		if err == nil && (convErr != nil || n <= 0) {
+			err = o.d.Errf("crawlers: dns_max_in_flight %q: a positive number", v)
+		}
+		dns.MaxInFlight = n
+	case "dns_resolver":
+		o.set(&dns.Resolver)
+		if err == nil {
+			if _, rerr := identity.ResolverAt(v); rerr != nil {
+				err = o.d.Errf("crawlers: dns_resolver %v", rerr)
+			}
+		}
+		dns.Resolver = v
+	}
+	return err
+}
+
+// parseSignatureAgent reads "signature_agent <url> <bot> [<key-file>]".
+func (o crawlersOption) parseSignatureAgent() error {
+	args := o.args
+	if len(args) < 2 || len(args) > 3 {
+		return o.d.Errf("crawlers: signature_agent takes the agent's https URL, the bot of the catalogue it is, and optionally a JWK (Set) file of its keys")
+	}
+	ag := SignatureAgent{URL: args[0], Bot: args[1]}
+	if len(args) == 3 {
+		ag.KeyFile = args[2]
+	}
+	sigs := o.sigs()
+	sigs.Agents = append(sigs.Agents, ag)
+	a := last(sigs.Agents)
+	o.at.mark(a)
+	for i, f := range []*string{&a.URL, &a.Bot, &a.KeyFile}[:len(args)] {
+		o.at.markWritten(f, o.sub, args[i])
+	}
+	return nil
 }
