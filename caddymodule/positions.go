@@ -65,12 +65,16 @@ func (p *positions) markWritten(field any, sub, text string) {
 }
 
 // path is the JSON path of field in the config. A field outside the config is the adapter's
-// mistake, which TestPositionsNameFields catches; it is recorded as the directive's own.
+// mistake, which TestRecordedPathsNameFields and TestFieldPath catch.
 func (p *positions) path(field any) string {
 	if e, ok := field.(entry); ok {
 		return configerr.Key(p.path(e.m), e.key)
 	}
-	path, _ := fieldPath(p.root, field)
+	path, ok := fieldPath(p.root, field)
+	if !ok {
+		// Named so that it matches no error, and TestRecordedPathsNameFields fails on it.
+		return fmt.Sprintf("(%T: not a field of the config)", field)
+	}
 	return path
 }
 
