@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"flag"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sitepolicy/caddy-robots/caddymodule/internal/command"
+	"github.com/sitepolicy/caddy-robots/policycheck/cli"
 )
 
 // walkConfig has groups, a terminal route, a handler that answers, a subroute and a rewrite.
@@ -153,5 +155,36 @@ func TestWalkFollowsInvoke(t *testing.T) {
 		if len(s.Routes) != 2 || !reflect.DeepEqual(s.Routes[0].Paths, []string{"/n/*"}) {
 			t.Errorf("site %s: routes %+v, want the named route's with paths /n/*", s.Name, s.Routes)
 		}
+	}
+}
+
+// TestCheckFlagsDeclaredOnce: caddy robots check takes the request flags of cmd/robots's
+// check (cli.CheckFlags), with the same names, defaults and help.
+func TestCheckFlagsDeclaredOnce(t *testing.T) {
+	var std flag.FlagSet
+	var f cli.CheckFlags
+	f.Add(&std)
+	caddyFlags := command.CheckCommand().Flags()
+	n := 0
+	std.VisitAll(func(want *flag.Flag) {
+		n++
+		got := caddyFlags.Lookup(want.Name)
+		if got == nil {
+			t.Errorf("caddy robots check has no --%s", want.Name)
+			return
+		}
+		if got.Usage != want.Usage || got.DefValue != want.DefValue {
+			t.Errorf("--%s: caddy robots check has %q (default %q), robots check %q (default %q)", want.Name, got.Usage, got.DefValue, want.Usage, want.DefValue)
+		}
+	})
+	if n < 9 {
+		t.Errorf("only %d check flags shared", n)
+	}
+	// Repeatable flags keep every value, on both flag sets.
+	if err := caddyFlags.Parse([]string{"--header", "A: 1", "--header", "B: 2", "--url", "https://example.com/"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := std.Parse([]string{"-header", "A: 1", "-header", "B: 2"}); err != nil || !reflect.DeepEqual(f.Headers, []string{"A: 1", "B: 2"}) {
+		t.Errorf("robots check --header twice: %q, %v", f.Headers, err)
 	}
 }
