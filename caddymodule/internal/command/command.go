@@ -118,10 +118,11 @@ func CheckCommand() *cobra.Command {
 		if err != nil {
 			return cli.ExitUsage, err
 		}
-		site, at, err := checkSite(f, req, sigKeys)
+		site, at, done, err := checkSite(f, req, sigKeys)
 		if err != nil {
 			return cli.ExitUsage, err
 		}
+		defer done()
 		rep, err := cli.Check(site, req)
 		if err != nil {
 			return cli.ExitUsage, err
@@ -134,22 +135,27 @@ func CheckCommand() *cobra.Command {
 
 // checkSite is the Site that check's request meets in the config of f, and where; with only
 // a robots.txt file to test (--robots-file, and no config given or found), an empty one.
-// sigKeys is the --signature-keys file.
-func checkSite(f commandFlags, req policycheck.Request, sigKeys string) (*policycheck.Site, *Where, error) {
+// sigKeys is the --signature-keys file. Call done when the check is over: it stops the
+// config's crawler verification, which the Site uses.
+func checkSite(f commandFlags, req policycheck.Request, sigKeys string) (site *policycheck.Site, at *Where, done func(), err error) {
 	if f.config == "" && req.RobotsFileName != "" && !fileExists("Caddyfile") {
-		return &policycheck.Site{}, &Where{Server: "none (no config)", Handlers: []string{"no robots handler"}}, nil
+		return &policycheck.Site{}, &Where{Server: "none (no config)", Handlers: []string{"no robots handler"}}, func() {}, nil
 	}
 	cfg, err := Load(f.config, f.adapter)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	defer cfg.Close()
 	if sigKeys != "" {
 		if cfg.dirKeys, err = cfg.signatureKeys(sigKeys, req.Headers); err != nil {
-			return nil, nil, err
+			cfg.Close()
+			return nil, nil, nil, err
 		}
 	}
-	return cfg.SiteFor(req)
+	if site, at, err = cfg.SiteFor(req); err != nil {
+		cfg.Close()
+		return nil, nil, nil, err
+	}
+	return site, at, cfg.Close, nil
 }
 
 func lintCommand() *cobra.Command {
