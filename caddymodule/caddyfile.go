@@ -501,7 +501,7 @@ func parseCrawlDelay(d *caddyfile.Dispenser, at *positions, g *robotsgen.Group, 
 // The block is optional ("robots_tag /drafts/* noindex" is complete), but at least one rule,
 // content_usage, license or tdm is required. except leaves crawlers out of the block's presets as it does in robots_txt's
 // groups (policy.Tags.Except): they keep the rules of their own agent line and of *. tdm is
-// the route's TDMRep declaration (tdm.go; with meta its <meta> elements too). Each token and rule is checked as it is read, so an error names its line; values
+// the route's TDMRep declaration (caddyfile_tdm.go; with meta its <meta> elements too). Each token and rule is checked as it is read, so an error names its line; values
 // with {placeholders} are checked when the config is provisioned.
 func (h *RobotsTag) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name

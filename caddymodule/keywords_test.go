@@ -93,7 +93,7 @@ func parserSubdirectives(t *testing.T) map[string][]string {
 	t.Helper()
 	fset := token.NewFileSet()
 	byFunc := map[string][]string{}
-	for _, file := range []string{"caddyfile.go", "app_caddyfile.go"} {
+	for _, file := range []string{"caddyfile.go", "caddyfile_crawlers.go"} {
 		f, err := parser.ParseFile(fset, file, nil, 0)
 		if err != nil {
 			t.Fatal(err)
