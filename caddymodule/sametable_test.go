@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -15,6 +16,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -255,8 +257,13 @@ func TestSameTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	netSrv := httptest.NewServer(m.Handler(sameTableBackend()))
+	defer netSrv.Close()
 
 	// Caddy.
+	// A port of its own: the server of the config this one replaces (another test's, or this
+	// test's last run with -count) shares the site port's listener while it shuts down, and
+	// could answer a request or keep a connection.
+	port := freePorts(1)[0]
 	logFile := filepath.Join(t.TempDir(), "caddy.log")
 	caddyLoaded := time.Now()
 	tester := caddytest.NewTester(t)
@@ -264,7 +271,7 @@ func TestSameTable(t *testing.T) {
 		Lists:      &CrawlerLists{Offline: true, Local: map[string]string{listURL: listFile}, Dir: t.TempDir()},
 		ReverseDNS: &CrawlerDNS{Off: true},
 		Signatures: &CrawlerSignatures{Agents: []SignatureAgent{{URL: agent, Bot: "GPTBot", KeyFile: keyFile}}},
-	}, backend.Listener.Addr().String(), logFile)), "json")
+	}, port, backend.Listener.Addr().String(), logFile)), "json")
 	if t.Failed() {
 		t.FailNow()
 	}
@@ -274,12 +281,25 @@ func TestSameTable(t *testing.T) {
 		loaded        time.Time
 		etag, lastMod string
 	}
-	fronts := []*frontEnd{{name: "nethttp", url: netSrv.URL, loaded: netLoaded}, {name: "Caddy", url: siteURL(""), loaded: caddyLoaded}}
+	fronts := []*frontEnd{{name: "nethttp", url: netSrv.URL, loaded: netLoaded}, {name: "Caddy", url: fmt.Sprintf("http://127.0.0.1:%d", port), loaded: caddyLoaded}}
 	hc := &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 30 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	defer hc.CloseIdleConnections()
+	// The table, then generated requests: any method, agent, address, path, condition and
+	// signature, in any order, through the state the table left (crawl-delay budgets, the
+	// logs' limits), the clock moving on now and then.
+	seed := uint64(time.Now().UnixNano())
+	if s, err := strconv.ParseUint(os.Getenv("SAMETABLE_SEED"), 10, 64); err == nil {
+		seed = s
+	}
+	t.Logf("seed %d (SAMETABLE_SEED=%[1]d repeats it)", seed)
+	generated := 300
+	if raceEnabled {
+		generated = 100
+	}
+	rows := append(slices.Clip(sameTableRows), sameTableGenerated(rand.New(rand.NewPCG(seed, 33)), generated)...)
 	n := 0
-	for _, row := range sameTableRows {
+	for _, row := range rows {
 		offset.Add(int64(row.advance))
 		for i := range max(row.repeat, 1) {
 			n++
@@ -302,11 +322,11 @@ func TestSameTable(t *testing.T) {
 					fe.lastMod = v
 				}
 			}
-			if got[0].status != row.status {
-				t.Errorf("%s (#%d): nethttp status %d, want %d", row.name, i, got[0].status, row.status)
+			if row.status != 0 && got[0].status != row.status {
+				t.Errorf("%s (#%d): nethttp status %d, want %d (%+v)", row.name, i, got[0].status, row.status, row)
 			}
 			if diff := got[0].diff(got[1]); diff != "" {
-				t.Errorf("%s (#%d, host %s): nethttp and Caddy answer differently:\n%s", row.name, i, host, diff)
+				t.Errorf("%s (#%d, host %s): nethttp and Caddy answer differently (%+v):\n%s", row.name, i, host, row, diff)
 			}
 		}
 	}
@@ -353,6 +373,35 @@ func readFile(t *testing.T, name string) []byte {
 	return b
 }
 
+// sameTableGenerated are n requests drawn from the table's ingredients; their status is
+// whatever both front ends agree on.
+func sameTableGenerated(rng *rand.Rand, n int) []sameTableRow {
+	pick := func(s ...string) string { return s[rng.IntN(len(s))] }
+	rows := make([]sameTableRow, n)
+	for i := range rows {
+		r := sameTableRow{
+			name:   fmt.Sprintf("generated %d", i),
+			method: pick("GET", "GET", "GET", "HEAD", "POST", "OPTIONS"),
+			path: pick("/robots.txt", "/license.xml", "/.well-known/tdmrep.json", "/page.html", "/docs/page.html", "/docs/a.txt",
+				"/private/g", "/private/", "/admin/g", "/public/g.html", "/plain", "/missing.html", "/Private/x", "/robots.txt/x"),
+			ua:     pick("", sameBrowser, gptbotUA, sameClaudeUA, googlebotUA, bingbotUA, "CCBot/2.0 (https://commoncrawl.org/faq/)", strings.ToUpper(gptbotUA)),
+			client: pick("", outsideGoogle, insideGoogle),
+			sign:   pick("", "", "", "", "valid", "forged"),
+		}
+		if rng.IntN(4) == 0 {
+			r.header = append(r.header, pick("If-None-Match: @ETAG@", "If-Modified-Since: @LASTMOD@", `If-None-Match: "page-v1"`, "Range: bytes=2-5", "Cache-Control: no-transform"))
+		}
+		if rng.IntN(5) == 0 {
+			r.path += "?" + pick("q=1", "a=b&c")
+		}
+		if rng.IntN(20) == 0 {
+			r.advance = time.Duration(rng.IntN(120)) * time.Second
+		}
+		rows[i] = r
+	}
+	return rows
+}
+
 // forwardedFor is the address the X-Forwarded-For field names, for nethttp.Options.ClientAddr:
 // the connection's address when it has none.
 func forwardedFor(r *http.Request) netip.Addr {
@@ -365,9 +414,9 @@ func forwardedFor(r *http.Request) netip.Addr {
 
 // sameTableCaddyJSON is the Caddy config of the policy cfg: a robots_txt handler (the policy's
 // robots_txt, with log_violations), a route per robots_tag entry (its paths as a path matcher),
-// and reverse_proxy to backend; the crawlers app as given; Caddy's log, at debug level in JSON,
+// and reverse_proxy to backend, on port; the crawlers app as given; Caddy's log, at debug level in JSON,
 // to logFile. The handlers' JSON is the module's own types marshalled.
-func sameTableCaddyJSON(t *testing.T, cfg policy.Config, crawlersApp Crawlers, backend, logFile string) []byte {
+func sameTableCaddyJSON(t *testing.T, cfg policy.Config, crawlersApp Crawlers, port int, backend, logFile string) []byte {
 	t.Helper()
 	handler := func(name string, v any) map[string]any {
 		b, err := json.Marshal(v)
@@ -400,10 +449,10 @@ func sameTableCaddyJSON(t *testing.T, cfg policy.Config, crawlersApp Crawlers, b
 		"apps": map[string]any{
 			"crawlers": crawlersApp,
 			"http": map[string]any{
-				"http_port":    sitePort,
+				"http_port":    port,
 				"grace_period": "1s",
 				"servers": map[string]any{"same": map[string]any{
-					"listen":          []string{fmt.Sprintf(":%d", sitePort)},
+					"listen":          []string{fmt.Sprintf("127.0.0.1:%d", port)},
 					"routes":          routes,
 					"automatic_https": map[string]any{"disable": true},
 					"trusted_proxies": map[string]any{"source": "static", "ranges": []string{"127.0.0.1/8", "::1/128"}},
