@@ -389,7 +389,9 @@ func sameTableGenerated(rng *rand.Rand, n int) []sameTableRow {
 			sign:   pick("", "", "", "", "valid", "forged"),
 		}
 		if rng.IntN(4) == 0 {
-			r.header = append(r.header, pick("If-None-Match: @ETAG@", "If-Modified-Since: @LASTMOD@", `If-None-Match: "page-v1"`, "Range: bytes=2-5", "Cache-Control: no-transform"))
+			r.header = append(r.header, pick("If-None-Match: @ETAG@", `If-None-Match: "page-v1"`, "Range: bytes=2-5", "Cache-Control: no-transform",
+				// Before the backend's pages, at them, after everything.
+				"If-Modified-Since: Sat, 01 Jan 2000 00:00:00 GMT", "If-Modified-Since: Sun, 01 Nov 2026 12:00:00 GMT", "If-Modified-Since: Fri, 01 Jan 2100 00:00:00 GMT"))
 		}
 		if rng.IntN(5) == 0 {
 			r.path += "?" + pick("q=1", "a=b&c")
@@ -515,8 +517,10 @@ type sameResponse struct {
 	body          string
 }
 
-// readSameResponse reads resp. A Last-Modified that lies in the second its front end loaded the
-// config in (robots.txt's and the license's: the time the file was rendered) reads "(load)".
+// readSameResponse reads resp. A Last-Modified from the time its front end loaded the config
+// on reads "(load)": the time robots.txt, a license document or tdmrep.json was rendered, at
+// each front end's load (Caddy renders tdmrep.json at its first request for it, once it can
+// see the site's routes).
 func readSameResponse(t *testing.T, resp *http.Response, loaded time.Time) sameResponse {
 	t.Helper()
 	defer resp.Body.Close()
