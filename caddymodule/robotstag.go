@@ -58,7 +58,7 @@ func (h *RobotsTag) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return err
 	}
-	core, err := serve.New(policy.Config{RobotsTag: []policy.Route{{Tags: tags}}}, coreOptions(logger, "method", methodOf))
+	core, err := serve.New(policy.Config{RobotsTag: []policy.Route{{Tags: tags}}}, coreOptions(logger))
 	if err != nil {
 		return configerr.Reroot(err, "robots_tag[0]", "")
 	}

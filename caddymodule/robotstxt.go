@@ -103,7 +103,7 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return err
 	}
-	opts := coreOptions(h.logger, "host", hostOf)
+	opts := coreOptions(h.logger)
 	if cfg.Enforce != nil && cfg.Enforce.Impostors != nil {
 		app, err := crawlersApp(ctx)
 		if err != nil {
@@ -131,7 +131,7 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 		opts.Violations = func(r *http.Request, v serve.Violation) {
 			if ce := h.logger.Check(zap.InfoLevel, serve.ViolationMessage); ce != nil {
 				ce.Write(zap.String("crawler", v.Crawler), zap.String("token", v.Token), zap.String("identity_status", v.Status),
-					zap.String("host", r.Host), zap.String("path", v.Path), zap.String("rule", v.RuleText()), zap.Int("line", v.Line), zap.Int("suppressed", v.Suppressed))
+					zap.String("method", r.Method), zap.String("host", r.Host), zap.String("path", v.Path), zap.String("rule", v.RuleText()), zap.Int("line", v.Line), zap.Int("suppressed", v.Suppressed))
 			}
 		}
 	}
@@ -146,8 +146,8 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 }
 
 // ServeHTTP serves /robots.txt and passes every other request to next. A method other than
-// GET or HEAD is answered 405 through Caddy's error handling (handle_errors applies), with
-// the Allow header set.
+// GET or HEAD is answered 405, with the Allow header set, through Caddy's error handling when
+// the server has handle_errors routes, else with the short text body nethttp sends.
 //
 // With enforce, a request from a crawler that the file disallows for the path is answered
 // with the configured status and logged at info level (at most serve.ViolationBurst per
@@ -166,7 +166,7 @@ func (h *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddy
 			if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok {
 				if c := h.tdmCore(srv); c != nil {
 					if err := c.ServeTDMRep(w, r); err != nil {
-						return caddyhttp.Error(err.(*serve.StatusError).Code, err)
+						return writeError(w, r, err)
 					}
 					return nil
 				}
@@ -181,14 +181,10 @@ func (h *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddy
 			// Unlogged: over the log's limit for this crawler and kind (counted all the same).
 			if ce := h.logger.Check(level, msg); ce != nil && !b.Unlogged {
 				ce.Write(zap.String("token", b.Token), zap.String("rule", b.LogRule()),
-					zap.Int("status", b.Status), zap.String("method", r.Method), zap.String("uri", r.RequestURI), zap.Int("suppressed", b.Suppressed))
+					zap.Int("status", b.Status), zap.String("method", r.Method), zap.String("host", r.Host), zap.String("uri", r.RequestURI), zap.Int("suppressed", b.Suppressed))
 			}
 			b.SetHeaders(w.Header())
-			if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok && srv.Errors != nil && len(srv.Errors.Routes) > 0 {
-				return caddyhttp.Error(b.Status, errors.New(msg))
-			}
-			serve.WriteError(w, b.Status, msg)
-			return nil
+			return writeError(w, r, &serve.StatusError{Code: b.Status, Msg: msg})
 		}
 		return next.ServeHTTP(w, r)
 	}
@@ -197,9 +193,23 @@ func (h *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddy
 		upstream = func(r *http.Request) serve.Fetch { return subRequestFetch(r, next) }
 	}
 	if err := h.core.ServeRobotsTxt(w, r, upstream); err != nil {
-		se := err.(*serve.StatusError)
+		return writeError(w, r, err)
+	}
+	return nil
+}
+
+// writeError answers r with the core's error (a *serve.StatusError): through Caddy's error
+// handling when the server has handle_errors routes, else with the short text body nethttp
+// sends (Caddy's default error response has no body, which would not say why).
+func writeError(w http.ResponseWriter, r *http.Request, err error) error {
+	var se *serve.StatusError
+	if !errors.As(err, &se) {
+		se = &serve.StatusError{Code: http.StatusInternalServerError, Msg: err.Error()}
+	}
+	if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok && srv.Errors != nil && len(srv.Errors.Routes) > 0 {
 		return caddyhttp.Error(se.Code, err)
 	}
+	serve.WriteError(w, se.Code, se.Msg)
 	return nil
 }
 
@@ -235,13 +245,13 @@ func logWarnings(l *zap.Logger, ws []*configerr.Error, root string) {
 	}
 }
 
-// coreOptions logs what the core says about requests through l, with the request's method
-// or host (key) and URI.
-func coreOptions(l *zap.Logger, key string, value func(*http.Request) string) serve.Options {
+// coreOptions logs what the core says about requests through l, with the request's method,
+// host and URI (the fields nethttp logs).
+func coreOptions(l *zap.Logger) serve.Options {
 	logAt := func(level zapcore.Level) func(*http.Request, string) {
 		return func(r *http.Request, msg string) {
 			if ce := l.Check(level, msg); ce != nil {
-				ce.Write(zap.String(key, value(r)), zap.String("uri", r.RequestURI))
+				ce.Write(zap.String("method", r.Method), zap.String("host", r.Host), zap.String("uri", r.RequestURI))
 			}
 		}
 	}
@@ -255,6 +265,3 @@ func coreOptions(l *zap.Logger, key string, value func(*http.Request) string) se
 // testClock, when set by a test, is the clock of the cores made after (serve.Options.Now):
 // the intervals of the violation and refusal logs' limits, crawl-delay.
 var testClock func() time.Time
-
-func hostOf(r *http.Request) string   { return r.Host }
-func methodOf(r *http.Request) string { return r.Method }

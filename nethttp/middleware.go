@@ -54,8 +54,9 @@ type Options struct {
 	// serve.ViolationInterval. Off by default: it decides for every crawler's request, which
 	// a site that does not read the log need not pay for.
 	LogViolations bool
-
-	now func() time.Time // the core's clock (serve.Options.Now), for tests
+	// Now, if set, is the clock of the refusal and violation logs' intervals and of
+	// crawl-delay (serve.Options.Now), for tests; nil means the monotonic clock.
+	Now func() time.Time
 }
 
 func (o Options) logger() *slog.Logger {
@@ -71,7 +72,7 @@ func (o Options) coreOptions() serve.Options {
 	logAt := func(level slog.Level) func(*http.Request, string) {
 		return func(r *http.Request, msg string) {
 			if l.Enabled(r.Context(), level) {
-				l.Log(r.Context(), level, msg, "method", r.Method, "uri", r.RequestURI)
+				l.Log(r.Context(), level, msg, "method", r.Method, "host", r.Host, "uri", r.RequestURI)
 			}
 		}
 	}
@@ -81,7 +82,7 @@ func (o Options) coreOptions() serve.Options {
 		Counters: o.Counters,
 		// The middleware holds every route of the site with its paths.
 		TDMRepFile: true,
-		Now:        o.now,
+		Now:        o.Now,
 	}
 	if o.Verifier != nil || o.Signatures != nil {
 		so.Identify = func(r *http.Request) identity.Identity { id, _ := Identity(r); return id }
@@ -89,7 +90,7 @@ func (o Options) coreOptions() serve.Options {
 	if o.LogViolations {
 		so.Violations = func(r *http.Request, v serve.Violation) {
 			l.InfoContext(r.Context(), serve.ViolationMessage, "crawler", v.Crawler, "token", v.Token,
-				"identity_status", v.Status, "path", v.Path, "rule", v.RuleText(), "line", v.Line, "suppressed", v.Suppressed)
+				"identity_status", v.Status, "method", r.Method, "host", r.Host, "path", v.Path, "rule", v.RuleText(), "line", v.Line, "suppressed", v.Suppressed)
 		}
 	}
 	return so
@@ -245,7 +246,7 @@ func (h *middlewareHandler) refused(w http.ResponseWriter, r *http.Request) bool
 		level = slog.LevelDebug
 	}
 	if !b.Unlogged && h.m.logger.Enabled(r.Context(), level) {
-		h.m.logger.Log(r.Context(), level, msg, "token", b.Token, "rule", b.LogRule(), "status", b.Status, "method", r.Method, "uri", r.RequestURI, "suppressed", b.Suppressed)
+		h.m.logger.Log(r.Context(), level, msg, "token", b.Token, "rule", b.LogRule(), "status", b.Status, "method", r.Method, "host", r.Host, "uri", r.RequestURI, "suppressed", b.Suppressed)
 	}
 	b.SetHeaders(w.Header())
 	serve.WriteError(w, b.Status, msg)
