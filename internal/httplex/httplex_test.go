@@ -183,9 +183,9 @@ func TestOutsideLinear(t *testing.T) {
 		s     string
 		elems int
 	}{
-		{`a"` + strings.Repeat(`\", `, mib/4), mib / 4},     // never closed: every later quote escaped
-		{`"` + strings.Repeat(`\"`, mib/2) + `"y, b`, 2},     // closed, then not a value
-		{strings.Repeat(`a"b"c, `, mib/7), mib / 7},          // closed, then not a value, each
+		{`a"` + strings.Repeat(`\", `, mib/4), mib / 4},  // never closed: every later quote escaped
+		{`"` + strings.Repeat(`\"`, mib/2) + `"y, b`, 2}, // closed, then not a value
+		{strings.Repeat(`a"b"c, `, mib/7), mib / 7},      // closed, then not a value, each
 		{strings.Repeat(`"`, mib), 1},
 	} {
 		start := time.Now()
