@@ -10,6 +10,7 @@ import (
 
 	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/identity"
+	"github.com/sitepolicy/caddy-robots/internal/httplex"
 	"github.com/sitepolicy/caddy-robots/internal/syntax"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 	"github.com/sitepolicy/caddy-robots/serve"
@@ -219,9 +220,9 @@ func (e *RequestError) Error() string {
 // the tags of the response and, when the site verifies crawlers, the request's identity. An
 // error is a problem with the request (a *RequestError) or with the config.
 func Check(site *Site, req Request) (*Report, error) {
-	u, err := url.Parse(req.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, &RequestError{Field: "URL", Value: req.URL, Problem: "give an absolute http or https URL, e.g. https://example.com/page.html"}
+	u, ok := httplex.AbsoluteURL(req.URL)
+	if !ok {
+		return nil, &RequestError{Field: "URL", Value: req.URL, Problem: httplex.NotAbsoluteURL + ", e.g. https://example.com/page.html"}
 	}
 	addr, err := req.ClientAddr()
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/internal/httplex"
 	"github.com/sitepolicy/caddy-robots/internal/syntax"
 )
 
@@ -218,8 +219,7 @@ func checkURLOrPath(what, key, s string) string {
 		}
 		return ""
 	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
+	if _, ok := httplex.AbsoluteURL(s); !ok {
 		return bad
 	}
 	return ""
@@ -325,9 +325,8 @@ func isHex(c byte) bool {
 
 // checkOrigin validates a request origin "scheme://host[:port]".
 func checkOrigin(origin string) error {
-	u, err := url.Parse(origin)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
-		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil || u.Opaque != "" ||
+	u, ok := httplex.AbsoluteURL(origin)
+	if !ok || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil || u.Opaque != "" ||
 		strings.ContainsFunc(origin, func(r rune) bool { return r == ' ' || r == '#' || syntax.LineBreaking(r) }) {
 		return fmt.Errorf("origin %q: an origin is scheme://host[:port] with scheme http or https (needed to resolve path sitemaps)", origin)
 	}
