@@ -320,7 +320,8 @@ func combine(ix *mergeInputs, token string, qs []string) (Group, []string) {
 	var lists [][]Rule
 	seen := map[string]int{}
 	for i, q := range qs {
-		sd, su := ix.di.groupsFor(token, q), ix.oi.groupsFor(token, q)
+		sd, _ := ix.di.groupsFor(token, q)
+		su, _ := ix.oi.groupsFor(token, q)
 		if i == 0 {
 			// Crawl-delay and records as a crawler without a purpose reads them.
 			for _, gi := range sd {

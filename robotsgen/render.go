@@ -43,21 +43,28 @@ const (
 // without rules gets an empty "Disallow:" so that no parser merges it with
 // the next one.
 func (f *File) Render(origin string) ([]byte, error) {
+	out, _, err := f.render(origin, nil)
+	return out, err
+}
+
+// render is Render, which also returns the file written (presets written out) and, when lines
+// is not nil, records there the line of each of its groups and rules.
+func (f *File) render(origin string, lines *fileLines) ([]byte, *File, error) {
 	if err := f.Validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := f.checkWithOrigin(origin); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ef := f.Expand(false) // presets written out as user agents
 	var buf bytes.Buffer
 	buf.Grow(ef.sizeHint(len(origin)))
-	ef.renderTo(&buf, strings.TrimSuffix(origin, "/"))
+	ef.renderTo(&buf, strings.TrimSuffix(origin, "/"), lines)
 	out := buf.Bytes()
 	if len(out) > MaxSize {
-		return nil, sizeError(len(out))
+		return nil, nil, sizeError(len(out))
 	}
-	return out, nil
+	return out, ef, nil
 }
 
 // checkWithOrigin checks origin, and the length of every sitemap and license line once
@@ -95,8 +102,50 @@ type writer interface {
 	WriteByte(byte) error
 }
 
-// renderTo writes f without validating it.
-func (f *File) renderTo(b writer, origin string) {
+// lineWriter counts the lines written through it, for renderTo to record where each group
+// and rule goes.
+type lineWriter struct {
+	w     writer
+	lines int // line breaks written
+}
+
+func (l *lineWriter) WriteString(s string) (int, error) {
+	l.lines += strings.Count(s, "\n")
+	return l.w.WriteString(s)
+}
+
+func (l *lineWriter) WriteByte(c byte) error {
+	if c == '\n' {
+		l.lines++
+	}
+	return l.w.WriteByte(c)
+}
+
+// renderTo writes f without validating it. With lines, it records there the line of each
+// group and rule of f.
+func (f *File) renderTo(b writer, origin string, lines *fileLines) {
+	var lw *lineWriter
+	if lines != nil {
+		lw = &lineWriter{w: b}
+		b = lw
+		lines.groups = make([]int, len(f.Groups))
+		lines.rules = make([][]int, len(f.Groups))
+	}
+	// record notes where group i is about to be written: its header lines, then its rules
+	// one per line (writeGroup).
+	record := func(i int) {
+		if lines == nil {
+			return
+		}
+		g := &f.Groups[i]
+		first := lw.lines + 1
+		lines.groups[i] = first
+		rules := make([]int, len(g.Rules))
+		for k := range rules {
+			rules[k] = first + len(g.UserAgents) + len(g.Purposes) + k
+		}
+		lines.rules[i] = rules
+	}
 	for _, c := range f.Comments {
 		if c == "" {
 			b.WriteString("#\n")
@@ -148,6 +197,7 @@ func (f *File) renderTo(b writer, origin string) {
 				b.WriteString("User-agent: " + PurposeSentinel + "\n")
 				sentinel = true
 			}
+			record(i)
 			writeGroup(b, g)
 			needBlank = true
 		}
@@ -155,6 +205,7 @@ func (f *File) renderTo(b writer, origin string) {
 	for i := range f.Groups {
 		if g := &f.Groups[i]; len(g.UserAgents) > 0 {
 			blank()
+			record(i)
 			writeGroup(b, g)
 			needBlank = true
 		}

@@ -104,7 +104,7 @@ func (f *File) Validate() error {
 		// Only a valid file can be sized; path sitemaps count without origin
 		// here and Render checks the real size again.
 		var c counter
-		f.Expand(false).renderTo(&c, "")
+		f.Expand(false).renderTo(&c, "", nil)
 		if c > MaxSize {
 			errs = append(errs, sizeError(int(c)))
 		}
