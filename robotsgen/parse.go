@@ -286,47 +286,18 @@ func (p *parser) line(n int, raw []byte) {
 		p.diag(n, raw, "value is not valid UTF-8")
 		return
 	}
-	val := string(valb)
+	p.otherLine(n, raw, kind, key, string(valb))
+}
+
+// otherLine reads line n, with a key of kind (neither a header nor a rule) and its value.
+func (p *parser) otherLine(n int, raw []byte, kind int, key, val string) {
 	switch kind {
 	case kSitemap:
-		if msg := checkSitemap(val); msg != "" || strings.HasPrefix(val, "/") {
-			if msg == "" {
-				msg = "a sitemap in a file must be an absolute URL"
-			}
-			p.diag(n, raw, "sitemap skipped: "+msg)
-			return
-		}
-		p.f.Sitemaps = append(p.f.Sitemaps, val)
+		p.sitemap(n, raw, val)
 	case kLicense:
-		// RSL 1.0: the directive belongs to no group wherever it stands, and names an
-		// absolute URL. Kept once.
-		if msg := checkLicense(val); msg != "" || strings.HasPrefix(val, "/") {
-			if msg == "" {
-				msg = "a license in a file must be an absolute URL (RSL 1.0)"
-			}
-			p.diag(n, raw, "license skipped: "+msg)
-			return
-		}
-		if slices.Contains(p.f.Licenses, val) {
-			p.diag(n, raw, "license skipped: the file names it already")
-			return
-		}
-		p.f.Licenses = append(p.f.Licenses, val)
+		p.license(n, raw, val)
 	case kCrawlDelay:
-		if p.cur == nil {
-			p.diag(n, raw, "crawl-delay outside any group skipped")
-			return
-		}
-		d, err := strconv.ParseFloat(val, 64)
-		if err != nil || math.IsNaN(d) || math.IsInf(d, 0) || d < 0 || strings.ContainsAny(val, "xXpP_") {
-			p.diag(n, raw, "crawl-delay is not a finite number of seconds >= 0")
-			return
-		}
-		if p.curDelay {
-			p.diag(n, raw, "second crawl-delay in a group replaces the first")
-		}
-		p.cur.CrawlDelay = d
-		p.curDelay = true
+		p.crawlDelay(n, raw, val)
 	case kHost:
 		p.record(n, raw, Record{Key: key, Value: val}, true)
 	case kContentUsage, kContentSignal:
@@ -344,6 +315,51 @@ func (p *parser) line(n int, raw []byte) {
 		}
 		p.record(n, raw, Record{Key: key, Value: val}, p.cur == nil)
 	}
+}
+
+func (p *parser) sitemap(n int, raw []byte, val string) {
+	if msg := checkSitemap(val); msg != "" || strings.HasPrefix(val, "/") {
+		if msg == "" {
+			msg = "a sitemap in a file must be an absolute URL"
+		}
+		p.diag(n, raw, "sitemap skipped: "+msg)
+		return
+	}
+	p.f.Sitemaps = append(p.f.Sitemaps, val)
+}
+
+// license reads an RSL License line: the directive belongs to no group wherever it stands,
+// and names an absolute URL (RSL 1.0). Kept once.
+func (p *parser) license(n int, raw []byte, val string) {
+	if msg := checkLicense(val); msg != "" || strings.HasPrefix(val, "/") {
+		if msg == "" {
+			msg = "a license in a file must be an absolute URL (RSL 1.0)"
+		}
+		p.diag(n, raw, "license skipped: "+msg)
+		return
+	}
+	if slices.Contains(p.f.Licenses, val) {
+		p.diag(n, raw, "license skipped: the file names it already")
+		return
+	}
+	p.f.Licenses = append(p.f.Licenses, val)
+}
+
+func (p *parser) crawlDelay(n int, raw []byte, val string) {
+	if p.cur == nil {
+		p.diag(n, raw, "crawl-delay outside any group skipped")
+		return
+	}
+	d, err := strconv.ParseFloat(val, 64)
+	if err != nil || math.IsNaN(d) || math.IsInf(d, 0) || d < 0 || strings.ContainsAny(val, "xXpP_") {
+		p.diag(n, raw, "crawl-delay is not a finite number of seconds >= 0")
+		return
+	}
+	if p.curDelay {
+		p.diag(n, raw, "second crawl-delay in a group replaces the first")
+	}
+	p.cur.CrawlDelay = d
+	p.curDelay = true
 }
 
 func (p *parser) record(n int, raw []byte, r Record, fileLevel bool) {
