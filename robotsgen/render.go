@@ -146,47 +146,12 @@ func (f *File) renderTo(b writer, origin string, lines *fileLines) {
 		}
 		lines.rules[i] = rules
 	}
-	for _, c := range f.Comments {
-		if c == "" {
-			b.WriteString("#\n")
-		} else {
-			b.WriteString("# ")
-			b.WriteString(c)
-			b.WriteByte('\n')
-		}
-	}
-	needBlank := len(f.Comments) > 0
+	needBlank := f.writeFileLines(b, origin)
 	blank := func() {
 		if needBlank {
 			b.WriteByte('\n')
 			needBlank = false
 		}
-	}
-	if len(f.Sitemaps)+len(f.Licenses)+len(f.Records) > 0 {
-		blank()
-		for _, s := range f.Sitemaps {
-			b.WriteString(sitemapKey)
-			if strings.HasPrefix(s, "/") {
-				b.WriteString(origin)
-			}
-			b.WriteString(s)
-			b.WriteByte('\n')
-		}
-		for i, s := range f.Licenses {
-			if licenseWritten(f.Licenses[:i], s, origin) {
-				continue
-			}
-			b.WriteString(licenseKey)
-			if strings.HasPrefix(s, "/") {
-				b.WriteString(origin)
-			}
-			b.WriteString(s)
-			b.WriteByte('\n')
-		}
-		for _, r := range f.Records {
-			writeRecord(b, r)
-		}
-		needBlank = true
 	}
 	sentinel := false
 	for i := range f.Groups {
@@ -210,6 +175,49 @@ func (f *File) renderTo(b writer, origin string, lines *fileLines) {
 			needBlank = true
 		}
 	}
+}
+
+// writeFileLines writes the comments, then after a blank line the sitemaps, licenses and
+// file-level records; it reports whether a blank line is due before the next line.
+func (f *File) writeFileLines(b writer, origin string) (needBlank bool) {
+	for _, c := range f.Comments {
+		if c == "" {
+			b.WriteString("#\n")
+		} else {
+			b.WriteString("# ")
+			b.WriteString(c)
+			b.WriteByte('\n')
+		}
+	}
+	if len(f.Sitemaps)+len(f.Licenses)+len(f.Records) == 0 {
+		return len(f.Comments) > 0
+	}
+	if len(f.Comments) > 0 {
+		b.WriteByte('\n')
+	}
+	for _, s := range f.Sitemaps {
+		b.WriteString(sitemapKey)
+		if strings.HasPrefix(s, "/") {
+			b.WriteString(origin)
+		}
+		b.WriteString(s)
+		b.WriteByte('\n')
+	}
+	for i, s := range f.Licenses {
+		if licenseWritten(f.Licenses[:i], s, origin) {
+			continue
+		}
+		b.WriteString(licenseKey)
+		if strings.HasPrefix(s, "/") {
+			b.WriteString(origin)
+		}
+		b.WriteString(s)
+		b.WriteByte('\n')
+	}
+	for _, r := range f.Records {
+		writeRecord(b, r)
+	}
+	return true
 }
 
 func (f *File) sizeHint(origin int) int {
