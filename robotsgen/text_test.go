@@ -41,6 +41,7 @@ func FuzzTextLines(f *testing.F) {
 	f.Add([]byte("User-agent: *\nDisallow: /a\n\n# c\nUser-agent: B\r\nAllow: /b\rDisallow: /\n"))
 	f.Add([]byte("user-agent: a\nuser-agent: b\ndisallow: /x\nsitemap: https://e/s\nallow: /x/y"))
 	f.Add([]byte("User-agent: a\nContent-Usage: train-ai=n\nUser-agent: b\nDisallow: /x\n"))
+	f.Add([]byte("# c\nUser-agent: robotsgen-purpose-groups\nUser-Agent-Purpose: training\nDisallow: /\nUser-agent: Foo.Bot\nUser-agent: Bar\nAllow: /a\n"))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		if len(body) > 4096 {
 			return

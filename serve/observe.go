@@ -25,8 +25,9 @@ type Violation struct {
 	Path    string // the path and query as sent
 	Rule    robotsgen.Rule
 	// Line is the rule's line in the robots.txt served to the request's origin (the line
-	// `robots check` shows), 0 when the rule is not written there (a name robots.txt cannot
-	// carry, decided by its preset's group).
+	// `robots check` shows), carried by that file's decision for Token; 0 when that decision
+	// is by another rule (a name robots.txt cannot carry, decided by its preset's group, which
+	// the file's "*" group decides otherwise).
 	Line int
 	// Suppressed is how many violations of this crawler were not reported since the last
 	// one reported (ViolationBurst per ViolationInterval).
