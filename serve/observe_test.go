@@ -46,7 +46,7 @@ func observedCore(t testing.TB, f robotsgen.File, enforce *policy.Enforce, opts 
 }
 
 // lineOf is the 1-based line of text in body, found by reading the body line by line (an
-// independent witness of robotsgen.Text's bisection).
+// independent witness of the lines robotsgen.Text records).
 func lineOf(t *testing.T, body []byte, text string) int {
 	t.Helper()
 	for i, l := range strings.Split(string(body), "\n") {
