@@ -25,8 +25,9 @@ type Violation struct {
 	Path    string // the path and query as sent
 	Rule    robotsgen.Rule
 	// Line is the rule's line in the robots.txt served to the request's origin (the line
-	// `robots check` shows), 0 when the rule is not written there (a name robots.txt cannot
-	// carry, decided by its preset's group).
+	// `robots check` shows), carried by that file's decision for Token; 0 when that decision
+	// is by another rule (a name robots.txt cannot carry, decided by its preset's group, which
+	// the file's "*" group decides otherwise).
 	Line int
 	// Suppressed is how many violations of this crawler were not reported since the last
 	// one reported (ViolationBurst per ViolationInterval).
@@ -297,18 +298,23 @@ func (o *observer) count(c metrics.Crawler, s identity.Status, out metrics.Outco
 }
 
 // ruleLine is the line of rule, which decided for tok ("" for the "*" group), in the
-// robots.txt served to r's origin; 0 when it is not written there. Reading the file is
-// done once per served body, when its first violation is reported; finding a line parses a
-// logarithmic number of its prefixes, for reports that the limit above bounds.
+// robots.txt served to r's origin: the line the served file's decision for tok carries when
+// that file decides by the same rule (it does for every name it writes; a name never written
+// there reads the "*" group), else 0. The lines are recorded once per served body, by
+// rendering it again when its first violation is reported; a violation then costs a decision.
 func (e *enforcer) ruleLine(r *http.Request, tok string, rule robotsgen.Rule) int {
 	b := e.servedBody(r)
 	if b == nil {
 		return 0
 	}
 	t := b.readText()
-	groups, _ := t.File.Select(tok, "")
-	_, _, line, _ := t.DecidingRule(groups, rule)
-	return line
+	if t == nil {
+		return 0
+	}
+	if d := t.Matcher.Decide(tok, "", requestTarget(r)); d.Rule != nil && *d.Rule == rule {
+		return d.Line
+	}
+	return 0
 }
 
 // servedBody is the robots.txt served to r's origin: the merge served there, else the
