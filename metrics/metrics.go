@@ -108,6 +108,16 @@ func CrawlerOf(id string) Crawler {
 	return catalogue().byID[id]
 }
 
+// CrawlerIdentified returns the slot of the crawler a User-Agent header names, as
+// crawlers.IdentifyBotName answers: the bot id's, else (id "") the AI catalogue's crawler
+// name, else Other. It does not allocate.
+func CrawlerIdentified(id, name string) Crawler {
+	if id != "" {
+		return CrawlerOf(id)
+	}
+	return catalogue().byAIName[name]
+}
+
 // CrawlerNamed returns the slot of a crawler by a name robots.txt names it by: the bot
 // crawlers.IdentifyBot finds in the name, else the AI catalogue's crawler of that name
 // (crawlers.Lookup), else Other. It is for names known when a file is loaded: it scans the

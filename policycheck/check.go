@@ -10,7 +10,6 @@ import (
 
 	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/identity"
-	"github.com/sitepolicy/caddy-robots/internal/syntax"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 	"github.com/sitepolicy/caddy-robots/serve"
 	"github.com/sitepolicy/caddy-robots/tagemit"
@@ -342,7 +341,7 @@ func Check(site *Site, req Request) (*Report, error) {
 		for _, d := range robots.diags {
 			rd.Diagnostics = append(rd.Diagnostics, d.Error())
 		}
-		if enfTok != "" && !syntax.CrawlerToken(enfTok) && req.Purpose == "" {
+		if enfTok != "" && !crawlers.IsToken(enfTok) && req.Purpose == "" {
 			// The name cannot be written to robots.txt; its preset's group decides for it
 			// where enforcement does.
 			rd.Allowed, rd.Group, rd.Rule = enfDecision.Allowed, nil, nil
@@ -442,33 +441,20 @@ func responseTags(core *serve.Core, site *Site, u *url.URL, req Request) (*Respo
 	return out, nil
 }
 
-// productToken returns the product token robots.txt groups are matched against for agent,
-// and, when agent is a User-Agent header, a note on how the token was found. A bare token
-// is used as it is; "" and "*" mean any crawler. In a header, the first (leftmost) name of
-// a group of the file (fileTokens) or of a well-known crawler that occurs as a whole word is
-// the token, as crawlers look for their own names; without one, the header's first product.
+// productToken returns the product token robots.txt groups are matched against for agent
+// (crawlers.AgentToken, the file's names fileTokens first) and, when agent is a User-Agent
+// header, a note on how the token was found.
 func productToken(agent string, fileTokens []string) (token, note string) {
-	agent = strings.TrimSpace(agent)
-	switch {
-	case agent == "" || agent == "*":
-		return "*", ""
-	case syntax.CrawlerToken(agent):
-		return agent, ""
+	token, found := crawlers.AgentToken(agent, fileTokens)
+	switch found {
+	case crawlers.FoundName:
+		note = fmt.Sprintf("found the crawler name %q in the User-Agent header", token)
+	case crawlers.FoundProduct:
+		note = fmt.Sprintf("no known crawler name in the User-Agent header: using the product %q it names as its own", token)
+	case crawlers.FoundFirst:
+		note = fmt.Sprintf("no known crawler name in the User-Agent header: using its first product %q", token)
+	case crawlers.FoundNone:
+		note = "no product token in the User-Agent header: read as any crawler (*)"
 	}
-	var names []string
-	for _, t := range fileTokens {
-		if t != "*" && syntax.CrawlerToken(t) {
-			names = append(names, t)
-		}
-	}
-	names = append(names, knownNames()...)
-	if m, err := crawlers.NewUAMatcher(names); err == nil {
-		if tok, ok := m.Match(agent); ok {
-			return tok, fmt.Sprintf("found the crawler name %q in the User-Agent header", tok)
-		}
-	}
-	if tok := syntax.LeadingCrawlerToken(agent); tok != "" {
-		return tok, fmt.Sprintf("no known crawler name in the User-Agent header: using its first product %q", tok)
-	}
-	return "*", "no product token in the User-Agent header: read as any crawler (*)"
+	return token, note
 }
