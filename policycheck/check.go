@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"strings"
 
@@ -218,27 +219,75 @@ func (e *RequestError) Error() string {
 // the tags of the response and, when the site verifies crawlers, the request's identity. An
 // error is a problem with the request (a *RequestError) or with the config.
 func Check(site *Site, req Request) (*Report, error) {
-	u, err := url.Parse(req.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, &RequestError{Field: "URL", Value: req.URL, Problem: "give an absolute http or https URL, e.g. https://example.com/page.html"}
-	}
-	addr, err := req.ClientAddr()
-	if err != nil {
-		return nil, err
-	}
-	header, err := clientHeader(req)
+	u, probe, addr, err := checkRequest(req)
 	if err != nil {
 		return nil, err
 	}
 	rep := &Report{URL: req.URL, Agent: req.Agent, Purpose: req.Purpose}
-	// The request as the client sends it: its User-Agent and header lines.
+	identify := rep.identify(site, req, probe, addr)
+	// One core answers every question below, as one serves a request.
+	core, err := checkCore(site, identify)
+	if err != nil {
+		return nil, err
+	}
+	if core != nil {
+		defer core.Close()
+	}
+	path := u.EscapedPath()
+	if path == "" {
+		path = "/"
+	}
+	if u.RawQuery != "" {
+		path += "?" + u.RawQuery
+	}
+	robots, err := rep.readRobots(core, site, req, u, path)
+	if err != nil {
+		return nil, err
+	}
+	rep.decideRobots(core, site, req, probe, robots)
+	if robots != nil {
+		rep.Preferences.ContentUsage = robots.m.Preferences(usage.ContentUsage, rep.ProductToken, req.Purpose, path).Map()
+		rep.Preferences.ContentSignal = robots.m.Preferences(usage.ContentSignal, rep.ProductToken, req.Purpose, path).Map()
+	}
+	if rep.Enforcement.Configured {
+		if b, blocked := core.Enforce(probe); blocked {
+			rep.Enforcement.Blocked, rep.Enforcement.Status, rep.Enforcement.Message = true, b.Status, b.Message()
+			rep.Enforcement.Impostor = b.Impostor != nil
+		}
+	}
+	if err := rep.respond(core, site, req, u, probe, path); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// checkRequest reads req: the URL, and the request as the client sends it (its User-Agent
+// and header lines) with the client's address.
+func checkRequest(req Request) (*url.URL, *http.Request, netip.Addr, error) {
+	u, err := url.Parse(req.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, nil, netip.Addr{}, &RequestError{Field: "URL", Value: req.URL, Problem: "give an absolute http or https URL, e.g. https://example.com/page.html"}
+	}
+	addr, err := req.ClientAddr()
+	if err != nil {
+		return nil, nil, netip.Addr{}, err
+	}
+	header, err := clientHeader(req)
+	if err != nil {
+		return nil, nil, netip.Addr{}, err
+	}
 	probe := httptest.NewRequest(http.MethodGet, u.String(), nil)
 	for k, v := range header {
 		probe.Header[k] = v
 	}
 	probe.Header.Set("User-Agent", req.Agent)
-	// The identity is found once and enforcement reads it, as a server's does.
-	var identify func(*http.Request) identity.Identity
+	return u, probe, addr, nil
+}
+
+// identify verifies the crawler of probe as site does (its lists and reverse DNS, then its
+// signature), into rep.Verification, and returns the identity found for enforcement to read,
+// as a server's reads it; nil when the site verifies nothing.
+func (rep *Report) identify(site *Site, req Request, probe *http.Request, addr netip.Addr) func(*http.Request) identity.Identity {
 	var id identity.Identity
 	if site.Crawlers != nil {
 		rep.Verification, id = verify(site.Crawlers, req, addr)
@@ -249,7 +298,7 @@ func Check(site *Site, req Request) (*Report, error) {
 	} else if req.ClientIP != "" {
 		rep.Notes = append(rep.Notes, "the site verifies no crawlers, so the client address is not used")
 	}
-	if len(header["Signature-Input"]) > 0 {
+	if len(probe.Header["Signature-Input"]) > 0 {
 		if site.Signatures == nil {
 			rep.Notes = append(rep.Notes, "the site verifies no Web Bot Auth signatures, so the request's signature is not looked at")
 		} else {
@@ -269,27 +318,17 @@ func Check(site *Site, req Request) (*Report, error) {
 			v.Signature = sig
 		}
 	}
-	if rep.Verification != nil {
-		identify = func(*http.Request) identity.Identity { return id }
+	if rep.Verification == nil {
+		return nil
 	}
-	path := u.EscapedPath()
-	if path == "" {
-		path = "/"
-	}
-	if u.RawQuery != "" {
-		path += "?" + u.RawQuery
-	}
+	return func(*http.Request) identity.Identity { return id }
+}
 
-	// One core answers every question below, as one serves a request.
-	core, err := checkCore(site, identify)
-	if err != nil {
-		return nil, err
-	}
-	if core != nil {
-		defer core.Close()
-	}
-	var robots *robotsText
+// readRobots reads the robots.txt the crawler decides with: req's file, else the one site
+// serves at u's origin (nil when it serves none), and says in rep.RobotsTxt where it is from.
+func (rep *Report) readRobots(core *serve.Core, site *Site, req Request, u *url.URL, path string) (*robotsText, error) {
 	rd := RobotsDecision{Path: path, Allowed: true}
+	var robots *robotsText
 	switch {
 	case req.RobotsFile != nil:
 		robots = readRobots(req.RobotsFile)
@@ -306,7 +345,7 @@ func Check(site *Site, req Request) (*Report, error) {
 		robots = readRobots(body)
 		loc := site.RobotsTxt.Source.At("")
 		rd.Source, rd.Location, rd.Origin = "config", &loc, origin
-		if site.RobotsTxt.Config.MergeUpstream && req.RobotsFile == nil {
+		if site.RobotsTxt.Config.MergeUpstream {
 			// The backend's file is known only at serve time. The merge never lifts a
 			// restriction of the file shown, so a disallow here holds; an allow may not.
 			rep.Notes = append(rep.Notes, "robots_txt merges the backend's own robots.txt at serve time (merge_upstream), which check cannot see: the decision is the declared file's (with merge_file's). A disallow holds in the merge; an allow holds only where the declared group has a matching Allow. To decide with the backend's rules too, save its robots.txt and pass it as merge_file, or check the served file with --robots-file")
@@ -315,6 +354,14 @@ func Check(site *Site, req Request) (*Report, error) {
 		rd.Source = "config"
 		rd.Reason = "this config serves no robots.txt for " + u.Scheme + "://" + u.Host + ": everything is allowed"
 	}
+	rep.RobotsTxt = rd
+	return robots, nil
+}
+
+// decideRobots finds the crawler's product token and decides robots.txt for it at the
+// path. With enforce, the crawler is the one enforcement reads from the User-Agent, so that
+// the decision shown and the enforcement shown are about the same crawler.
+func (rep *Report) decideRobots(core *serve.Core, site *Site, req Request, probe *http.Request, robots *robotsText) {
 	var fileTokens []string
 	if robots != nil {
 		for _, g := range robots.file.Groups {
@@ -322,53 +369,45 @@ func Check(site *Site, req Request) (*Report, error) {
 		}
 	}
 	rep.ProductToken, rep.AgentNote = productToken(req.Agent, fileTokens)
-	// With enforce, the crawler is the one enforcement reads from the User-Agent, so that the
-	// decision shown and the enforcement shown are about the same crawler.
-	enforced := false
 	var enfTok string
 	var enfDecision robotsgen.Decision
 	if rt := site.RobotsTxt; rt != nil && rt.Config.Enforce != nil && req.RobotsFile == nil {
-		enforced = true
+		rep.Enforcement.Configured = true
 		var ok bool
 		if enfTok, enfDecision, ok = core.Crawler(probe); ok && !strings.EqualFold(enfTok, rep.ProductToken) {
 			rep.ProductToken, rep.AgentNote = enfTok, fmt.Sprintf("found the crawler name %q in the User-Agent header, as enforcement reads it", enfTok)
 		}
 	}
-	if robots != nil {
-		src, loc, origin := rd.Source, rd.Location, rd.Origin
-		rd = robots.decide(rep.ProductToken, req.Purpose, path)
-		rd.Source, rd.Location, rd.Origin = src, loc, origin
-		for _, d := range robots.diags {
-			rd.Diagnostics = append(rd.Diagnostics, d.Error())
-		}
-		if enfTok != "" && !crawlers.IsToken(enfTok) && req.Purpose == "" {
-			// The name cannot be written to robots.txt; its preset's group decides for it
-			// where enforcement does.
-			rd.Allowed, rd.Group, rd.Rule = enfDecision.Allowed, nil, nil
-			if r := enfDecision.Rule; r != nil {
-				rd.Rule = &RuleInfo{Type: string(r.Type), Path: r.Path}
-			}
-			rd.Reason = fmt.Sprintf("%q is never written to robots.txt (it is not a product token), so no group of the file names it; enforce decides it as the group of its preset, and so does this check", enfTok)
-		}
-	}
-	rep.RobotsTxt = rd
-	rep.Allowed = rd.Allowed
 	rep.Preferences = Preferences{ContentUsage: map[string]string{}, ContentSignal: map[string]string{}}
-	if robots != nil {
-		rep.Preferences.ContentUsage = robots.m.Preferences(usage.ContentUsage, rep.ProductToken, req.Purpose, path).Map()
-		rep.Preferences.ContentSignal = robots.m.Preferences(usage.ContentSignal, rep.ProductToken, req.Purpose, path).Map()
+	if robots == nil {
+		rep.Allowed = rep.RobotsTxt.Allowed
+		return
 	}
-	if enforced {
-		rep.Enforcement.Configured = true
-		if b, blocked := core.Enforce(probe); blocked {
-			rep.Enforcement.Blocked, rep.Enforcement.Status, rep.Enforcement.Message = true, b.Status, b.Message()
-			rep.Enforcement.Impostor = b.Impostor != nil
+	rd := &rep.RobotsTxt
+	src, loc, origin := rd.Source, rd.Location, rd.Origin
+	*rd = robots.decide(rep.ProductToken, req.Purpose, rd.Path)
+	rd.Source, rd.Location, rd.Origin = src, loc, origin
+	for _, d := range robots.diags {
+		rd.Diagnostics = append(rd.Diagnostics, d.Error())
+	}
+	if enfTok != "" && !crawlers.IsToken(enfTok) && req.Purpose == "" {
+		// The name cannot be written to robots.txt; its preset's group decides for it
+		// where enforcement does.
+		rd.Allowed, rd.Group, rd.Rule = enfDecision.Allowed, nil, nil
+		if r := enfDecision.Rule; r != nil {
+			rd.Rule = &RuleInfo{Type: string(r.Type), Path: r.Path}
 		}
+		rd.Reason = fmt.Sprintf("%q is never written to robots.txt (it is not a product token), so no group of the file names it; enforce decides it as the group of its preset, and so does this check", enfTok)
 	}
+	rep.Allowed = rd.Allowed
+}
 
+// respond reads the response's tags for the crawler, the signals that disagree at the path,
+// and notes the rules of a response robots.txt keeps the crawler from.
+func (rep *Report) respond(core *serve.Core, site *Site, req Request, u *url.URL, probe *http.Request, path string) error {
 	resp, err := responseTags(core, site, u, req)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	rep.Response = *resp
 	rep.SignalConflicts = []SignalConflict{}
@@ -388,7 +427,7 @@ func Check(site *Site, req Request) (*Report, error) {
 	if !rep.Allowed && len(rep.Response.RulesForAgent) > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("robots.txt keeps %s from fetching this URL, so it never sees the rules of the response (%s); a disallowed URL can still be indexed from links: allow it in robots.txt if the rules must apply", rep.ProductToken, strings.Join(rep.Response.RulesForAgent, ", ")))
 	}
-	return rep, nil
+	return nil
 }
 
 // htmlPage is the page the check's backend answers, to see the meta elements inserted.
