@@ -150,7 +150,7 @@ func (f *File) agentWarnings() []*configerr.Error {
 				"the group has no rules, so its crawlers may fetch every path (and enforce refuses none of them); to keep them out, add disallow /"))
 		}
 		for i, ua := range f.Groups[gi].UserAgents {
-			if ua != "*" && !syntax.ProductToken(ua) && crawlers.IsToken(ua) {
+			if crawlers.Classify(ua) == crawlers.TokenDigits {
 				out = append(out, configerr.New(configerr.Index(configerr.Index("groups", gi)+".user_agents", i), ua, crawlers.DigitTokenWarning))
 			}
 		}

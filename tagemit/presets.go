@@ -9,7 +9,6 @@ import (
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/crawlers"
-	"github.com/sitepolicy/caddy-robots/internal/syntax"
 )
 
 // PresetPrefix starts a rules key that names a category of the crawler catalogue instead of
@@ -83,7 +82,7 @@ func CheckExcept(rules map[string][]string, except []string) error {
 func Warnings(rules map[string][]string) []*configerr.Error {
 	var out []*configerr.Error
 	for _, tok := range slices.Sorted(maps.Keys(rules)) {
-		if tok != GlobalToken && !syntax.ProductToken(tok) && crawlers.IsToken(tok) {
+		if crawlers.Classify(tok) == crawlers.TokenDigits {
 			out = append(out, &configerr.Error{Path: configerr.Key("", tok), Value: tok, Problem: crawlers.DigitTokenWarning})
 		}
 	}
