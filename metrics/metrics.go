@@ -118,18 +118,12 @@ func CrawlerIdentified(id, name string) Crawler {
 	return catalogue().byAIName[name]
 }
 
-// CrawlerNamed returns the slot of a crawler by a name robots.txt names it by: the bot
-// crawlers.IdentifyBot finds in the name, else the AI catalogue's crawler of that name
-// (crawlers.Lookup), else Other. It is for names known when a file is loaded: it scans the
-// catalogue.
+// CrawlerNamed returns the slot of a crawler by a name robots.txt names it by: the crawler
+// crawlers.IdentifyBotName finds in the name (CrawlerIdentified), as it finds it in a
+// request's User-Agent, else Other. It is for names known when a file is loaded.
 func CrawlerNamed(name string) Crawler {
-	if id, ok := crawlers.IdentifyBot(name); ok {
-		return CrawlerOf(id)
-	}
-	if c, ok := crawlers.Lookup(name); ok {
-		return catalogue().byAIName[c.Name]
-	}
-	return Other
+	id, n, _ := crawlers.IdentifyBotName(name)
+	return CrawlerIdentified(id, n)
 }
 
 // Name is the crawler's label value: its bot catalogue ID, its AI catalogue name, or
