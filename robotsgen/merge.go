@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/sitepolicy/caddy-robots/internal/syntax"
+	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/usage"
 )
 
@@ -197,7 +197,7 @@ func mergeNames(declared, other *File) (tokens, purposes []string) {
 	for _, f := range []*File{declared, other} {
 		for _, g := range f.Groups {
 			for _, ua := range g.UserAgents {
-				if syntax.CrawlerToken(ua) {
+				if crawlers.IsToken(ua) {
 					written[strings.ToLower(ua)] = true
 				}
 			}
@@ -207,7 +207,7 @@ func mergeNames(declared, other *File) (tokens, purposes []string) {
 	for _, f := range []*File{declared, other} {
 		for _, g := range f.Groups {
 			for _, ua := range g.UserAgents {
-				if !syntax.CrawlerToken(ua) && written[leadingWord(strings.ToLower(ua))] {
+				if !crawlers.IsToken(ua) && written[crawlers.LeadingToken(strings.ToLower(ua))] {
 					continue
 				}
 				if k := "a:" + strings.ToLower(ua); ua != "*" && !seen[k] {
@@ -256,14 +256,14 @@ func (mg *mergedGroups) add(g Group, header string, notes []string) {
 // agent or purpose. Without such names it returns f.
 func (f *File) Renderable() *File {
 	if !slices.ContainsFunc(f.Groups, func(g Group) bool {
-		return slices.ContainsFunc(g.UserAgents, func(ua string) bool { return ua != "*" && !syntax.CrawlerToken(ua) })
+		return slices.ContainsFunc(g.UserAgents, func(ua string) bool { return ua != "*" && !crawlers.IsToken(ua) })
 	}) {
 		return f
 	}
 	c := *f
 	c.Groups = nil
 	for _, g := range f.Groups {
-		g.UserAgents = slices.DeleteFunc(slices.Clone(g.UserAgents), func(ua string) bool { return ua != "*" && !syntax.CrawlerToken(ua) })
+		g.UserAgents = slices.DeleteFunc(slices.Clone(g.UserAgents), func(ua string) bool { return ua != "*" && !crawlers.IsToken(ua) })
 		if len(g.UserAgents)+len(g.Purposes) > 0 {
 			c.Groups = append(c.Groups, g)
 		}

@@ -10,7 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/sitepolicy/caddy-robots/internal/syntax"
+	"github.com/sitepolicy/caddy-robots/crawlers"
 )
 
 // Parse reads a robots.txt file leniently, as RFC 9309 section 2.3.1.5 asks:
@@ -407,7 +407,7 @@ func (p *parser) header(n int, raw []byte, kind int, val []byte) {
 	// parser reads it ("Googlebot/2.1", "FooBot*", "Foo.Bot" are Googlebot, FooBot, Foo), but
 	// with the digits of a name kept: written back whole, Google still reads "AI" of AI2Bot,
 	// and the parsers that read such names whole read them as the file meant.
-	tok := syntax.LeadingCrawlerToken(string(val))
+	tok := crawlers.LeadingToken(string(val))
 	switch {
 	case tok == PurposeSentinel:
 		// Render's guard line: matches no crawler, drop silently.

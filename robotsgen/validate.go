@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/internal/httplex"
 	"github.com/sitepolicy/caddy-robots/internal/syntax"
 )
@@ -85,7 +86,7 @@ func (f *File) validateNames(gi int, v *validation) {
 	checkPresets(f, gi, func(e *configerr.Error) { v.errs = append(v.errs, e) })
 	for i, ua := range g.UserAgents {
 		if !validProductToken(ua) {
-			problem, suggestion := syntax.NotCrawlerToken(ua)
+			problem, suggestion := crawlers.NotToken(ua)
 			v.errs = append(v.errs, &configerr.Error{Path: configerr.Index(configerr.Index("groups", gi)+".user_agents", i), Value: ua, Problem: problem, Suggestion: suggestion})
 		} else if msg := checkAgentNotCategory(ua); msg != "" {
 			v.add(ua, msg, "groups[%d].user_agents[%d]", gi, i)
@@ -171,12 +172,12 @@ func (f *File) NeedsOrigin() bool {
 }
 
 // validProductToken implements RFC 9309 section 2.2.1, with "*" for every crawler, and
-// accepts digits too (syntax.CrawlerToken: AI2Bot), which Warnings flags.
-func validProductToken(s string) bool { return s == "*" || syntax.CrawlerToken(s) }
+// accepts digits too (crawlers.IsToken: AI2Bot), which Warnings flags.
+func validProductToken(s string) bool { return s == "*" || crawlers.IsToken(s) }
 
 // validPurposeToken accepts the product-token charset plus digits, because
 // the draft's own registered-value examples ("EXAMPLE-PURPOSE-1") use them.
-func validPurposeToken(s string) bool { return syntax.CrawlerToken(s) }
+func validPurposeToken(s string) bool { return crawlers.IsToken(s) }
 
 // checkText checks free text (comments): valid UTF-8, nothing that ends a line.
 func checkText(s string) string { return syntax.TextProblem(s) }

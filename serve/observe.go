@@ -64,7 +64,7 @@ type observer struct {
 }
 
 // nameMemo remembers what headers seen lately name: which of a file's names
-// (enforceState.ua) and which bot of the catalogue (crawlers.IdentifyBot):
+// (enforceState.ua) and which crawler of the catalogues (crawlers.IdentifyBotName):
 // crawlers and browsers send the same User-Agent over and over, and a hash and a comparison
 // cost a fraction of the scan. Like crawlers.IdentifyBot's memory, a fixed number of slots,
 // each overwritten by the next header that hashes to it (with a per-observer seed), holding
@@ -78,15 +78,15 @@ type nameMemo struct {
 type nameAnswer struct {
 	es      *enforceState
 	ua, tok string          // tok: the file's name the header names, "" for none
-	bot     bool            // the header names a bot of the catalogue (crawlers.IdentifyBot)
-	slot    metrics.Crawler // that bot's slot
+	bot     bool            // the header names a crawler of the catalogues (crawlers.IdentifyBotName)
+	slot    metrics.Crawler // that crawler's slot
 }
 
 // maxMemoUA is the longest header remembered; longer ones are scanned each time.
 const maxMemoUA = 512
 
 // lookup returns what one User-Agent value names: a name of es's file (es.ua.Match) and a
-// bot of the catalogue, remembered.
+// crawler of the catalogues, remembered.
 func (m *nameMemo) lookup(es *enforceState, ua string) nameAnswer {
 	if len(ua) > maxMemoUA {
 		return scanNames(es, ua)
@@ -105,43 +105,10 @@ func scanNames(es *enforceState, ua string) nameAnswer {
 	if es.ua != nil {
 		a.tok, _ = es.ua.Match(ua)
 	}
-	if id, ok := crawlers.IdentifyBot(ua); ok {
-		a.bot, a.slot = true, metrics.CrawlerOf(id)
-	} else if c, ok := aiOnlyCrawler(ua); ok {
-		a.bot, a.slot = true, c
+	if id, name, ok := crawlers.IdentifyBotName(ua); ok {
+		a.bot, a.slot = true, metrics.CrawlerIdentified(id, name)
 	}
 	return a
-}
-
-// aiOnly finds the crawlers that only the AI catalogue knows (crawlers.All, and not
-// crawlers.IdentifyBot: "Claude-User"), which have metrics slots of their own, so that they
-// are counted whether or not the served file names them.
-var aiOnly = sync.OnceValue(func() (n struct {
-	ua    *crawlers.UAMatcher
-	slots map[string]metrics.Crawler
-}) {
-	var names []string
-	n.slots = make(map[string]metrics.Crawler)
-	for _, c := range crawlers.All() {
-		if _, ok := crawlers.IdentifyBot(c.Name); ok {
-			continue
-		}
-		if slot := metrics.CrawlerNamed(c.Name); slot != metrics.Other {
-			names = append(names, c.Name)
-			n.slots[c.Name] = slot
-		}
-	}
-	n.ua, _ = crawlers.NewUAMatcher(names) // every name of the catalogue qualifies
-	return n
-})
-
-// aiOnlyCrawler is the slot of the crawler only the AI catalogue knows that ua names.
-func aiOnlyCrawler(ua string) (metrics.Crawler, bool) {
-	n := aiOnly()
-	if t, ok := n.ua.Match(ua); ok {
-		return n.slots[t], true
-	}
-	return metrics.Other, false
 }
 
 // logLimit bounds the lines a log gets, by key (a crawler, or a crawler and a kind of
@@ -238,8 +205,9 @@ func (e *enforcer) checkObserved(r *http.Request) (Block, bool) {
 			es = hs
 		}
 	}
-	// Which of the file's names the header names, and which bot of the catalogue: the first
-	// value naming one of each, as enforcement and crawlers.IdentifyBotHeader read them.
+	// Which of the file's names the header names, and which crawler of the catalogues: the
+	// first value naming one of each, as enforcement and crawlers.IdentifyBotNameHeader read
+	// them.
 	var tok string
 	c, haveBot := metrics.Other, bot != ""
 	if haveBot {
@@ -340,15 +308,9 @@ func (e *enforcer) countRobotsTxt(r *http.Request) {
 		return
 	}
 	uas := r.Header["User-Agent"]
-	if bot, ok := crawlers.IdentifyBotHeader(uas); ok {
-		e.observe.counters.RobotsTxt(metrics.CrawlerOf(bot))
+	if id, name, ok := crawlers.IdentifyBotNameHeader(uas); ok {
+		e.observe.counters.RobotsTxt(metrics.CrawlerIdentified(id, name))
 		return
-	}
-	for _, ua := range uas {
-		if c, ok := aiOnlyCrawler(ua); ok {
-			e.observe.counters.RobotsTxt(c)
-			return
-		}
 	}
 	// robots.txt is served from the responder's file: its names.
 	if es := e.rt.state.Load().enforce.Load(); es != nil && es.ua != nil && es.custom {
