@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -107,7 +108,9 @@ func newRequest(rawURL, agent string, header http.Header, client netip.Addr, cra
 	repl := caddy.NewReplacer()
 	r = caddyhttp.PrepareRequest(r, repl, httptest.NewRecorder(), &caddyhttp.Server{})
 	if !client.IsValid() && crawlers != nil {
-		storeIdentity(r, crawlers.withSignature(r, internIdentity(crawlers.svc.Identify(r.Header.Get("User-Agent"), netip.Addr{}))))
+		// Found without Caddy's client IP (its variables left out): the address is unknown.
+		unknown := r.WithContext(context.WithValue(r.Context(), caddyhttp.VarsCtxKey, map[string]any{}))
+		storeIdentity(r, crawlers.find(unknown))
 	}
 	return r
 }
