@@ -19,12 +19,14 @@ import (
 
 // Options are the optional parts of the middleware that are not config.
 type Options struct {
-	// Logger receives why a response was left unchanged or a backend header was not read in
-	// full (debug level), what an operator must fix (warn level, once per route and kind),
-	// config warnings when New accepts a config (warn level), and requests blocked by
-	// enforcement (info level, with the crawler's token and the rule; at most
-	// serve.ViolationBurst per crawler and kind of refusal per serve.ViolationInterval, the
-	// next one counting those left out in "suppressed"). Nil means slog.Default().
+	// Logger receives what the core logs (serve.Options.Logger), each line about a request
+	// with its "method", "host" and "uri", as Caddy's log has them: why a response was left
+	// unchanged or a backend header was not read in full (debug level), what an operator must
+	// fix (warn level, once per route and kind), and requests blocked by enforcement (info
+	// level, with the crawler's token and the rule; at most serve.ViolationBurst per crawler
+	// and kind of refusal per serve.ViolationInterval, the next one counting those left out
+	// in "suppressed"); and config warnings when New accepts a config (warn level). Nil means
+	// slog.Default().
 	Logger *slog.Logger
 	// Verifier, if set, identifies every request whose User-Agent names a crawler of the
 	// bot catalogue (package identity), so that enforcement can answer impostors

@@ -4,8 +4,11 @@
 // the config says so), refuses the requests enforcement refuses, and sets robots tags,
 // Content-Usage and <meta> elements on the responses of the handler it wraps.
 //
-// Front ends stay thin: package nethttp wraps an http.Handler with one Core; the Caddy module
-// builds one Core per handler, each from the part of the config that handler's JSON holds.
+// Front ends stay thin: each request runs Core.ServeHTTP, the one pipeline, and what differs
+// between front ends (the logger, how an error status is written, how merge_upstream asks the
+// wrapped handler, where the TDMRep file comes from) is given once, in Options. Package
+// nethttp wraps an http.Handler with one Core; the Caddy module builds one Core per handler,
+// each from the part of the config that handler's JSON holds.
 // Everything a response can carry is computed when the Core is built; a request costs a path
 // comparison or two and, on tagged responses, a pooled response wrapper.
 package serve
