@@ -416,8 +416,9 @@ func (u *upstream) fetch(ctx context.Context, prev *hostState, key originKey, su
 // call runs fetch for sub within ctx's deadline and returns what it recorded and the status
 // it answered (a failed Fetch's: a *StatusError's, else 502); fail is set when the backend
 // did not answer in time.
-func (u *upstream) call(ctx context.Context, sub *http.Request, fetch Fetch) (rec *recorder, status int, fail *StatusError) {
-	rec = &recorder{header: http.Header{}}
+func (u *upstream) call(ctx context.Context, sub *http.Request, fetch Fetch) (*recorder, int, *StatusError) {
+	// Not a named result: the goroutine keeps writing into rec after a timeout.
+	rec := &recorder{header: http.Header{}}
 	done := make(chan error, 1)
 	go func() {
 		defer func() {
@@ -436,7 +437,7 @@ func (u *upstream) call(ctx context.Context, sub *http.Request, fetch Fetch) (re
 	if ctx.Err() != nil {
 		return nil, 0, &StatusError{http.StatusGatewayTimeout, fmt.Sprintf("no robots.txt from the backend within %s", u.timeout)}
 	}
-	status = rec.status
+	status := rec.status
 	if status == 0 {
 		status = http.StatusOK
 	}
