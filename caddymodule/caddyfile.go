@@ -1,7 +1,6 @@
 package caddymodule
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -105,202 +104,221 @@ func parseRobotsTag(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 // is provisioned, after the global placeholders ({env.*}, ...) are replaced.
 func (h *RobotsTxt) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name
-	at := newPositions(d, "robots_txt")
+	at := newPositions(d, "robots_txt", &h.RobotsTxt)
 	if d.NextArg() {
 		return errf(d, "robots_txt: unexpected argument %q: the directive takes only a matcher; configure the file in a block", d.Val())
 	}
 	var haveMaxAge bool
 	for d.NextBlock(0) {
-		sub := d.Val()
-		switch sub {
-		case "enforce":
-			if h.Enforce != nil {
-				return errf(d, "robots_txt: enforce given twice")
-			}
-			h.Enforce = &policy.Enforce{}
-			at.mark("enforce")
-			if err := parseStatusArg(d, at, sub, "enforce.status", "451", &h.Enforce.Status); err != nil {
-				return err
-			}
-			if err := parseEnforce(d, at, h.Enforce); err != nil {
-				return err
-			}
-		case "comment":
-			args := d.RemainingArgs()
-			if len(args) == 0 {
-				return errf(d, "robots_txt: comment needs the text of the comment line")
-			}
-			at.mark(configerr.Index("comments", len(h.Comments)))
-			h.Comments = append(h.Comments, strings.Join(args, " "))
-		case "sitemap":
-			s, err := oneArg(d, "robots_txt: sitemap takes one absolute URL or one path such as /sitemap.xml")
-			if err != nil {
-				return err
-			}
-			at.mark(configerr.Index("sitemaps", len(h.Sitemaps)))
-			h.Sitemaps = append(h.Sitemaps, s)
-		case "license_document":
-			if err := parseLicenseDocument(d, at, configerr.Index("license_documents", len(h.LicenseDocuments)), &h.RobotsTxt); err != nil {
-				return err
-			}
-		case "license":
-			s, err := oneArg(d, "robots_txt: license takes one absolute URL or one path such as /license.xml (an RSL license document)")
-			if err != nil {
-				return err
-			}
-			at.mark(configerr.Index("licenses", len(h.Licenses)))
-			h.Licenses = append(h.Licenses, s)
-		case "record":
-			r, err := parseRecord(d, "robots_txt: record")
-			if err != nil {
-				return err
-			}
-			at.mark(configerr.Index("records", len(h.Records)))
-			h.Records = append(h.Records, r)
-		case "max_age":
-			if haveMaxAge {
-				return errf(d, "robots_txt: max_age given twice")
-			}
-			haveMaxAge = true
-			s, err := oneArg(d, "robots_txt: max_age takes one duration, e.g. 1h or 1d")
-			if err != nil {
-				return err
-			}
-			v, err := caddy.ParseDuration(s)
-			if err != nil {
-				return parseErrorf(d, s, "", "robots_txt: max_age: %v", durationError(s, err))
-			}
-			if v == 0 {
-				// The config cannot tell 0 from "not set", which means the default.
-				return parseErrorf(d, s, "", "robots_txt: max_age %q: would mean the default (%s); leave max_age out, or give at least 1s", s, policy.DefaultRobotsTxtMaxAge)
-			}
-			at.markWritten("max_age", sub, s)
-			h.MaxAge = policy.Duration(v)
-		case "group", "preset":
-			if sub == "preset" && d.CountRemainingArgs() == 0 {
-				return errf(d, "robots_txt: preset needs at least one category of the crawler catalogue: %s", strings.Join(crawlers.Categories(), ", "))
-			}
-			g, err := parseGroup(d, at, configerr.Index("groups", len(h.Groups)), sub == "preset")
-			if err != nil {
-				return err
-			}
-			h.Groups = append(h.Groups, g)
-		case "merge_file", "merge_upstream":
-			if err := h.unmarshalMerge(d, at, sub); err != nil {
-				return err
-			}
-		case "metrics", "log_violations":
-			if d.NextArg() {
-				// "log_violations on" is the usual guess: the sub-directive alone turns it on.
-				return errf(d, "robots_txt: %s takes no argument: write %q alone to turn it on, and leave it out for off", sub, sub)
-			}
-			if d.NextBlock(d.Nesting()) {
-				return errf(d, "robots_txt: %s takes no block", sub)
-			}
-			flag := &h.Metrics
-			if sub == "log_violations" {
-				flag = &h.LogViolations
-			}
-			if *flag {
-				return errf(d, "robots_txt: %s given twice", sub)
-			}
-			*flag = true
-		default:
-			return unknownSubdirective(d, inRobotsTxt, "robots_txt")
+		if err := h.unmarshalSub(d, at, &haveMaxAge); err != nil {
+			return err
 		}
 	}
 	return at.report(validate(policy.Config{RobotsTxt: &h.RobotsTxt}, "robots_txt"), hasPlaceholder(h.RobotsTxt))
 }
 
+// unmarshalSub reads the sub-directive on the current line of robots_txt's block.
+func (h *RobotsTxt) unmarshalSub(d *caddyfile.Dispenser, at *positions, haveMaxAge *bool) error {
+	switch sub := d.Val(); sub {
+	case "enforce":
+		return h.unmarshalEnforce(d, at)
+	case "comment":
+		args := d.RemainingArgs()
+		if len(args) == 0 {
+			return errf(d, "robots_txt: comment needs the text of the comment line")
+		}
+		h.Comments = append(h.Comments, strings.Join(args, " "))
+		at.mark(last(h.Comments))
+	case "sitemap":
+		s, err := oneArg(d, "robots_txt: sitemap takes one absolute URL or one path such as /sitemap.xml")
+		if err != nil {
+			return err
+		}
+		h.Sitemaps = append(h.Sitemaps, s)
+		at.mark(last(h.Sitemaps))
+	case "license_document":
+		return parseLicenseDocument(d, at, &h.RobotsTxt)
+	case "license":
+		s, err := oneArg(d, "robots_txt: license takes one absolute URL or one path such as /license.xml (an RSL license document)")
+		if err != nil {
+			return err
+		}
+		h.Licenses = append(h.Licenses, s)
+		at.mark(last(h.Licenses))
+	case "record":
+		r, err := parseRecord(d, "robots_txt: record")
+		if err != nil {
+			return err
+		}
+		h.Records = append(h.Records, r)
+		at.mark(last(h.Records))
+	case "max_age":
+		return h.unmarshalMaxAge(d, at, haveMaxAge)
+	case "group", "preset":
+		if sub == "preset" && d.CountRemainingArgs() == 0 {
+			return errf(d, "robots_txt: preset needs at least one category of the crawler catalogue: %s", strings.Join(crawlers.Categories(), ", "))
+		}
+		h.Groups = append(h.Groups, robotsgen.Group{})
+		return parseGroup(d, at, last(h.Groups), sub == "preset")
+	case "merge_file", "merge_upstream":
+		return h.unmarshalMerge(d, at, sub)
+	case "metrics", "log_violations":
+		return h.unmarshalSwitch(d, sub)
+	default:
+		return unknownSubdirective(d, inRobotsTxt, "robots_txt")
+	}
+	return nil
+}
+
+// last is a pointer to the last element of s, for positions.mark.
+func last[T any](s []T) *T { return &s[len(s)-1] }
+
+// unmarshalEnforce reads "enforce [<status>] { ... }".
+func (h *RobotsTxt) unmarshalEnforce(d *caddyfile.Dispenser, at *positions) error {
+	if h.Enforce != nil {
+		return errf(d, "robots_txt: enforce given twice")
+	}
+	h.Enforce = &policy.Enforce{}
+	at.mark(&h.Enforce)
+	if err := parseStatusArg(d, at, "enforce", "451", &h.Enforce.Status); err != nil {
+		return err
+	}
+	return parseEnforce(d, at, h.Enforce)
+}
+
+// unmarshalMaxAge reads "max_age <duration>"; haveMaxAge says whether one was read before.
+func (h *RobotsTxt) unmarshalMaxAge(d *caddyfile.Dispenser, at *positions, haveMaxAge *bool) error {
+	if *haveMaxAge {
+		return errf(d, "robots_txt: max_age given twice")
+	}
+	*haveMaxAge = true
+	s, err := oneArg(d, "robots_txt: max_age takes one duration, e.g. 1h or 1d")
+	if err != nil {
+		return err
+	}
+	v, err := caddy.ParseDuration(s)
+	if err != nil {
+		return parseErrorf(d, s, "", "robots_txt: max_age: %v", durationError(s, err))
+	}
+	if v == 0 {
+		// The config cannot tell 0 from "not set", which means the default.
+		return parseErrorf(d, s, "", "robots_txt: max_age %q: would mean the default (%s); leave max_age out, or give at least 1s", s, policy.DefaultRobotsTxtMaxAge)
+	}
+	h.MaxAge = policy.Duration(v)
+	at.markWritten(&h.MaxAge, "max_age", s)
+	return nil
+}
+
+// unmarshalSwitch reads "metrics" or "log_violations", which turn a feature on.
+func (h *RobotsTxt) unmarshalSwitch(d *caddyfile.Dispenser, sub string) error {
+	if d.NextArg() {
+		// "log_violations on" is the usual guess: the sub-directive alone turns it on.
+		return errf(d, "robots_txt: %s takes no argument: write %q alone to turn it on, and leave it out for off", sub, sub)
+	}
+	if d.NextBlock(d.Nesting()) {
+		return errf(d, "robots_txt: %s takes no block", sub)
+	}
+	flag := &h.Metrics
+	if sub == "log_violations" {
+		flag = &h.LogViolations
+	}
+	if *flag {
+		return errf(d, "robots_txt: %s given twice", sub)
+	}
+	*flag = true
+	return nil
+}
+
 // parseLicenseDocument reads "license_document <path> { content <url> { ... } ... }" into a
-// new document of rt; the cursor is on "license_document", and path is its field path.
-func parseLicenseDocument(d *caddyfile.Dispenser, at *positions, path string, rt *policy.RobotsTxt) error {
+// new document of rt; the cursor is on "license_document".
+func parseLicenseDocument(d *caddyfile.Dispenser, at *positions, rt *policy.RobotsTxt) error {
 	p, err := oneArgWithBlock(d, "robots_txt: license_document takes the path it is served at, e.g. license_document /license.xml { content / { prohibits ai-train } }")
 	if err != nil {
 		return err
 	}
-	at.mark(path)
-	at.mark(path + ".path")
-	doc := rsl.Document{Path: p}
+	rt.LicenseDocuments = append(rt.LicenseDocuments, rsl.Document{Path: p})
+	doc := last(rt.LicenseDocuments)
+	at.mark(doc)
+	at.mark(&doc.Path)
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		switch sub := d.Val(); sub {
 		case "content":
-			c, err := parseLicenseContent(d, at, configerr.Index(path+".content", len(doc.Content)))
-			if err != nil {
+			if err := parseLicenseContent(d, at, doc); err != nil {
 				return err
 			}
-			doc.Content = append(doc.Content, c)
 		default:
 			return notInBlock(d, "robots_txt: license_document's block", licenseDocumentSubdirectives)
 		}
 	}
-	rt.LicenseDocuments = append(rt.LicenseDocuments, doc)
 	return nil
 }
 
-// parseLicenseContent reads "content <url> { ... }"; the cursor is on "content", and path is
-// its field path.
-func parseLicenseContent(d *caddyfile.Dispenser, at *positions, path string) (rsl.Content, error) {
+// parseLicenseContent reads "content <url> { ... }" into a new content element of doc; the
+// cursor is on "content".
+func parseLicenseContent(d *caddyfile.Dispenser, at *positions, doc *rsl.Document) error {
 	u, err := oneArgWithBlock(d, "robots_txt: license_document: content takes the licensed asset's URL or path pattern, e.g. content /articles/* { permits search }")
 	if err != nil {
-		return rsl.Content{}, err
+		return err
 	}
-	at.mark(path)
-	at.mark(path + ".url")
-	c := rsl.Content{URL: u}
-	payment := func() *rsl.Payment {
-		if c.Payment == nil {
-			c.Payment = &rsl.Payment{}
-			at.mark(path + ".payment")
-		}
-		return c.Payment
-	}
+	doc.Content = append(doc.Content, rsl.Content{URL: u})
+	c := last(doc.Content)
+	at.mark(c)
+	at.mark(&c.URL)
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		var err error
 		switch sub := d.Val(); sub {
 		case "permits", "prohibits":
-			args := d.RemainingArgs()
-			if len(args) == 0 {
-				return c, errf(d, "robots_txt: license_document: %s needs at least one usage: %s", sub, strings.Join(rsl.Usages, ", "))
-			}
-			list := &c.Permits
-			if sub == "prohibits" {
-				list = &c.Prohibits
-			}
-			for _, a := range args {
-				at.mark(configerr.Index(path+"."+sub, len(*list)))
-				*list = append(*list, a)
-			}
-		case "payment":
-			t, err := oneArg(d, "robots_txt: license_document: payment takes one type: "+strings.Join(rsl.PaymentTypes, ", "))
-			if err != nil {
-				return c, err
-			}
-			p := payment()
-			if p.Type != "" {
-				return c, errf(d, "robots_txt: license_document: payment given twice")
-			}
-			at.mark(path + ".payment.type")
-			p.Type = t
-		case "standard", "custom":
-			v, err := oneArg(d, "robots_txt: license_document: "+sub+" takes one URL")
-			if err != nil {
-				return c, err
-			}
-			p := payment()
-			field := &p.Standard
-			if sub == "custom" {
-				field = &p.Custom
-			}
-			if *field != "" {
-				return c, errf(d, "robots_txt: license_document: %s given twice", sub)
-			}
-			at.mark(path + ".payment." + sub)
-			*field = v
+			err = parseUsages(d, at, c, sub)
+		case "payment", "standard", "custom":
+			err = parsePayment(d, at, c, sub)
 		default:
-			return c, notInBlock(d, "robots_txt: license_document: content's block", licenseContentSubdirectives)
+			err = notInBlock(d, "robots_txt: license_document: content's block", licenseContentSubdirectives)
+		}
+		if err != nil {
+			return err
 		}
 	}
-	return c, nil
+	return nil
+}
+
+// parseUsages reads "permits <usage>..." or "prohibits <usage>..." into c.
+func parseUsages(d *caddyfile.Dispenser, at *positions, c *rsl.Content, sub string) error {
+	args := d.RemainingArgs()
+	if len(args) == 0 {
+		return errf(d, "robots_txt: license_document: %s needs at least one usage: %s", sub, strings.Join(rsl.Usages, ", "))
+	}
+	list := &c.Permits
+	if sub == "prohibits" {
+		list = &c.Prohibits
+	}
+	for _, a := range args {
+		*list = append(*list, a)
+		at.mark(last(*list))
+	}
+	return nil
+}
+
+// parsePayment reads "payment <type>", "standard <url>" or "custom <url>" into c's payment.
+func parsePayment(d *caddyfile.Dispenser, at *positions, c *rsl.Content, sub string) error {
+	usage := "robots_txt: license_document: " + sub + " takes one URL"
+	if sub == "payment" {
+		usage = "robots_txt: license_document: payment takes one type: " + strings.Join(rsl.PaymentTypes, ", ")
+	}
+	v, err := oneArg(d, usage)
+	if err != nil {
+		return err
+	}
+	if c.Payment == nil {
+		c.Payment = &rsl.Payment{}
+		at.mark(&c.Payment)
+	}
+	field := map[string]*string{"payment": &c.Payment.Type, "standard": &c.Payment.Standard, "custom": &c.Payment.Custom}[sub]
+	if *field != "" {
+		return errf(d, "robots_txt: license_document: %s given twice", sub)
+	}
+	*field = v
+	at.mark(field)
+	return nil
 }
 
 // oneArgWithBlock reads exactly one argument on the current line, which opens a block.
@@ -312,9 +330,9 @@ func oneArgWithBlock(d *caddyfile.Dispenser, usage string) (string, error) {
 	return args[0], nil
 }
 
-// parseStatusArg reads the optional status code of sub (enforce, impostors) into status,
-// marking path; example is a status to suggest in the error.
-func parseStatusArg(d *caddyfile.Dispenser, at *positions, sub, path, example string, status *int) error {
+// parseStatusArg reads the optional status code of sub (enforce, impostors) into status;
+// example is a status to suggest in the error.
+func parseStatusArg(d *caddyfile.Dispenser, at *positions, sub, example string, status *int) error {
 	args := d.RemainingArgs()
 	if len(args) > 1 {
 		return errf(d, "robots_txt: %s takes at most one status code (default 403)", sub)
@@ -324,8 +342,8 @@ func parseStatusArg(d *caddyfile.Dispenser, at *positions, sub, path, example st
 		if err != nil {
 			return parseErrorf(d, args[0], "", "robots_txt: %s %q: the status is a number, e.g. 403 or %s", sub, args[0], example)
 		}
-		at.markWritten(path, sub, args[0])
 		*status = v
+		at.markWritten(status, sub, args[0])
 	}
 	return nil
 }
@@ -339,8 +357,8 @@ func parseEnforce(d *caddyfile.Dispenser, at *positions, e *policy.Enforce) erro
 				return errf(d, "robots_txt: impostors given twice")
 			}
 			e.Impostors = &policy.Impostors{}
-			at.mark("enforce.impostors")
-			if err := parseStatusArg(d, at, sub, "enforce.impostors.status", "410", &e.Impostors.Status); err != nil {
+			at.mark(&e.Impostors)
+			if err := parseStatusArg(d, at, sub, "410", &e.Impostors.Status); err != nil {
 				return err
 			}
 		case "accept_signature":
@@ -348,7 +366,7 @@ func parseEnforce(d *caddyfile.Dispenser, at *positions, e *policy.Enforce) erro
 				return errf(d, "robots_txt: accept_signature takes no argument")
 			}
 			e.AcceptSignature = true
-			at.mark("enforce.accept_signature")
+			at.mark(&e.AcceptSignature)
 		case "crawl_delay":
 			if d.NextArg() {
 				return errf(d, "robots_txt: crawl_delay takes no argument: the delay is each group's crawl_delay")
@@ -357,7 +375,7 @@ func parseEnforce(d *caddyfile.Dispenser, at *positions, e *policy.Enforce) erro
 				return errf(d, "robots_txt: crawl_delay given twice")
 			}
 			e.CrawlDelay = true
-			at.mark("enforce.crawl_delay")
+			at.mark(&e.CrawlDelay)
 		default:
 			return notInBlock(d, "robots_txt: enforce's block", enforceSubdirectives)
 		}
@@ -366,108 +384,101 @@ func parseEnforce(d *caddyfile.Dispenser, at *positions, e *policy.Enforce) erro
 }
 
 // parseGroup reads "group [<user-agent>...] { ... }", or with presets "preset
-// [<category>...] { ... }"; the cursor is on "group" or "preset", and path is the group's
-// field path.
-func parseGroup(d *caddyfile.Dispenser, at *positions, path string, presets bool) (robotsgen.Group, error) {
-	var g robotsgen.Group
+// [<category>...] { ... }", into g; the cursor is on "group" or "preset".
+func parseGroup(d *caddyfile.Dispenser, at *positions, g *robotsgen.Group, presets bool) error {
 	// Errors name the block as written: a preset block takes a group's sub-directives.
 	block := d.Val()
-	at.mark(path)
-	addAgents := func(tokens []string) {
-		for _, ua := range tokens {
-			at.mark(configerr.Index(path+".user_agents", len(g.UserAgents)))
-			g.UserAgents = append(g.UserAgents, ua)
-		}
-	}
-	addPresets := func(names []string) {
-		for _, p := range names {
-			at.mark(configerr.Index(path+".presets", len(g.Presets)))
-			g.Presets = append(g.Presets, p)
-		}
-	}
+	at.mark(g)
 	if presets {
-		addPresets(d.RemainingArgs())
+		appendMarked(at, &g.Presets, d.RemainingArgs())
 	} else {
-		addAgents(d.RemainingArgs())
+		appendMarked(at, &g.UserAgents, d.RemainingArgs())
 	}
 	var haveDelay bool
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
-		sub := d.Val()
-		switch sub {
-		case "user_agent":
-			args := d.RemainingArgs()
-			if len(args) == 0 {
-				return g, errf(d, "robots_txt: %s: user_agent needs at least one product token, e.g. GPTBot or *", block)
-			}
-			addAgents(args)
-		case "preset":
-			args := d.RemainingArgs()
-			if len(args) == 0 {
-				return g, errf(d, "robots_txt: %s: preset needs at least one category of the crawler catalogue: %s", block, strings.Join(crawlers.Categories(), ", "))
-			}
-			addPresets(args)
-		case "except":
-			args := d.RemainingArgs()
-			if len(args) == 0 {
-				return g, errf(d, "robots_txt: %s: except needs at least one crawler of the group's presets to leave out, e.g. except GoogleOther", block)
-			}
-			for _, n := range args {
-				at.mark(configerr.Index(path+".except", len(g.Except)))
-				g.Except = append(g.Except, n)
-			}
-		case "purpose":
-			args := d.RemainingArgs()
-			if len(args) == 0 {
-				return g, errf(d, "robots_txt: %s: purpose needs at least one purpose token", block)
-			}
-			for _, p := range args {
-				at.mark(configerr.Index(path+".purposes", len(g.Purposes)))
-				g.Purposes = append(g.Purposes, p)
-			}
-		case "allow", "disallow":
-			args := d.RemainingArgs()
-			if len(args) == 0 {
-				return g, errf(d, "robots_txt: %s: %s needs at least one path pattern, e.g. /private/", block, sub)
-			}
-			typ := robotsgen.Allow
-			if sub == "disallow" {
-				typ = robotsgen.Disallow
-			}
-			for _, p := range args {
-				at.mark(configerr.Index(path+".rules", len(g.Rules)))
-				g.Rules = append(g.Rules, robotsgen.Rule{Type: typ, Path: p})
-			}
-		case "crawl_delay":
-			if haveDelay {
-				return g, errf(d, "robots_txt: %s: crawl_delay given twice", block)
-			}
-			haveDelay = true
-			s, err := oneArg(d, "robots_txt: "+block+": crawl_delay takes one number of seconds")
-			if err != nil {
-				return g, err
-			}
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				return g, parseErrorf(d, s, "", "robots_txt: %s: crawl_delay %q: %s", block, s, robotsgen.CrawlDelayProblem)
-			}
-			at.markWritten(path+".crawl_delay", sub, s)
-			g.CrawlDelay = v
-		case "record":
-			r, err := parseRecord(d, "robots_txt: "+block+": record")
-			if err != nil {
-				return g, err
-			}
-			at.mark(configerr.Index(path+".records", len(g.Records)))
-			g.Records = append(g.Records, r)
-		case "content_usage", "content_signal":
-			if err := parseGroupUsage(d, at, "robots_txt: "+block, path, &g); err != nil {
-				return g, err
-			}
-		default:
-			return g, unknownSubdirective(d, inGroup, "robots_txt: "+block)
+		if err := parseGroupSub(d, at, g, block, &haveDelay); err != nil {
+			return err
 		}
 	}
-	return g, nil
+	return nil
+}
+
+// appendMarked appends values to *list, each at the current token.
+func appendMarked(at *positions, list *[]string, values []string) {
+	for _, v := range values {
+		*list = append(*list, v)
+		at.mark(last(*list))
+	}
+}
+
+// groupLists are the group's sub-directives that add their arguments to a list, and what
+// each needs at least one of.
+var groupLists = map[string]string{
+	"user_agent": "user_agent needs at least one product token, e.g. GPTBot or *",
+	"preset":     "preset needs at least one category of the crawler catalogue: " + strings.Join(crawlers.Categories(), ", "),
+	"except":     "except needs at least one crawler of the group's presets to leave out, e.g. except GoogleOther",
+	"purpose":    "purpose needs at least one purpose token",
+}
+
+// parseGroupSub reads the sub-directive on the current line of a group's block (block names
+// it as written) into g; haveDelay says whether a crawl_delay was read before.
+func parseGroupSub(d *caddyfile.Dispenser, at *positions, g *robotsgen.Group, block string, haveDelay *bool) error {
+	switch sub := d.Val(); sub {
+	case "user_agent", "preset", "except", "purpose":
+		args := d.RemainingArgs()
+		if len(args) == 0 {
+			return errf(d, "robots_txt: %s: %s", block, groupLists[sub])
+		}
+		list := map[string]*[]string{"user_agent": &g.UserAgents, "preset": &g.Presets, "except": &g.Except, "purpose": &g.Purposes}[sub]
+		appendMarked(at, list, args)
+	case "allow", "disallow":
+		args := d.RemainingArgs()
+		if len(args) == 0 {
+			return errf(d, "robots_txt: %s: %s needs at least one path pattern, e.g. /private/", block, sub)
+		}
+		typ := robotsgen.Allow
+		if sub == "disallow" {
+			typ = robotsgen.Disallow
+		}
+		for _, p := range args {
+			g.Rules = append(g.Rules, robotsgen.Rule{Type: typ, Path: p})
+			at.mark(last(g.Rules))
+		}
+	case "crawl_delay":
+		return parseCrawlDelay(d, at, g, block, haveDelay)
+	case "record":
+		r, err := parseRecord(d, "robots_txt: "+block+": record")
+		if err != nil {
+			return err
+		}
+		g.Records = append(g.Records, r)
+		at.mark(last(g.Records))
+	case "content_usage", "content_signal":
+		return parseGroupUsage(d, at, "robots_txt: "+block, g)
+	default:
+		return unknownSubdirective(d, inGroup, "robots_txt: "+block)
+	}
+	return nil
+}
+
+// parseCrawlDelay reads "crawl_delay <seconds>" into g; haveDelay says whether one was read
+// before.
+func parseCrawlDelay(d *caddyfile.Dispenser, at *positions, g *robotsgen.Group, block string, haveDelay *bool) error {
+	if *haveDelay {
+		return errf(d, "robots_txt: %s: crawl_delay given twice", block)
+	}
+	*haveDelay = true
+	s, err := oneArg(d, "robots_txt: "+block+": crawl_delay takes one number of seconds")
+	if err != nil {
+		return err
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return parseErrorf(d, s, "", "robots_txt: %s: crawl_delay %q: %s", block, s, robotsgen.CrawlDelayProblem)
+	}
+	g.CrawlDelay = v
+	at.markWritten(&g.CrawlDelay, "crawl_delay", s)
+	return nil
 }
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
@@ -490,98 +501,100 @@ func parseGroup(d *caddyfile.Dispenser, at *positions, path string, presets bool
 // The block is optional ("robots_tag /drafts/* noindex" is complete), but at least one rule,
 // content_usage, license or tdm is required. except leaves crawlers out of the block's presets as it does in robots_txt's
 // groups (policy.Tags.Except): they keep the rules of their own agent line and of *. tdm is
-// the route's TDMRep declaration (tdm.go; with meta its <meta> elements too). Each token and rule is checked as it is read, so an error names its line; values
+// the route's TDMRep declaration (caddyfile_tdm.go; with meta its <meta> elements too). Each token and rule is checked as it is read, so an error names its line; values
 // with {placeholders} are checked when the config is provisioned.
 func (h *RobotsTag) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name
-	at := newPositions(d, "robots_tag")
-	at.mark("rules")
-	add := func(tok string, rules []string) error {
-		for _, rule := range rules {
-			if strings.HasPrefix(rule, "*") || strings.HasPrefix(rule, "/") {
-				return errf(d, "robots_tag: %q is not a rule but looks like a path pattern: Caddy reads only *, /path or @name as the matcher of a directive; for other patterns define a named matcher, e.g. @pdf path *.pdf, then robots_tag @pdf noindex", rule)
-			}
-			if h.Rules == nil {
-				h.Rules = make(map[string][]string)
-			}
-			key := configerr.Key("rules", tok)
-			at.mark(key)
-			at.mark(configerr.Index(key, len(h.Rules[tok])))
-			h.Rules[tok] = append(h.Rules[tok], rule)
-		}
-		return nil
-	}
-	if err := add(tagemit.GlobalToken, d.RemainingArgs()); err != nil {
+	at := newPositions(d, "robots_tag", &h.Tags)
+	at.mark(&h.Rules)
+	if err := h.addRules(d, at, tagemit.GlobalToken, d.RemainingArgs()); err != nil {
 		return err
 	}
-	var haveMeta, haveXRT bool
+	var seen tagSwitches
 	for d.NextBlock(0) {
-		sub := d.Val()
-		switch sub {
-		case "agent":
-			args := d.RemainingArgs()
-			if len(args) < 2 {
-				return errf(d, "robots_tag: agent takes a product token (or *) and at least one rule, e.g. agent GPTBot noindex")
-			}
-			if err := add(args[0], args[1:]); err != nil {
-				return err
-			}
-		case "preset":
-			args := d.RemainingArgs()
-			if len(args) < 2 {
-				return errf(d, "robots_tag: preset takes a category of the crawler catalogue (%s) and at least one rule, e.g. preset ai-training noindex", strings.Join(crawlers.Categories(), ", "))
-			}
-			if err := add(tagemit.PresetPrefix+args[0], args[1:]); err != nil {
-				return err
-			}
-		case "except":
-			args := d.RemainingArgs()
-			if len(args) == 0 {
-				return errf(d, "robots_tag: except needs at least one crawler of the presets to leave out, e.g. except Applebot")
-			}
-			for _, n := range args {
-				at.mark(configerr.Index("except", len(h.Except)))
-				h.Except = append(h.Except, n)
-			}
-		case "content_usage":
-			if err := parseTagUsage(d, at, h); err != nil {
-				return err
-			}
-		case "license":
-			l, err := oneArg(d, "robots_tag: license takes one absolute URL or one path such as /license.xml (an RSL license document)")
-			if err != nil {
-				return err
-			}
-			at.mark(configerr.Index("licenses", len(h.Licenses)))
-			h.Licenses = append(h.Licenses, l)
-		case "meta", "x_robots_tag":
-			if d.NextArg() {
-				return errf(d, "robots_tag: %s takes no arguments, got %q", sub, d.Val())
-			}
-			if d.NextBlock(d.Nesting()) {
-				return errf(d, "robots_tag: %s takes no block", sub)
-			}
-			if sub == "meta" {
-				if haveMeta {
-					return errf(d, "robots_tag: meta given twice")
-				}
-				haveMeta, h.Meta = true, true
-			} else {
-				if haveXRT {
-					return errf(d, "robots_tag: x_robots_tag given twice")
-				}
-				haveXRT, h.XRobotsTag = true, true
-			}
-		case "tdm":
-			if err := parseTagTDM(d, at, h); err != nil {
-				return err
-			}
-		default:
-			return unknownSubdirective(d, inRobotsTag, "robots_tag")
+		if err := h.unmarshalSub(d, at, &seen); err != nil {
+			return err
 		}
 	}
 	err := validate(policy.Config{RobotsTag: []policy.Route{{Tags: h.Tags}}}, "robots_tag[0]")
 	return at.report(err, hasPlaceholder(h.Tags))
+}
+
+// tagSwitches are the switches of a robots_tag block read so far.
+type tagSwitches struct{ meta, xRobotsTag bool }
+
+// addRules adds rules for tok (a product token, "*" or a preset) on the current line.
+func (h *RobotsTag) addRules(d *caddyfile.Dispenser, at *positions, tok string, rules []string) error {
+	for _, rule := range rules {
+		if strings.HasPrefix(rule, "*") || strings.HasPrefix(rule, "/") {
+			return errf(d, "robots_tag: %q is not a rule but looks like a path pattern: Caddy reads only *, /path or @name as the matcher of a directive; for other patterns define a named matcher, e.g. @pdf path *.pdf, then robots_tag @pdf noindex", rule)
+		}
+		if h.Rules == nil {
+			h.Rules = make(map[string][]string)
+		}
+		h.Rules[tok] = append(h.Rules[tok], rule)
+		at.mark(entry{&h.Rules, tok})
+		at.mark(last(h.Rules[tok]))
+	}
+	return nil
+}
+
+// unmarshalSub reads the sub-directive on the current line of robots_tag's block.
+func (h *RobotsTag) unmarshalSub(d *caddyfile.Dispenser, at *positions, seen *tagSwitches) error {
+	switch sub := d.Val(); sub {
+	case "agent":
+		args := d.RemainingArgs()
+		if len(args) < 2 {
+			return errf(d, "robots_tag: agent takes a product token (or *) and at least one rule, e.g. agent GPTBot noindex")
+		}
+		return h.addRules(d, at, args[0], args[1:])
+	case "preset":
+		args := d.RemainingArgs()
+		if len(args) < 2 {
+			return errf(d, "robots_tag: preset takes a category of the crawler catalogue (%s) and at least one rule, e.g. preset ai-training noindex", strings.Join(crawlers.Categories(), ", "))
+		}
+		return h.addRules(d, at, tagemit.PresetPrefix+args[0], args[1:])
+	case "except":
+		args := d.RemainingArgs()
+		if len(args) == 0 {
+			return errf(d, "robots_tag: except needs at least one crawler of the presets to leave out, e.g. except Applebot")
+		}
+		appendMarked(at, &h.Except, args)
+	case "content_usage":
+		return parseTagUsage(d, at, h)
+	case "license":
+		l, err := oneArg(d, "robots_tag: license takes one absolute URL or one path such as /license.xml (an RSL license document)")
+		if err != nil {
+			return err
+		}
+		appendMarked(at, &h.Licenses, []string{l})
+	case "meta", "x_robots_tag":
+		return h.unmarshalSwitch(d, sub, seen)
+	case "tdm":
+		return parseTagTDM(d, at, h)
+	default:
+		return unknownSubdirective(d, inRobotsTag, "robots_tag")
+	}
+	return nil
+}
+
+// unmarshalSwitch reads "meta" or "x_robots_tag", which turn an output on.
+func (h *RobotsTag) unmarshalSwitch(d *caddyfile.Dispenser, sub string, seen *tagSwitches) error {
+	if d.NextArg() {
+		return errf(d, "robots_tag: %s takes no arguments, got %q", sub, d.Val())
+	}
+	if d.NextBlock(d.Nesting()) {
+		return errf(d, "robots_tag: %s takes no block", sub)
+	}
+	have, field := &seen.meta, &h.Meta
+	if sub == "x_robots_tag" {
+		have, field = &seen.xRobotsTag, &h.XRobotsTag
+	}
+	if *have {
+		return errf(d, "robots_tag: %s given twice", sub)
+	}
+	*have, *field = true, true
+	return nil
 }
 
 // oneArg reads exactly one argument on the current line and no block.
@@ -606,80 +619,6 @@ func parseRecord(d *caddyfile.Dispenser, what string) (robotsgen.Record, error) 
 		return robotsgen.Record{}, errf(d, "%s takes no block", what)
 	}
 	return robotsgen.Record{Key: args[0], Value: args[1]}, nil
-}
-
-// positions remembers where in the Caddyfile each field of a handler came from, so that the
-// core's errors, which name fields, can name lines.
-type positions struct {
-	directive string
-	file      string
-	line      int
-	byPath    map[string]position
-	// written are the values as the Caddyfile wrote them, and their sub-directives, for the
-	// fields the adapter converts (a duration, a number): the core's errors show the
-	// converted value ("48h0m0s" for 2d), and a message must show what the user wrote.
-	written map[string][2]string
-	d       *caddyfile.Dispenser
-}
-
-type position struct {
-	file string
-	line int
-}
-
-func newPositions(d *caddyfile.Dispenser, directive string) *positions {
-	p := &positions{directive: directive, file: d.File(), line: d.Line(), byPath: map[string]position{}, written: map[string][2]string{}, d: d}
-	notePositions(d, p)
-	return p
-}
-
-// mark records that the field at path comes from the current token.
-func (p *positions) mark(path string) {
-	p.byPath[path] = position{p.d.File(), p.d.Line()}
-}
-
-// markWritten is mark for a field whose value the adapter converted from text, the argument
-// of sub.
-func (p *positions) markWritten(path, sub, text string) {
-	p.mark(path)
-	p.written[path] = [2]string{sub, text}
-}
-
-// report maps each of the core's errors to the line of the field it names (the nearest
-// marked parent field, else the directive). Errors about a value with a placeholder, and
-// whole-config errors while a placeholder is pending, wait for Provision, which checks the
-// replaced values.
-func (p *positions) report(err error, pending bool) error {
-	var errs []error
-	for _, e := range configerr.All(err) {
-		if strings.Contains(e.Value, "{") || strings.Contains(e.Path, "{") || (pending && !p.marked(e.Path)) {
-			continue
-		}
-		pos := position{p.file, p.line}
-		for path := e.Path; path != ""; path = configerr.ParentPath(path) {
-			if q, ok := p.byPath[path]; ok {
-				pos = q
-				break
-			}
-		}
-		c, msg := *e, p.directive+": "
-		if w, ok := p.written[c.Path]; ok && c.Value != "" {
-			msg += w[0] + " "
-			c.Value = w[1]
-		}
-		errs = append(errs, &parseError{msg: msg + c.Message(), at: fmt.Sprintf("%s:%d", pos.file, pos.line), file: pos.file, line: pos.line, problem: c})
-	}
-	return errors.Join(errs...)
-}
-
-// marked reports whether path or a parent of it names a field the Caddyfile set.
-func (p *positions) marked(path string) bool {
-	for ; path != ""; path = configerr.ParentPath(path) {
-		if _, ok := p.byPath[path]; ok {
-			return true
-		}
-	}
-	return false
 }
 
 // validate checks cfg as Provision will, so that the adapter names the line of a problem;

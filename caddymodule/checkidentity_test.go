@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sitepolicy/caddy-robots/caddymodule/internal/command"
 	"github.com/sitepolicy/caddy-robots/crawlers"
 )
 
@@ -19,7 +20,7 @@ import (
 // stdout, stderr and the exit status.
 func runCheck(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	c := checkCommand()
+	c := command.CheckCommand()
 	var stdout, stderr bytes.Buffer
 	c.SetArgs(args)
 	c.SetOut(&stdout)
@@ -208,13 +209,13 @@ func TestRobotsCheckIdentityNeeds(t *testing.T) {
 		if err := os.WriteFile(name, []byte(c.caddyfile), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		lc, err := loadConfig(name, "")
+		lc, err := command.Load(name, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		lc.close()
-		if (lc.crawlers != nil) != c.verifies {
-			t.Errorf("%s: crawlers app %v, want %v", c.name, lc.crawlers != nil, c.verifies)
+		lc.Close()
+		if lc.Verifies() != c.verifies {
+			t.Errorf("%s: crawlers app %v, want %v", c.name, lc.Verifies(), c.verifies)
 		}
 		if c.verifies {
 			continue

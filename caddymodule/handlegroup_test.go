@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/sitepolicy/caddy-robots/caddymodule/internal/command"
 	"github.com/sitepolicy/caddy-robots/policycheck"
 )
 
@@ -21,13 +22,13 @@ func TestLintHandleBlocks(t *testing.T) {
 		if err := os.WriteFile(path, []byte("http://localhost:9999 {\n"+body+"\n}\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cfg, err := loadConfig(path, "")
+		cfg, err := command.Load(path, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer cfg.close()
+		defer cfg.Close()
 		var out []policycheck.Finding
-		for _, s := range cfg.sites() {
+		for _, s := range cfg.Sites() {
 			fs, err := policycheck.Lint(s)
 			if err != nil {
 				t.Fatal(err)

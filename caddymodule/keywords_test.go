@@ -93,7 +93,7 @@ func parserSubdirectives(t *testing.T) map[string][]string {
 	t.Helper()
 	fset := token.NewFileSet()
 	byFunc := map[string][]string{}
-	for _, file := range []string{"caddyfile.go", "app_caddyfile.go"} {
+	for _, file := range []string{"caddyfile.go", "caddyfile_crawlers.go"} {
 		f, err := parser.ParseFile(fset, file, nil, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -128,13 +128,13 @@ func parserSubdirectives(t *testing.T) map[string][]string {
 		}
 	}
 	out := map[string][]string{
-		"robots_txt":       byFunc["RobotsTxt.UnmarshalCaddyfile"],
-		"group":            byFunc["parseGroup"],
-		"robots_tag":       byFunc["RobotsTag.UnmarshalCaddyfile"],
+		"robots_txt":       byFunc["RobotsTxt.unmarshalSub"],
+		"group":            byFunc["parseGroupSub"],
+		"robots_tag":       byFunc["RobotsTag.unmarshalSub"],
 		"enforce":          byFunc["parseEnforce"],
 		"license_document": byFunc["parseLicenseDocument"],
 		"content":          byFunc["parseLicenseContent"],
-		"crawlers":         byFunc["parseCrawlersOption"],
+		"crawlers":         byFunc["crawlersOption.parse"],
 	}
 	for block, subs := range out {
 		if len(subs) < 4 && block != "enforce" && block != "license_document" || len(subs) == 0 {

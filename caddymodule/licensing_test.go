@@ -18,6 +18,7 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
+	"github.com/sitepolicy/caddy-robots/caddymodule/internal/command"
 	"github.com/sitepolicy/caddy-robots/policycheck/cli"
 	"github.com/sitepolicy/caddy-robots/rsl"
 )
@@ -159,13 +160,13 @@ func TestREADMELicensing(t *testing.T) {
 	if err := os.WriteFile(name, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	lc, err := loadConfig(name, "")
+	lc, err := command.Load(name, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer lc.close()
+	defer lc.Close()
 	var out bytes.Buffer
-	status, err := cli.RunLint(&out, lc.sites(), "json")
+	status, err := cli.RunLint(&out, lc.Sites(), "json")
 	var res cli.LintResult
 	if err != nil || status != 0 || json.Unmarshal(out.Bytes(), &res) != nil || len(res.Findings) != 0 {
 		t.Errorf("lint: status %d, %v\n%s", status, err, out.String())

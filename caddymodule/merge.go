@@ -51,8 +51,8 @@ func (h *RobotsTxt) unmarshalMerge(d *caddyfile.Dispenser, at *positions, sub st
 		if len(args) != 1 {
 			return errf(d, "robots_txt: merge_file takes one file, the robots.txt to merge (got %d arguments)", len(args))
 		}
-		at.mark("merge_file")
 		h.MergeFile = args[0]
+		at.mark(&h.MergeFile)
 		return nil
 	}
 	if h.MergeUpstream {
@@ -61,8 +61,8 @@ func (h *RobotsTxt) unmarshalMerge(d *caddyfile.Dispenser, at *positions, sub st
 	if len(args) > 1 {
 		return errf(d, "robots_txt: merge_upstream takes at most one argument, the fetch timeout (default %s)", policy.DefaultUpstreamTimeout)
 	}
-	at.mark("merge_upstream")
 	h.MergeUpstream = true
+	at.mark(&h.MergeUpstream)
 	if len(args) == 1 {
 		v, err := caddy.ParseDuration(args[0])
 		if err != nil {
@@ -71,8 +71,8 @@ func (h *RobotsTxt) unmarshalMerge(d *caddyfile.Dispenser, at *positions, sub st
 		if v == 0 {
 			return parseErrorf(d, args[0], "", "robots_txt: merge_upstream: timeout %q: would mean the default (%s); leave it out, or give more than 0", args[0], policy.DefaultUpstreamTimeout)
 		}
-		at.markWritten("merge_upstream_timeout", sub, args[0])
 		h.MergeUpstreamTimeout = policy.Duration(v)
+		at.markWritten(&h.MergeUpstreamTimeout, sub, args[0])
 	}
 	return nil
 }

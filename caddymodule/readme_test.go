@@ -14,6 +14,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 
+	"github.com/sitepolicy/caddy-robots/caddymodule/internal/command"
 	"github.com/sitepolicy/caddy-robots/docs"
 	"github.com/sitepolicy/caddy-robots/policycheck"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
@@ -117,13 +118,13 @@ func lintDocBlock(t *testing.T, place, cfg string) {
 	if err := os.WriteFile(file, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	lc, err := loadConfig(file, "caddyfile")
+	lc, err := command.Load(file, "caddyfile")
 	if err != nil {
 		t.Errorf("%s: Caddyfile block does not load: %v", place, err)
 		return
 	}
-	defer lc.close()
-	for _, site := range lc.sites() {
+	defer lc.Close()
+	for _, site := range lc.Sites() {
 		findings, err := policycheck.Lint(site)
 		if err != nil {
 			t.Errorf("%s: lint: %v", place, err)

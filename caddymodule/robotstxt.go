@@ -147,8 +147,9 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 
 // ServeHTTP runs the core's request pipeline (serve.Core.ServeHTTP): it serves /robots.txt,
 // the license documents and the site block's tdmrep.json, refuses what enforcement refuses,
-// and passes every other request to next. A method other than GET or HEAD is answered 405
-// through Caddy's error handling (handle_errors applies), with the Allow header set.
+// and passes every other request to next. A method other than GET or HEAD is answered 405,
+// with the Allow header set, through Caddy's error handling when the server has
+// handle_errors routes, else with the short text body nethttp sends.
 //
 // With enforce, a request from a crawler that the file disallows for the path is answered
 // with the configured status and logged at info level (at most serve.ViolationBurst per
@@ -198,19 +199,16 @@ func coreOptions(ctx caddy.Context) serve.Options {
 	return serve.Options{Logger: ctx.Slogger(), Error: answer, Now: testClock}
 }
 
-// answer writes a response with an error status through Caddy's error handling
-// (handle_errors applies), the header fields the core set kept; but a refusal, when the
-// server has no handle_errors routes, gets the short text body nethttp sends: Caddy's
-// default error response has no body, which would not say why.
-func answer(w http.ResponseWriter, r *http.Request, err *serve.StatusError, refused bool) error {
-	if refused {
-		srv, _ := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
-		if srv == nil || srv.Errors == nil || len(srv.Errors.Routes) == 0 {
-			serve.WriteError(w, err.Code, err.Msg)
-			return nil
-		}
+// answer writes a response with an error status (a refusal, a 405, ...) through Caddy's
+// error handling when the server has handle_errors routes, the header fields the core set
+// kept; else with the short text body nethttp sends: Caddy's default error response has no
+// body, which would not say why.
+func answer(w http.ResponseWriter, r *http.Request, err *serve.StatusError) error {
+	if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok && srv.Errors != nil && len(srv.Errors.Routes) > 0 {
+		return caddyhttp.Error(err.Code, err)
 	}
-	return caddyhttp.Error(err.Code, err)
+	serve.WriteError(w, err.Code, err.Msg)
+	return nil
 }
 
 // testClock, when set by a test, is the clock of the cores made after (serve.Options.Now):

@@ -273,10 +273,14 @@ http://localhost:@PORT2@ {
 			t.Errorf("%s: Allow %q", method, got)
 		}
 	}
-	// Without handle_errors, Caddy's default error response: 405, empty body, Allow kept.
-	resp, _ := do(t, "POST", site2URL("/robots.txt"))
+	// Without handle_errors, the text body nethttp sends (Caddy's default error response has
+	// none, which would not say why), Allow kept.
+	resp, body := do(t, "POST", site2URL("/robots.txt"))
 	wantStatus(t, resp, http.StatusMethodNotAllowed)
 	if got := resp.Header.Get("Allow"); got != "GET, HEAD" {
 		t.Errorf("no handle_errors: Allow %q", got)
+	}
+	if want := "405 Method Not Allowed: robots.txt answers GET and HEAD\n"; string(body) != want {
+		t.Errorf("no handle_errors: body %q, want %q", body, want)
 	}
 }

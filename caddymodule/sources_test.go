@@ -10,6 +10,8 @@ import (
 
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
+
+	"github.com/sitepolicy/caddy-robots/caddymodule/internal/command"
 )
 
 // TestSourceRecordingPerAdaptation: the Caddyfile lines of one adaptation are its own, with
@@ -73,14 +75,14 @@ func TestSourceRecordingPerAdaptation(t *testing.T) {
 	// A whole load pairs the handler with its own line. (Loads do not run at once:
 	// caddy.Validate provisions Caddy's apps, which share process-wide state.)
 	for name, line := range files {
-		lc, err := loadConfig(name, "")
+		lc, err := command.Load(name, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(lc.sources) != 1 {
-			t.Errorf("%s: %d handlers paired, want 1", name, len(lc.sources))
+		if len(lc.Sources()) != 1 {
+			t.Errorf("%s: %d handlers paired, want 1", name, len(lc.Sources()))
 		}
-		for path, s := range lc.sources {
+		for path, s := range lc.Sources() {
 			if s.File != name || s.Line != line {
 				t.Errorf("%s: %s at %s:%d, want line %d", name, path, s.File, s.Line, line)
 			}

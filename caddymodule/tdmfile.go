@@ -8,11 +8,10 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp/rewrite"
 	"go.uber.org/zap"
 
+	"github.com/sitepolicy/caddy-robots/caddymodule/internal/routewalk"
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/serve"
@@ -70,9 +69,15 @@ func (h *RobotsTxt) tdmCore(srv *caddyhttp.Server) *serve.Core {
 // robots_tag handlers (siteTags) include h, whose file Core is then the one it serves.
 func (h *RobotsTag) tdmCore(srv *caddyhttp.Server) *serve.Core {
 	return h.tdm.get(srv, func() *serve.Core {
-		all := &tdmWalk{srv: srv}
-		all.routes(srv.Routes, "", tdmWay{}, -1)
-		for _, txt := range all.txts {
+		var txts []*RobotsTxt
+		all := &routewalk.Walk{Server: srv.Name(), Named: srv.NamedRoutes, Visit: func(f routewalk.Handler) bool {
+			if txt, ok := f.Handler.(*RobotsTxt); ok {
+				txts = append(txts, txt)
+			}
+			return false
+		}}
+		_, _ = all.Routes(srv.Routes, "") // without a request, a walk has no errors
+		for _, txt := range txts {
 			tags := siteTags(srv, txt)
 			if !slices.ContainsFunc(tags, func(t tdmTag) bool { return t.tag == h }) {
 				continue
@@ -101,6 +106,26 @@ type tdmWay struct {
 	unexpressible string
 }
 
+// wayOf is the way through the routes of levels; site is the site block's route, whose host
+// matcher (its address) tdmrep.json, served on the host, need not state.
+func wayOf(levels []routewalk.Level, site *caddyhttp.Route) tdmWay {
+	var w tdmWay
+	for _, l := range levels {
+		if l.AfterGroup && w.unexpressible == "" {
+			w = tdmWay{unexpressible: "it follows a route of its handle group that has matchers"}
+		}
+		sets := l.Route.MatcherSets
+		if l.Route == site && hostOnly(sets) {
+			sets = nil
+		}
+		if l.AfterRewrite && len(sets) > 0 && w.unexpressible == "" {
+			w = tdmWay{unexpressible: "a matcher on its way runs after a rewrite, so it sees another path than the client's"}
+		}
+		w = w.with(sets)
+	}
+	return w
+}
+
 // with is w after a route with the match sets sets (ORed).
 func (w tdmWay) with(sets caddyhttp.MatcherSets) tdmWay {
 	if len(sets) == 0 || w.unexpressible != "" {
@@ -118,7 +143,7 @@ func (w tdmWay) with(sets caddyhttp.MatcherSets) tdmWay {
 		case *caddyhttp.MatchPath:
 			mp = *m
 		default:
-			return tdmWay{unexpressible: fmt.Sprintf("a route on its way has a matcher other than path (%s)", matcherName(m))}
+			return tdmWay{unexpressible: fmt.Sprintf("a route on its way has a matcher other than path (%s)", routewalk.ModuleName(m))}
 		}
 		if len(mp) == 0 {
 			return tdmWay{unexpressible: "a path matcher on its way has no pattern"}
@@ -136,36 +161,21 @@ func (w tdmWay) with(sets caddyhttp.MatcherSets) tdmWay {
 	return tdmWay{patterns: patterns, paths: true}
 }
 
-// matcherName is a matcher's module name ("not", "header"), or its Go type.
-func matcherName(m any) string {
-	if mod, ok := m.(caddy.Module); ok {
-		return caddy.GetModuleName(mod)
-	}
-	return fmt.Sprintf("%T", m)
-}
-
-// tdmWalk collects the robots_tag handlers of routes, in the order they run.
-type tdmWalk struct {
-	srv       *caddyhttp.Server
-	self      *RobotsTxt
-	found     bool         // self is among the routes walked
-	txts      []*RobotsTxt // the robots_txt handlers walked, in order
-	tags      []tdmTag
-	rewritten bool            // a rewrite was met: the matchers after it see another path (those before it do not)
-	invoking  map[string]bool // the named routes being walked (invoke), against a cycle
-}
-
 // siteTags are the robots_tag handlers that can run on a request of self's site block: those
 // of the top-level route of srv that holds self (the site block), and of the top-level routes
 // that can run with it on one request (JSON configs: a route before it that is not terminal,
 // a route after it when no route from it on is terminal; a Caddyfile's site blocks are
-// terminal). None when no top-level route holds self (it sits in handle_errors).
+// terminal), and of the named routes they invoke. None when no top-level route holds self
+// (it sits in handle_errors).
 func siteTags(srv *caddyhttp.Server, self *RobotsTxt) []tdmTag {
 	site := -1
-	for i, rt := range srv.Routes {
-		probe := &tdmWalk{srv: srv, self: self}
-		probe.route(rt, "", tdmWay{})
-		if probe.found {
+	for i := range srv.Routes {
+		found := false
+		probe := &routewalk.Walk{Server: srv.Name(), Named: srv.NamedRoutes, Visit: func(f routewalk.Handler) bool {
+			found = found || f.Handler == self
+			return found
+		}}
+		if _, _ = probe.Route(&srv.Routes[i], ""); found {
 			site = i
 			break
 		}
@@ -173,9 +183,26 @@ func siteTags(srv *caddyhttp.Server, self *RobotsTxt) []tdmTag {
 	if site < 0 {
 		return nil
 	}
-	w := &tdmWalk{srv: srv, self: self}
-	w.routes(srv.Routes, fmt.Sprintf("apps.http.servers.%s.routes", srv.Name()), tdmWay{}, site)
-	return w.tags
+	top := map[*caddyhttp.Route]int{}
+	for i := range srv.Routes {
+		top[&srv.Routes[i]] = i
+	}
+	var tags []tdmTag
+	w := &routewalk.Walk{
+		Server: srv.Name(), Named: srv.NamedRoutes,
+		Skip: func(rt *caddyhttp.Route) bool {
+			i, ok := top[rt]
+			return ok && !coRuns(srv.Routes, site, i)
+		},
+		Visit: func(f routewalk.Handler) bool {
+			if t, ok := f.Handler.(*RobotsTag); ok {
+				tags = append(tags, tdmTag{tag: t, path: f.Path, way: wayOf(f.Way, &srv.Routes[site])})
+			}
+			return false
+		},
+	}
+	_, _ = w.Routes(srv.Routes, fmt.Sprintf("apps.http.servers.%s.routes", srv.Name()))
+	return tags
 }
 
 // coRuns reports whether route i of the top-level routes rs can run on a request that the
@@ -206,70 +233,6 @@ func hostOnly(sets caddyhttp.MatcherSets) bool {
 		}
 	}
 	return true
-}
-
-// routes walks rs at path ("….routes") after way; site is the index of the site block's
-// route when rs are the server's routes (only the routes that can run with it are walked,
-// its host matcher left aside), else -1. Only the first route of a group that matches runs
-// (handle blocks): a route after one of its group with matchers sees only the requests that
-// one does not match, which no location states. A route's matchers run when the request
-// reaches it: after a rewrite met earlier in the walk (in any route: the walk does not know
-// which ran), they see a rewritten path, which no location states either.
-func (w *tdmWalk) routes(rs caddyhttp.RouteList, path string, way tdmWay, site int) {
-	grouped := map[string]bool{}
-	for i, rt := range rs {
-		rw := way
-		if rt.Group != "" {
-			if grouped[rt.Group] && rw.unexpressible == "" {
-				rw = tdmWay{unexpressible: "it follows a route of its handle group that has matchers"}
-			}
-			grouped[rt.Group] = grouped[rt.Group] || len(rt.MatcherSets) > 0
-		}
-		if site >= 0 && !coRuns(rs, site, i) {
-			continue
-		}
-		sets := rt.MatcherSets
-		if i == site && hostOnly(sets) {
-			sets = nil
-		}
-		w.route(rt, fmt.Sprintf("%s[%d]", path, i), w.enter(rw, sets))
-	}
-}
-
-// enter is way after a route's match sets.
-func (w *tdmWalk) enter(way tdmWay, sets caddyhttp.MatcherSets) tdmWay {
-	if w.rewritten && len(sets) > 0 && way.unexpressible == "" {
-		return tdmWay{unexpressible: "a matcher on its way runs after a rewrite, so it sees another path than the client's"}
-	}
-	return way.with(sets)
-}
-
-// route walks rt's handlers at path (the route's JSON path); way includes rt's matchers.
-func (w *tdmWalk) route(rt caddyhttp.Route, path string, way tdmWay) {
-	for j, h := range rt.Handlers {
-		hp := fmt.Sprintf("%s.handle[%d]", path, j)
-		switch h := h.(type) {
-		case *caddyhttp.Subroute:
-			w.routes(h.Routes, hp+".routes", way, -1)
-		case *caddyhttp.Invoke:
-			// The named route runs here, its matchers included (caddyhttp.Invoke).
-			if nr := w.srv.NamedRoutes[h.Name]; nr != nil && !w.invoking[h.Name] {
-				if w.invoking == nil {
-					w.invoking = map[string]bool{}
-				}
-				w.invoking[h.Name] = true
-				w.route(*nr, fmt.Sprintf("apps.http.servers.%s.named_routes[%q]", w.srv.Name(), h.Name), w.enter(way, nr.MatcherSets))
-				delete(w.invoking, h.Name)
-			}
-		case *RobotsTxt:
-			w.found = w.found || h == w.self
-			w.txts = append(w.txts, h)
-		case *RobotsTag:
-			w.tags = append(w.tags, tdmTag{tag: h, path: hp, way: way})
-		case *rewrite.Rewrite:
-			w.rewritten = true
-		}
-	}
 }
 
 // buildTDMCore builds the Core serving the TDMRep file of tags, or returns nil when none

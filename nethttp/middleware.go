@@ -55,8 +55,9 @@ type Options struct {
 	// serve.ViolationInterval. Off by default: it decides for every crawler's request, which
 	// a site that does not read the log need not pay for.
 	LogViolations bool
-
-	now func() time.Time // the core's clock (serve.Options.Now), for tests
+	// Now, if set, is the clock of the refusal and violation logs' intervals and of
+	// crawl-delay (serve.Options.Now), for tests; nil means the monotonic clock.
+	Now func() time.Time
 }
 
 func (o Options) logger() *slog.Logger {
@@ -75,7 +76,7 @@ func (o Options) coreOptions() serve.Options {
 		LogViolations: o.LogViolations,
 		// The middleware holds every route of the site with its paths.
 		TDMRepFile: true,
-		Now:        o.now,
+		Now:        o.Now,
 	}
 	if o.Verifier != nil || o.Signatures != nil {
 		so.Identify = func(r *http.Request) identity.Identity { id, _ := Identity(r); return id }

@@ -81,13 +81,14 @@ func TestRefusalLogLimitOverLoopback(t *testing.T) {
 		Groups:  []robotsgen.Group{{UserAgents: []string{"GPTBot"}, CrawlDelay: 3600, Rules: []robotsgen.Rule{{Type: robotsgen.Disallow, Path: "/private/"}}}},
 		Enforce: &nethttp.Enforce{CrawlDelay: true, Impostors: &policypkg.Impostors{}},
 	}}
-	m, err := nethttp.New(cfg, nethttp.WithClock(nethttp.Options{
+	m, err := nethttp.New(cfg, nethttp.Options{
 		Logger:   slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Verifier: googleService(t).Verifier,
 		ClientAddr: func(r *http.Request) netip.Addr {
 			return netip.MustParseAddr("203.0.113.9") // outside Google's list
 		},
-	}, clock))
+		Now: clock,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,12 +59,12 @@ type Options struct {
 	LogViolations bool
 
 	// Error writes the response of a request ServeHTTP answers with an error status, and what
-	// it returns ServeHTTP returns: a refusal (refused; enforcement's status, Block.Message as
-	// Msg, the refusal's header fields set already), or a request for robots.txt, a license
-	// document or tdmrep.json that cannot be served (405 with the Allow header set; 400 for an
-	// unusable Host when a sitemap is a path; the backend's status when merge_upstream has no
-	// merge to serve). Nil is WriteError, which returns nil.
-	Error func(w http.ResponseWriter, r *http.Request, err *StatusError, refused bool) error
+	// it returns ServeHTTP returns: a refusal (enforcement's status, Block.Message as Msg, the
+	// refusal's header fields set already), or a request for robots.txt, a license document
+	// or tdmrep.json that cannot be served (405 with the Allow header set; 400 for an unusable
+	// Host when a sitemap is a path; the backend's status when merge_upstream has no merge to
+	// serve). Nil is WriteError, which returns nil.
+	Error func(w http.ResponseWriter, r *http.Request, err *StatusError) error
 	// Upstream is how merge_upstream asks next, the handler ServeHTTP wraps, for the site's
 	// own robots.txt when a fetch starts for r (copying from r what the sub-request needs);
 	// nil runs next itself on the sub-request. It is not called without merge_upstream.
@@ -110,7 +110,7 @@ type Core struct {
 
 	log      *slog.Logger                          // never nil
 	identify func(*http.Request) identity.Identity // set when enforcement reads identities
-	onError  func(w http.ResponseWriter, r *http.Request, err *StatusError, refused bool) error
+	onError  func(w http.ResponseWriter, r *http.Request, err *StatusError) error
 	tdmOf    func(*http.Request) *Core // Options.TDMRep
 }
 
@@ -236,7 +236,7 @@ func (c *Core) Close() {
 // An answer with an error status is written by Options.Error, whose error ServeHTTP returns.
 func (c *Core) ServeHTTP(w http.ResponseWriter, r *http.Request, next Handler) error {
 	if c.IsRobotsTxt(r) {
-		return c.fail(w, r, c.ServeRobotsTxt(w, r, next), false)
+		return c.fail(w, r, c.ServeRobotsTxt(w, r, next))
 	}
 	var id identity.Identity
 	if c.identify != nil {
@@ -246,7 +246,7 @@ func (c *Core) ServeHTTP(w http.ResponseWriter, r *http.Request, next Handler) e
 	}
 	if r.URL.Path == tdmrep.WellKnownPath {
 		if f := c.tdmFileFor(r); f != nil {
-			return c.fail(w, r, f.serve(w, r), false)
+			return c.fail(w, r, f.serve(w, r))
 		}
 	}
 	if c.enforce != nil {
@@ -261,7 +261,7 @@ func (c *Core) ServeHTTP(w http.ResponseWriter, r *http.Request, next Handler) e
 }
 
 // fail answers r with err, a *StatusError, through Options.Error; nil is nil.
-func (c *Core) fail(w http.ResponseWriter, r *http.Request, err error, refused bool) error {
+func (c *Core) fail(w http.ResponseWriter, r *http.Request, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -270,7 +270,7 @@ func (c *Core) fail(w http.ResponseWriter, r *http.Request, err error, refused b
 		se = &StatusError{http.StatusInternalServerError, err.Error()}
 	}
 	if c.onError != nil {
-		return c.onError(w, r, se, refused)
+		return c.onError(w, r, se)
 	}
 	WriteError(w, se.Code, se.Msg)
 	return nil
@@ -290,7 +290,7 @@ func (c *Core) refuse(w http.ResponseWriter, r *http.Request, b Block) error {
 			"method", r.Method, "host", r.Host, "uri", r.RequestURI, "suppressed", b.Suppressed)
 	}
 	b.setHeaders(w.Header())
-	return c.fail(w, r, &StatusError{b.Status, msg}, true)
+	return c.fail(w, r, &StatusError{b.Status, msg})
 }
 
 // logViolation logs a violation (Options.LogViolations).

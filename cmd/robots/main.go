@@ -110,10 +110,11 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
 	config := fs.String("config", "", "the middleware's JSON config (required)")
 	format := fs.String("format", "text", "output format: text or json (report: or html)")
-	var hosts, backend, listFiles, headers, sigAgents multi
+	var hosts, listFiles, sigAgents multi
 	fs.Var(&hosts, "host", "a host name the site answers to (repeatable); lets lint check sitemap hosts")
-	var url, agent, purpose, robotsFile, clientIP, listsDir, signKey, signAgent *string
+	var robotsFile, listsDir *string
 	var noDNS *bool
+	var check cli.CheckFlags
 	var output *string
 	if cmd == "report" {
 		listsDir = fs.String("crawler-lists", "", "verify crawlers with the lists kept in this directory (identity.ListsOptions.Dir); nothing is fetched")
@@ -122,18 +123,11 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		robotsFile = fs.String("robots-file", "", "replay against this robots.txt file, saved as the site served it, instead of the config's")
 	}
 	if cmd == "check" {
-		url = fs.String("url", "", "the absolute URL to check (required)")
-		agent = fs.String("agent", "*", "the crawler: a product token or a whole User-Agent header")
-		purpose = fs.String("purpose", "", "the crawler's User-Agent-Purpose token")
-		fs.Var(&backend, "backend-header", "a header line the backend sends itself, e.g. 'Robots-Tag: noindex' (repeatable)")
-		robotsFile = fs.String("robots-file", "", "decide with this robots.txt file instead of the config's")
-		clientIP = fs.String("client-ip", "", "the client's IP address as the application trusts it (nethttp.Options.ClientAddr), to verify the crawler the agent names")
+		check.Add(fs)
+		robotsFile = &check.RobotsFile
 		listsDir = fs.String("crawler-lists", "", "verify crawlers with the lists kept in this directory (identity.ListsOptions.Dir); nothing is fetched")
 		fs.Var(&listFiles, "crawler-list-file", "verify crawlers with the list the catalogue names at URL read from FILE, as URL=FILE (identity.ListsOptions.Local; repeatable; alone, offline)")
 		noDNS = fs.Bool("no-reverse-dns", false, "verify without reverse DNS (identity.ServiceOptions.NoDNS)")
-		fs.Var(&headers, "header", "a header line the client sends, e.g. its Web Bot Auth signature's 'Signature-Input: sig1=(...);...' (repeatable)")
-		signKey = fs.String("sign-key", "", "sign the request as a Web Bot Auth agent with this Ed25519 private key (a PEM PKCS #8 file or a JWK with d), as the agent of --sign-agent")
-		signAgent = fs.String("sign-agent", "", "the agent URL to sign the request as (its Signature-Agent), with --sign-key")
 		fs.Var(&sigAgents, "signature-agent", "judge Web Bot Auth signatures as nethttp.Options.Signatures does, trusting the agent at URL as the catalogue's bot BOT (its ID) with the keys of FILE (a JWK Set or one JWK), as URL=BOT=FILE (repeatable; no key directory is fetched)")
 	}
 	logs, err := parseInterspersed(fs, args[1:])
@@ -192,23 +186,12 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "lint":
 		status, err = cli.RunLint(stdout, []*policycheck.Site{site}, *format)
 	default:
-		if *url == "" {
+		if check.URL == "" {
 			return fail(errors.New("--url is required"))
 		}
-		if *signKey != "" || *signAgent != "" {
-			lines, err := cli.SignHeaders(*url, *signKey, *signAgent, headers, time.Now())
-			if err != nil {
-				return fail(err)
-			}
-			headers = append(headers, lines...)
-		}
-		req := policycheck.Request{URL: *url, Agent: *agent, Purpose: *purpose, BackendHeaders: backend, ClientIP: *clientIP, Headers: headers}
-		if *robotsFile != "" {
-			b, err := os.ReadFile(*robotsFile)
-			if err != nil {
-				return fail(err)
-			}
-			req.RobotsFile, req.RobotsFileName = b, *robotsFile
+		var req policycheck.Request
+		if req, err = check.Request(time.Now()); err != nil {
+			return fail(err)
 		}
 		if *listsDir != "" || len(listFiles) > 0 {
 			svc, err := crawlerService(*listsDir, listFiles, *noDNS, stderr)
@@ -225,11 +208,11 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		var rep *policycheck.Report
 		rep, err = cli.Check(site, req)
-		if err == nil && site.Crawlers == nil && *clientIP != "" {
+		if err == nil && site.Crawlers == nil && check.ClientIP != "" {
 			rep.Notes = append(rep.Notes, "to verify crawlers as the middleware's Verifier does, give --crawler-lists DIR or --crawler-list-file URL=FILE")
 		}
 		if err == nil {
-			status, err = cli.RunCheck(stdout, rep, *format)
+			status, err = cli.RunCheck(stdout, rep, nil, *format)
 		}
 	}
 	if err != nil {

@@ -8,6 +8,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -65,13 +66,34 @@ func Check(site *policycheck.Site, req policycheck.Request) (*policycheck.Report
 	return rep, nil
 }
 
+// Place says where in a Caddy config a checked URL is handled (caddy robots check).
+type Place struct {
+	// Server is the name of the server (apps.http.servers.<name>) that takes the URL.
+	Server string `json:"server"`
+	// Handlers are the robots_txt and robots_tag handlers that the URL's request passes
+	// through, as Caddyfile lines or JSON paths.
+	Handlers []string `json:"handlers"`
+}
+
 // RunCheck writes rep in format ("text" or "json") and returns the exit status: ExitOK when
-// robots.txt allows the URL, ExitFail when it disallows it.
-func RunCheck(w io.Writer, rep *policycheck.Report, format string) (int, error) {
+// robots.txt allows the URL, ExitFail when it disallows it. With at, the text starts with
+// the server and its handlers, and the JSON has Place's members after the report's.
+func RunCheck(w io.Writer, rep *policycheck.Report, at *Place, format string) (int, error) {
 	var err error
-	if format == "json" {
+	switch {
+	case format == "json" && at != nil:
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(struct {
+			*policycheck.Report
+			*Place
+		}{rep, at})
+	case format == "json":
 		err = rep.WriteJSON(w)
-	} else {
+	default:
+		if at != nil {
+			fmt.Fprintf(w, "Server:   %s (%s)\n", at.Server, strings.Join(at.Handlers, ", "))
+		}
 		err = rep.WriteText(w)
 	}
 	if err != nil {

@@ -167,3 +167,45 @@ func TestCheckClientIPNote(t *testing.T) {
 		}
 	}
 }
+
+// TestRunCheckPlace: with a Place (caddy robots check), the JSON is the report's members and
+// the place's, and the text starts with the server and its handlers; without one, the report
+// alone. The status follows the decision.
+func TestRunCheckPlace(t *testing.T) {
+	site := policycheck.FromConfig(policy.Config{RobotsTxt: &policy.RobotsTxt{}})
+	rep, err := Check(site, policycheck.Request{URL: "https://example.com/x", Agent: "GPTBot"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := &Place{Server: "srv0", Handlers: []string{"robots_txt at Caddyfile:3"}}
+	var plain, placed bytes.Buffer
+	if st, err := RunCheck(&plain, rep, nil, "json"); err != nil || st != ExitOK {
+		t.Fatalf("status %d, %v", st, err)
+	}
+	if _, err := RunCheck(&placed, rep, at, "json"); err != nil {
+		t.Fatal(err)
+	}
+	var a, b map[string]any
+	if err := json.Unmarshal(plain.Bytes(), &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(placed.Bytes(), &b); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := a["server"]; ok || b["server"] != "srv0" || fmt.Sprint(b["handlers"]) != "[robots_txt at Caddyfile:3]" {
+		t.Errorf("server %v, %v; handlers %v", a["server"], b["server"], b["handlers"])
+	}
+	delete(b, "server")
+	delete(b, "handlers")
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Errorf("the report's members differ with a place:\n%v\n%v", a, b)
+	}
+	var text bytes.Buffer
+	if _, err := RunCheck(&text, rep, at, "text"); err != nil || !strings.HasPrefix(text.String(), "Server:   srv0 (robots_txt at Caddyfile:3)\n") {
+		t.Errorf("text %q, %v", text.String(), err)
+	}
+	rep.Allowed = false
+	if st, _ := RunCheck(&text, rep, at, "text"); st != ExitFail {
+		t.Errorf("disallowed: status %d, want %d", st, ExitFail)
+	}
+}

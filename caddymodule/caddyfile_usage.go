@@ -58,10 +58,9 @@ func parseUsageArgs(d *caddyfile.Dispenser, what string, v usage.Vocab, args []s
 	return errf(d, "%s: %q: a preference is written key=value, e.g. %s=%s (allow) or %s=%s (disallow); %s", what, arg, k, allow, k, disallow, where)
 }
 
-// parseGroupUsage reads "content_usage [<path>] key=value..." or "content_signal ..." in a
-// group; the cursor is on the sub-directive, block names the group in errors, path is the
-// group's field path.
-func parseGroupUsage(d *caddyfile.Dispenser, at *positions, block, path string, g *robotsgen.Group) error {
+// parseGroupUsage reads "content_usage [<path>] key=value..." or "content_signal ..." in
+// group g; the cursor is on the sub-directive, block names the group in errors.
+func parseGroupUsage(d *caddyfile.Dispenser, at *positions, block string, g *robotsgen.Group) error {
 	sub := d.Val()
 	v, list := usage.ContentUsage, &g.ContentUsage
 	if sub == "content_signal" {
@@ -82,8 +81,8 @@ func parseGroupUsage(d *caddyfile.Dispenser, at *positions, block, path string, 
 	if err := parseUsageArgs(d, what, v, args, r.Preferences); err != nil {
 		return err
 	}
-	at.mark(configerr.Index(path+"."+sub, len(*list)))
 	*list = append(*list, r)
+	at.mark(last(*list))
 	return nil
 }
 
@@ -99,10 +98,10 @@ func parseTagUsage(d *caddyfile.Dispenser, at *positions, h *RobotsTag) error {
 	if h.ContentUsage == nil {
 		h.ContentUsage = map[string]string{}
 	}
-	at.mark("content_usage")
+	at.mark(&h.ContentUsage)
 	for _, arg := range args {
 		key, _, _ := strings.Cut(arg, "=")
-		at.mark(configerr.Key("content_usage", key))
+		at.mark(entry{&h.ContentUsage, key})
 	}
 	return parseUsageArgs(d, "robots_tag: content_usage", usage.ContentUsage, args, h.ContentUsage)
 }

@@ -1,7 +1,6 @@
 package caddymodule
 
 import (
-	"bytes"
 	"encoding/json"
 	"sync"
 	"sync/atomic"
@@ -9,6 +8,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 
+	"github.com/sitepolicy/caddy-robots/caddymodule/internal/command"
 	"github.com/sitepolicy/caddy-robots/policycheck"
 	"github.com/sitepolicy/caddy-robots/policycheck/cli"
 )
@@ -88,7 +88,7 @@ func (rec *recording) note(handler any, p *positions, err error) {
 	if err != nil {
 		return
 	}
-	key := canonicalJSON(b)
+	key := command.CanonicalJSON(b)
 	src := policycheck.Source{File: p.file, Line: p.line, Lines: map[string]int{}}
 	for path, pos := range p.byPath {
 		src.Lines[path] = pos.line
@@ -123,22 +123,4 @@ func recordSources(file string, adapt func() error) (map[string][]policycheck.So
 		}
 	}
 	return rec.notes, err
-}
-
-// canonicalJSON re-encodes a JSON object with sorted keys and without its "handler" member, so
-// that a handler marshalled by the parser and the same handler in the adapted config compare
-// equal.
-func canonicalJSON(b []byte) string {
-	var v map[string]any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return string(b)
-	}
-	delete(v, "handler")
-	out, err := json.Marshal(v)
-	if err != nil {
-		return string(b)
-	}
-	return string(out)
 }

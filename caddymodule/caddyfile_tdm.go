@@ -33,7 +33,6 @@ func parseTagTDM(d *caddyfile.Dispenser, at *positions, h *RobotsTag) error {
 	}
 	t := &policy.TDM{}
 	if args[0] == "derive" {
-		at.mark("tdm.derive")
 		t.Derive = true
 	} else {
 		// A number written as JSON writes it, for the core to check as it checks JSON's (2 is
@@ -43,14 +42,20 @@ func parseTagTDM(d *caddyfile.Dispenser, at *positions, h *RobotsTag) error {
 		if err != nil || strconv.Itoa(n) != args[0] {
 			return errf(d, "%s; got %q", usage, args[0])
 		}
-		at.mark("tdm.reservation")
 		t.Reservation = &n
 	}
 	if len(args) == 2 {
-		at.mark("tdm.policy")
 		t.Policy = args[1]
 	}
-	at.mark("tdm")
 	h.TDM = t
+	at.mark(&h.TDM)
+	if t.Derive {
+		at.mark(&t.Derive)
+	} else {
+		at.mark(&t.Reservation)
+	}
+	if t.Policy != "" {
+		at.mark(&t.Policy)
+	}
 	return nil
 }
