@@ -116,7 +116,7 @@ var badConfigs = []struct {
 	{"tdm reservation 2", "robots_tag {\n\ttdm 2\n}",
 		`{"handler":"robots_tag","tdm":{"reservation":2}}`, "tdm.reservation", "tdm-reservation is 1 (TDM rights reserved) or 0 (not reserved)"},
 	{"tdm relative policy", "robots_tag {\n\ttdm 1 /policies/tdm.json\n}",
-		`{"handler":"robots_tag","tdm":{"reservation":1,"policy":"/policies/tdm.json"}}`, "tdm.policy", "a tdm-policy URL must be absolute"},
+		`{"handler":"robots_tag","tdm":{"reservation":1,"policy":"/policies/tdm.json"}}`, "tdm.policy", "a tdm-policy URL must be an absolute http(s) URL"},
 	{"tdm derive from silence", "robots_tag noindex {\n\ttdm derive\n}",
 		`{"handler":"robots_tag","rules":{"*":["noindex"]},"tdm":{"derive":true}}`, "tdm.derive", "a permission is never derived from silence"},
 }

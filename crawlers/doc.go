@@ -51,6 +51,17 @@
 // netEstate Imprint Crawler, panscient.com, Poseidon Research Crawler,
 // quillbot.com, Sidetrade indexer bot, Terra Cotta.
 //
+// # Names in configurations
+//
+// The package answers every question caddy-robots asks about a crawler's name, once: whether
+// a configuration may give a crawler that name (IsToken; NotToken says what is wrong and the
+// name most likely meant, DigitTokenWarning warns of digits; LeadingToken is the name a
+// parser reads from a user-agent value), which crawlers presets stand for less those an
+// exclusion leaves out (PresetCrawlers; ExceptProblem checks the exclusion), and which
+// crawler a User-Agent header names: IdentifyBotName for the catalogues, AgentToken for the
+// robots.txt group it reads. The lexical rules under them (the RFC 9309 product token) are
+// in internal/syntax.
+//
 // # Matching User-Agent headers
 //
 // UAMatcher finds names in a User-Agent header case-insensitively as whole

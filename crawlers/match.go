@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/sitepolicy/caddy-robots/internal/syntax"
 )
 
 // wordByte holds the bytes that make up a word of a User-Agent header for
@@ -18,7 +20,7 @@ import (
 // is listed too.
 var wordByte = func() (t [256]bool) {
 	for b := range 256 {
-		t[b] = 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || b == '-' || b == '_'
+		t[b] = syntax.IsTokenByte(byte(b)) || '0' <= b && b <= '9'
 	}
 	return t
 }()

@@ -108,18 +108,22 @@ func CrawlerOf(id string) Crawler {
 	return catalogue().byID[id]
 }
 
-// CrawlerNamed returns the slot of a crawler by a name robots.txt names it by: the bot
-// crawlers.IdentifyBot finds in the name, else the AI catalogue's crawler of that name
-// (crawlers.Lookup), else Other. It is for names known when a file is loaded: it scans the
-// catalogue.
-func CrawlerNamed(name string) Crawler {
-	if id, ok := crawlers.IdentifyBot(name); ok {
+// CrawlerIdentified returns the slot of the crawler a User-Agent header names, as
+// crawlers.IdentifyBotName answers: the bot id's, else (id "") the AI catalogue's crawler
+// name, else Other. It does not allocate.
+func CrawlerIdentified(id, name string) Crawler {
+	if id != "" {
 		return CrawlerOf(id)
 	}
-	if c, ok := crawlers.Lookup(name); ok {
-		return catalogue().byAIName[c.Name]
-	}
-	return Other
+	return catalogue().byAIName[name]
+}
+
+// CrawlerNamed returns the slot of a crawler by a name robots.txt names it by: the crawler
+// crawlers.IdentifyBotName finds in the name (CrawlerIdentified), as it finds it in a
+// request's User-Agent, else Other. It is for names known when a file is loaded.
+func CrawlerNamed(name string) Crawler {
+	id, n, _ := crawlers.IdentifyBotName(name)
+	return CrawlerIdentified(id, n)
 }
 
 // Name is the crawler's label value: its bot catalogue ID, its AI catalogue name, or

@@ -3,6 +3,8 @@ package mimetype
 import (
 	"strings"
 	"testing"
+
+	"github.com/sitepolicy/caddy-robots/internal/httplex"
 )
 
 // refType is the record of the reference parser: the standard's steps written out one by one
@@ -187,7 +189,7 @@ func FuzzParseMIMEType(f *testing.F) {
 			t.Fatalf("Parse(%q) = %q [%s], %v; reference %q [%s], %v", a, m.Essence(), params(m), ok, r.essence, r.params(), rok)
 		}
 		if ok {
-			if m.Essence() != strings.ToLower(m.Essence()) || !isToken(m.Type()) || !isToken(m.Subtype()) {
+			if m.Essence() != strings.ToLower(m.Essence()) || !httplex.IsToken(m.Type()) || !httplex.IsToken(m.Subtype()) {
 				t.Fatalf("Parse(%q): essence %q", a, m.Essence())
 			}
 			back, bok := Parse(m.String())

@@ -17,6 +17,8 @@ package mimetype
 import (
 	"iter"
 	"strings"
+
+	"github.com/sitepolicy/caddy-robots/internal/httplex"
 )
 
 // MIMEType is a parsed MIME type record: a type and subtype, both ASCII lower case, and the
@@ -50,7 +52,7 @@ type MIMEType struct {
 func Parse(s string) (MIMEType, bool) {
 	s = trimHTTPSpace(s)
 	slash := strings.IndexByte(s, '/')
-	if slash <= 0 || !isToken(s[:slash]) {
+	if slash <= 0 || !httplex.IsToken(s[:slash]) {
 		return MIMEType{}, false
 	}
 	end := strings.IndexByte(s[slash+1:], ';')
@@ -62,7 +64,7 @@ func Parse(s string) (MIMEType, bool) {
 		params = s[end:]
 	}
 	subtype := strings.TrimRight(s[slash+1:end], httpSpace)
-	if subtype == "" || !isToken(subtype) {
+	if subtype == "" || !httplex.IsToken(subtype) {
 		return MIMEType{}, false
 	}
 	essence := s[:slash+1+len(subtype)]
@@ -164,7 +166,7 @@ func (m MIMEType) String() string {
 		b.WriteByte(';')
 		b.WriteString(name)
 		b.WriteByte('=')
-		if value != "" && isToken(value) {
+		if value != "" && httplex.IsToken(value) {
 			b.WriteString(value)
 			continue
 		}
@@ -205,7 +207,7 @@ func Extract(lines []string) (MIMEType, bool) {
 	)
 	for rest := input; ; {
 		var value string
-		value, rest = nextListValue(rest)
+		value, rest = httplex.NextFetchElement(rest)
 		if t, ok := Parse(value); ok && t.essence != "*/*" {
 			mt, found = t, true
 			if t.essence != essence {
@@ -221,22 +223,6 @@ func Extract(lines []string) (MIMEType, bool) {
 		rest = rest[1:] // the ","
 	}
 	return mt, found
-}
-
-// nextListValue is one step of Fetch's "get, decode, and split": the value up to the next
-// comma outside a quoted string, trimmed of spaces and tabs, and the rest from that comma
-// ("" at the end).
-func nextListValue(s string) (value, rest string) {
-	i := 0
-	for i < len(s) && s[i] != ',' {
-		if s[i] == '"' {
-			_, n := quotedString(s[i:])
-			i += n
-			continue
-		}
-		i++
-	}
-	return strings.Trim(s[:i], " \t"), s[i:]
 }
 
 // param is one parameter as "parse a MIME type" reads it.
@@ -294,7 +280,7 @@ func nextParam(s string) (param, string) {
 			return param{}, s[i:]
 		}
 	}
-	p.ok = p.name != "" && isToken(p.name) && isQuotedStringText(p.value())
+	p.ok = p.name != "" && httplex.IsToken(p.name) && isQuotedStringText(p.value())
 	return p, s[i:]
 }
 
@@ -342,19 +328,6 @@ func isHTTPSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c =
 
 func trimHTTPSpace(s string) string { return strings.Trim(s, httpSpace) }
 
-// isToken reports whether s is not empty and holds only HTTP token code points.
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !tokenChar[s[i]] {
-			return false
-		}
-	}
-	return true
-}
-
 // isQuotedStringText reports whether s holds only HTTP quoted-string token code points:
 // tab, 0x20-0x7E and 0x80-0xFF.
 func isQuotedStringText(s string) bool {
@@ -365,19 +338,6 @@ func isQuotedStringText(s string) bool {
 	}
 	return true
 }
-
-var tokenChar = func() (t [256]bool) {
-	for c := '0'; c <= '9'; c++ {
-		t[c] = true
-	}
-	for c := 'a'; c <= 'z'; c++ {
-		t[c], t[c-'a'+'A'] = true, true
-	}
-	for _, c := range "!#$%&'*+-.^_`|~" {
-		t[c] = true
-	}
-	return t
-}()
 
 func hasUpper(s string) bool {
 	for i := 0; i < len(s); i++ {

@@ -84,7 +84,7 @@ func headMetaString(t *testing.T, body []byte) string {
 func TestTDMConfigErrorsJSON(t *testing.T) {
 	for js, want := range map[string]string{
 		`{"robots_tag": [{"tdm": {"reservation": 2}}]}`:                                   `robots_tag[0].tdm.reservation "2": tdm-reservation is 1`,
-		`{"robots_tag": [{"tdm": {"reservation": 1, "policy": "/p.json"}}]}`:              `robots_tag[0].tdm.policy "/p.json": a tdm-policy URL must be absolute`,
+		`{"robots_tag": [{"tdm": {"reservation": 1, "policy": "/p.json"}}]}`:              `robots_tag[0].tdm.policy "/p.json": a tdm-policy URL must be an absolute http(s) URL`,
 		`{"robots_tag": [{"tdm": {"reservation": 1, "policy": "https://e.com/\u0007"}}]}`: `robots_tag[0].tdm.policy`,
 		`{"robots_tag": [{"tdm": {"derive": true}, "content_usage": {"search": "n"}}]}`:   `robots_tag[0].tdm.derive: derive reserves`,
 		`{"robots_tag": [{"tdm": {"reservation": "1"}}]}`:                                 `cannot unmarshal string`,

@@ -17,7 +17,6 @@ import (
 	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/internal/fieldcover"
-	"github.com/sitepolicy/caddy-robots/internal/syntax"
 	"github.com/sitepolicy/caddy-robots/nethttp"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
@@ -220,7 +219,7 @@ func TestCheckServedAndEnforcementAgree(t *testing.T) {
 		for range 5 {
 			agent := pickOne(r, agents)
 			ua := agent
-			if syntax.CrawlerToken(agent) && r.IntN(2) == 0 {
+			if crawlers.IsToken(agent) && r.IntN(2) == 0 {
 				ua = "Mozilla/5.0 (compatible; " + agent + "/1.0; +https://example.com/bot)"
 			}
 			for range 3 {
@@ -237,7 +236,7 @@ func TestCheckServedAndEnforcementAgree(t *testing.T) {
 					t.Helper()
 					t.Fatalf("config %d, %q %s: "+format+"\n--- config %+v\n--- other\n%s--- served\n%s", append(append([]any{c, ua, path}, args...), cfg, other, body)...)
 				}
-				if syntax.CrawlerToken(agent) && agent != "Googlebot" || !syntax.CrawlerToken(agent) && !strings.HasPrefix(agent, "Mozilla") {
+				if crawlers.IsToken(agent) && agent != "Googlebot" || !crawlers.IsToken(agent) && !strings.HasPrefix(agent, "Mozilla") {
 					n["requests from catalogue or named crawlers"]++
 				}
 				if res.StatusCode == http.StatusTooManyRequests && res.Header.Get("Retry-After") != "" {
@@ -249,10 +248,10 @@ func TestCheckServedAndEnforcementAgree(t *testing.T) {
 					// the path or a pattern has one it may read otherwise than RFC 9309, the
 					// server, and enforcement (robotsgen's tests compare the two readings).
 					google := !strings.Contains(path, "%") && !strings.Contains(string(body), "%") && grobotstxt.AgentAllowed(string(body), agent, "http://example.com"+path)
-					if syntax.CrawlerToken(agent) && (google || matcher.Decide(agent, "", path).Allowed) {
+					if crawlers.IsToken(agent) && (google || matcher.Decide(agent, "", path).Allowed) {
 						fail("enforced, but the served file allows %s", agent)
 					}
-				} else if syntax.CrawlerToken(agent) && served.Renderable() != nil && namedIn(served, agent) && !matcher.Decide(agent, "", path).Allowed &&
+				} else if crawlers.IsToken(agent) && served.Renderable() != nil && namedIn(served, agent) && !matcher.Decide(agent, "", path).Allowed &&
 					!slices.ContainsFunc(cfg.LicenseDocuments, func(d rsl.Document) bool { return d.Path == path }) {
 					// An RSL license document is never refused, as /robots.txt: a crawler
 					// must be able to read the terms.
@@ -272,7 +271,7 @@ func TestCheckServedAndEnforcementAgree(t *testing.T) {
 				if rep.Enforcement.Blocked && rep.Allowed {
 					fail("check says ALLOWED and BLOCKED (token %q)", rep.ProductToken)
 				}
-				if tok := rep.ProductToken; syntax.CrawlerToken(tok) && rep.Allowed != matcher.Decide(tok, "", path).Allowed {
+				if tok := rep.ProductToken; crawlers.IsToken(tok) && rep.Allowed != matcher.Decide(tok, "", path).Allowed {
 					fail("check says allowed %v for %s, the served file %v", rep.Allowed, tok, !rep.Allowed)
 				}
 			}

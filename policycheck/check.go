@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"strings"
 
 	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/identity"
-	"github.com/sitepolicy/caddy-robots/internal/syntax"
+	"github.com/sitepolicy/caddy-robots/internal/httplex"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 	"github.com/sitepolicy/caddy-robots/serve"
 	"github.com/sitepolicy/caddy-robots/tagemit"
@@ -219,27 +220,75 @@ func (e *RequestError) Error() string {
 // the tags of the response and, when the site verifies crawlers, the request's identity. An
 // error is a problem with the request (a *RequestError) or with the config.
 func Check(site *Site, req Request) (*Report, error) {
-	u, err := url.Parse(req.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, &RequestError{Field: "URL", Value: req.URL, Problem: "give an absolute http or https URL, e.g. https://example.com/page.html"}
-	}
-	addr, err := req.ClientAddr()
-	if err != nil {
-		return nil, err
-	}
-	header, err := clientHeader(req)
+	u, probe, addr, err := checkRequest(req)
 	if err != nil {
 		return nil, err
 	}
 	rep := &Report{URL: req.URL, Agent: req.Agent, Purpose: req.Purpose}
-	// The request as the client sends it: its User-Agent and header lines.
+	identify := rep.identify(site, req, probe, addr)
+	// One core answers every question below, as one serves a request.
+	core, err := checkCore(site, identify)
+	if err != nil {
+		return nil, err
+	}
+	if core != nil {
+		defer core.Close()
+	}
+	path := u.EscapedPath()
+	if path == "" {
+		path = "/"
+	}
+	if u.RawQuery != "" {
+		path += "?" + u.RawQuery
+	}
+	robots, err := rep.readRobots(core, site, req, u, path)
+	if err != nil {
+		return nil, err
+	}
+	rep.decideRobots(core, site, req, probe, robots)
+	if robots != nil {
+		rep.Preferences.ContentUsage = robots.m.Preferences(usage.ContentUsage, rep.ProductToken, req.Purpose, path).Map()
+		rep.Preferences.ContentSignal = robots.m.Preferences(usage.ContentSignal, rep.ProductToken, req.Purpose, path).Map()
+	}
+	if rep.Enforcement.Configured {
+		if b, blocked := core.Enforce(probe); blocked {
+			rep.Enforcement.Blocked, rep.Enforcement.Status, rep.Enforcement.Message = true, b.Status, b.Message()
+			rep.Enforcement.Impostor = b.Impostor != nil
+		}
+	}
+	if err := rep.respond(core, site, req, u, probe, path); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// checkRequest reads req: the URL, and the request as the client sends it (its User-Agent
+// and header lines) with the client's address.
+func checkRequest(req Request) (*url.URL, *http.Request, netip.Addr, error) {
+	u, ok := httplex.AbsoluteURL(req.URL)
+	if !ok {
+		return nil, nil, netip.Addr{}, &RequestError{Field: "URL", Value: req.URL, Problem: httplex.NotAbsoluteURL + ", e.g. https://example.com/page.html"}
+	}
+	addr, err := req.ClientAddr()
+	if err != nil {
+		return nil, nil, netip.Addr{}, err
+	}
+	header, err := clientHeader(req)
+	if err != nil {
+		return nil, nil, netip.Addr{}, err
+	}
 	probe := httptest.NewRequest(http.MethodGet, u.String(), nil)
 	for k, v := range header {
 		probe.Header[k] = v
 	}
 	probe.Header.Set("User-Agent", req.Agent)
-	// The identity is found once and enforcement reads it, as a server's does.
-	var identify func(*http.Request) identity.Identity
+	return u, probe, addr, nil
+}
+
+// identify verifies the crawler of probe as site does (its lists and reverse DNS, then its
+// signature), into rep.Verification, and returns the identity found for enforcement to read,
+// as a server's reads it; nil when the site verifies nothing.
+func (rep *Report) identify(site *Site, req Request, probe *http.Request, addr netip.Addr) func(*http.Request) identity.Identity {
 	var id identity.Identity
 	if site.Crawlers != nil {
 		rep.Verification, id = verify(site.Crawlers, req, addr)
@@ -250,7 +299,7 @@ func Check(site *Site, req Request) (*Report, error) {
 	} else if req.ClientIP != "" {
 		rep.Notes = append(rep.Notes, "the site verifies no crawlers, so the client address is not used")
 	}
-	if len(header["Signature-Input"]) > 0 {
+	if len(probe.Header["Signature-Input"]) > 0 {
 		if site.Signatures == nil {
 			rep.Notes = append(rep.Notes, "the site verifies no Web Bot Auth signatures, so the request's signature is not looked at")
 		} else {
@@ -270,27 +319,17 @@ func Check(site *Site, req Request) (*Report, error) {
 			v.Signature = sig
 		}
 	}
-	if rep.Verification != nil {
-		identify = func(*http.Request) identity.Identity { return id }
+	if rep.Verification == nil {
+		return nil
 	}
-	path := u.EscapedPath()
-	if path == "" {
-		path = "/"
-	}
-	if u.RawQuery != "" {
-		path += "?" + u.RawQuery
-	}
+	return func(*http.Request) identity.Identity { return id }
+}
 
-	// One core answers every question below, as one serves a request.
-	core, err := checkCore(site, identify)
-	if err != nil {
-		return nil, err
-	}
-	if core != nil {
-		defer core.Close()
-	}
-	var robots *robotsText
+// readRobots reads the robots.txt the crawler decides with: req's file, else the one site
+// serves at u's origin (nil when it serves none), and says in rep.RobotsTxt where it is from.
+func (rep *Report) readRobots(core *serve.Core, site *Site, req Request, u *url.URL, path string) (*robotsText, error) {
 	rd := RobotsDecision{Path: path, Allowed: true}
+	var robots *robotsText
 	switch {
 	case req.RobotsFile != nil:
 		robots = readRobots(req.RobotsFile)
@@ -307,7 +346,7 @@ func Check(site *Site, req Request) (*Report, error) {
 		robots = readRobots(body)
 		loc := site.RobotsTxt.Source.At("")
 		rd.Source, rd.Location, rd.Origin = "config", &loc, origin
-		if site.RobotsTxt.Config.MergeUpstream && req.RobotsFile == nil {
+		if site.RobotsTxt.Config.MergeUpstream {
 			// The backend's file is known only at serve time. The merge never lifts a
 			// restriction of the file shown, so a disallow here holds; an allow may not.
 			rep.Notes = append(rep.Notes, "robots_txt merges the backend's own robots.txt at serve time (merge_upstream), which check cannot see: the decision is the declared file's (with merge_file's). A disallow holds in the merge; an allow holds only where the declared group has a matching Allow. To decide with the backend's rules too, save its robots.txt and pass it as merge_file, or check the served file with --robots-file")
@@ -316,6 +355,14 @@ func Check(site *Site, req Request) (*Report, error) {
 		rd.Source = "config"
 		rd.Reason = "this config serves no robots.txt for " + u.Scheme + "://" + u.Host + ": everything is allowed"
 	}
+	rep.RobotsTxt = rd
+	return robots, nil
+}
+
+// decideRobots finds the crawler's product token and decides robots.txt for it at the
+// path. With enforce, the crawler is the one enforcement reads from the User-Agent, so that
+// the decision shown and the enforcement shown are about the same crawler.
+func (rep *Report) decideRobots(core *serve.Core, site *Site, req Request, probe *http.Request, robots *robotsText) {
 	var fileTokens []string
 	if robots != nil {
 		for _, g := range robots.file.Groups {
@@ -323,53 +370,45 @@ func Check(site *Site, req Request) (*Report, error) {
 		}
 	}
 	rep.ProductToken, rep.AgentNote = productToken(req.Agent, fileTokens)
-	// With enforce, the crawler is the one enforcement reads from the User-Agent, so that the
-	// decision shown and the enforcement shown are about the same crawler.
-	enforced := false
 	var enfTok string
 	var enfDecision robotsgen.Decision
 	if rt := site.RobotsTxt; rt != nil && rt.Config.Enforce != nil && req.RobotsFile == nil {
-		enforced = true
+		rep.Enforcement.Configured = true
 		var ok bool
 		if enfTok, enfDecision, ok = core.Crawler(probe); ok && !strings.EqualFold(enfTok, rep.ProductToken) {
 			rep.ProductToken, rep.AgentNote = enfTok, fmt.Sprintf("found the crawler name %q in the User-Agent header, as enforcement reads it", enfTok)
 		}
 	}
-	if robots != nil {
-		src, loc, origin := rd.Source, rd.Location, rd.Origin
-		rd = robots.decide(rep.ProductToken, req.Purpose, path)
-		rd.Source, rd.Location, rd.Origin = src, loc, origin
-		for _, d := range robots.diags {
-			rd.Diagnostics = append(rd.Diagnostics, d.Error())
-		}
-		if enfTok != "" && !syntax.CrawlerToken(enfTok) && req.Purpose == "" {
-			// The name cannot be written to robots.txt; its preset's group decides for it
-			// where enforcement does.
-			rd.Allowed, rd.Group, rd.Rule = enfDecision.Allowed, nil, nil
-			if r := enfDecision.Rule; r != nil {
-				rd.Rule = &RuleInfo{Type: string(r.Type), Path: r.Path}
-			}
-			rd.Reason = fmt.Sprintf("%q is never written to robots.txt (it is not a product token), so no group of the file names it; enforce decides it as the group of its preset, and so does this check", enfTok)
-		}
-	}
-	rep.RobotsTxt = rd
-	rep.Allowed = rd.Allowed
 	rep.Preferences = Preferences{ContentUsage: map[string]string{}, ContentSignal: map[string]string{}}
-	if robots != nil {
-		rep.Preferences.ContentUsage = robots.m.Preferences(usage.ContentUsage, rep.ProductToken, req.Purpose, path).Map()
-		rep.Preferences.ContentSignal = robots.m.Preferences(usage.ContentSignal, rep.ProductToken, req.Purpose, path).Map()
+	if robots == nil {
+		rep.Allowed = rep.RobotsTxt.Allowed
+		return
 	}
-	if enforced {
-		rep.Enforcement.Configured = true
-		if b, blocked := core.Enforce(probe); blocked {
-			rep.Enforcement.Blocked, rep.Enforcement.Status, rep.Enforcement.Message = true, b.Status, b.Message()
-			rep.Enforcement.Impostor = b.Impostor != nil
+	rd := &rep.RobotsTxt
+	src, loc, origin := rd.Source, rd.Location, rd.Origin
+	*rd = robots.decide(rep.ProductToken, req.Purpose, rd.Path)
+	rd.Source, rd.Location, rd.Origin = src, loc, origin
+	for _, d := range robots.diags {
+		rd.Diagnostics = append(rd.Diagnostics, d.Error())
+	}
+	if enfTok != "" && !crawlers.IsToken(enfTok) && req.Purpose == "" {
+		// The name cannot be written to robots.txt; its preset's group decides for it
+		// where enforcement does.
+		rd.Allowed, rd.Group, rd.Rule = enfDecision.Allowed, nil, nil
+		if r := enfDecision.Rule; r != nil {
+			rd.Rule = &RuleInfo{Type: string(r.Type), Path: r.Path}
 		}
+		rd.Reason = fmt.Sprintf("%q is never written to robots.txt (it is not a product token), so no group of the file names it; enforce decides it as the group of its preset, and so does this check", enfTok)
 	}
+	rep.Allowed = rd.Allowed
+}
 
+// respond reads the response's tags for the crawler, the signals that disagree at the path,
+// and notes the rules of a response robots.txt keeps the crawler from.
+func (rep *Report) respond(core *serve.Core, site *Site, req Request, u *url.URL, probe *http.Request, path string) error {
 	resp, err := responseTags(core, site, u, req)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	rep.Response = *resp
 	rep.SignalConflicts = []SignalConflict{}
@@ -389,7 +428,7 @@ func Check(site *Site, req Request) (*Report, error) {
 	if !rep.Allowed && len(rep.Response.RulesForAgent) > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("robots.txt keeps %s from fetching this URL, so it never sees the rules of the response (%s); a disallowed URL can still be indexed from links: allow it in robots.txt if the rules must apply", rep.ProductToken, strings.Join(rep.Response.RulesForAgent, ", ")))
 	}
-	return rep, nil
+	return nil
 }
 
 // htmlPage is the page the check's backend answers, to see the meta elements inserted.
@@ -442,33 +481,20 @@ func responseTags(core *serve.Core, site *Site, u *url.URL, req Request) (*Respo
 	return out, nil
 }
 
-// productToken returns the product token robots.txt groups are matched against for agent,
-// and, when agent is a User-Agent header, a note on how the token was found. A bare token
-// is used as it is; "" and "*" mean any crawler. In a header, the first (leftmost) name of
-// a group of the file (fileTokens) or of a well-known crawler that occurs as a whole word is
-// the token, as crawlers look for their own names; without one, the header's first product.
+// productToken returns the product token robots.txt groups are matched against for agent
+// (crawlers.AgentToken, the file's names fileTokens first) and, when agent is a User-Agent
+// header, a note on how the token was found.
 func productToken(agent string, fileTokens []string) (token, note string) {
-	agent = strings.TrimSpace(agent)
-	switch {
-	case agent == "" || agent == "*":
-		return "*", ""
-	case syntax.CrawlerToken(agent):
-		return agent, ""
+	token, found := crawlers.AgentToken(agent, fileTokens)
+	switch found {
+	case crawlers.FoundName:
+		note = fmt.Sprintf("found the crawler name %q in the User-Agent header", token)
+	case crawlers.FoundProduct:
+		note = fmt.Sprintf("no known crawler name in the User-Agent header: using the product %q it names as its own", token)
+	case crawlers.FoundFirst:
+		note = fmt.Sprintf("no known crawler name in the User-Agent header: using its first product %q", token)
+	case crawlers.FoundNone:
+		note = "no product token in the User-Agent header: read as any crawler (*)"
 	}
-	var names []string
-	for _, t := range fileTokens {
-		if t != "*" && syntax.CrawlerToken(t) {
-			names = append(names, t)
-		}
-	}
-	names = append(names, knownNames()...)
-	if m, err := crawlers.NewUAMatcher(names); err == nil {
-		if tok, ok := m.Match(agent); ok {
-			return tok, fmt.Sprintf("found the crawler name %q in the User-Agent header", tok)
-		}
-	}
-	if tok := syntax.LeadingCrawlerToken(agent); tok != "" {
-		return tok, fmt.Sprintf("no known crawler name in the User-Agent header: using its first product %q", tok)
-	}
-	return "*", "no product token in the User-Agent header: read as any crawler (*)"
+	return token, note
 }

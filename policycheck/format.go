@@ -9,10 +9,25 @@ import (
 	"strings"
 )
 
-// WriteText writes the report for people: the robots.txt decision, then the response's tags.
+// WriteText writes the report for people: the crawler, the robots.txt decision, the
+// response's tags, then what else applies (preferences, enforcement, identity, signals that
+// disagree, notes).
 func (rep *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	rep.writeAgent(p)
+	p("")
+	rep.RobotsTxt.write(p)
+	p("")
+	rep.writeResponse(p)
+	rep.writeRest(p)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeAgent writes the lines saying what was checked: the URL, the crawler, its purpose and
+// identity.
+func (rep *Report) writeAgent(p func(format string, args ...any)) {
 	agent := rep.ProductToken
 	if agent == "*" {
 		agent = "any crawler (*)"
@@ -29,8 +44,11 @@ func (rep *Report) WriteText(w io.Writer) error {
 	if rep.Verification != nil {
 		p("Identity: %s", rep.identityLine())
 	}
-	p("")
-	rd := &rep.RobotsTxt
+}
+
+// write writes the robots.txt decision: the verdict and the file read, the group and rule
+// that decided, why, and the file's diagnostics.
+func (rd *RobotsDecision) write(p func(format string, args ...any)) {
 	verdict := "ALLOWED"
 	if !rd.Allowed {
 		verdict = "DISALLOWED"
@@ -60,7 +78,11 @@ func (rep *Report) WriteText(w io.Writer) error {
 	for _, d := range rd.Diagnostics {
 		p("  note:   %s", d)
 	}
-	p("")
+}
+
+// writeResponse writes the tags of the response: which routes apply, the fields sent and
+// the rules they give the crawler.
+func (rep *Report) writeResponse(p func(format string, args ...any)) {
 	rt := &rep.Response
 	var where []string
 	for _, l := range rt.Routes {
@@ -104,9 +126,15 @@ func (rep *Report) WriteText(w io.Writer) error {
 	if rt.TDMPolicy != "" {
 		p("  tdm-policy:     %s", rt.TDMPolicy)
 	}
+}
+
+// writeRest writes the sections a report has only when they apply, each after an empty
+// line: robots.txt preferences, enforcement, the signature, the crawler lists, signals that
+// disagree, and the notes.
+func (rep *Report) writeRest(p func(format string, args ...any)) {
 	if pr := rep.Preferences; len(pr.ContentUsage)+len(pr.ContentSignal) > 0 {
 		p("")
-		p("robots.txt preferences for %s at %s:", rep.ProductToken, rd.Path)
+		p("robots.txt preferences for %s at %s:", rep.ProductToken, rep.RobotsTxt.Path)
 		if len(pr.ContentUsage) > 0 {
 			p("  Content-Usage:  %s", formatPrefs(pr.ContentUsage))
 		}
@@ -132,7 +160,7 @@ func (rep *Report) WriteText(w io.Writer) error {
 	}
 	if len(rep.SignalConflicts) > 0 {
 		p("")
-		p("Signals that disagree for %s at %s:", rep.ProductToken, rd.Path)
+		p("Signals that disagree for %s at %s:", rep.ProductToken, rep.RobotsTxt.Path)
 		for _, c := range rep.SignalConflicts {
 			p("  %s: %s says %s (%s), %s says %s (%s)", c.Use, c.Allows.Signal, c.Allows.Value, c.Allows.Location, c.Refuses.Signal, c.Refuses.Value, c.Refuses.Location)
 		}
@@ -141,8 +169,6 @@ func (rep *Report) WriteText(w io.Writer) error {
 		p("")
 		p("Note: %s", n)
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // WriteJSON writes the report as indented JSON (the schema is Report's).

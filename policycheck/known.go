@@ -6,52 +6,10 @@ import (
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/crawlers"
-	"github.com/sitepolicy/caddy-robots/internal/syntax"
 )
 
-// wellKnown are the product tokens of search engines' and other common crawlers, documented
-// by their operators. With the AI crawlers of package crawlers they are the names a token is
-// compared with to find misspellings, and looked for in User-Agent headers.
-var wellKnown = []string{
-	// Google
-	"Googlebot", "Googlebot-Image", "Googlebot-News", "Googlebot-Video", "Storebot-Google",
-	"Google-InspectionTool", "GoogleOther", "GoogleOther-Image", "GoogleOther-Video",
-	"Google-Extended", "AdsBot-Google", "AdsBot-Google-Mobile", "Mediapartners-Google",
-	"APIs-Google", "FeedFetcher-Google", "Google-Safety",
-	// Microsoft, Yahoo, DuckDuckGo, Yandex, Baidu, Apple and other search engines
-	"Bingbot", "BingPreview", "AdIdxBot", "MSNBot", "Slurp", "DuckDuckBot", "DuckAssistBot",
-	"YandexBot", "YandexImages", "YandexNews", "Baiduspider", "Applebot", "Applebot-Extended",
-	"SeznamBot", "Yeti", "Sogou", "Exabot", "Qwantbot", "MojeekBot", "PetalBot", "coccocbot",
-	"Naverbot", "Daumoa",
-	// Social networks and link previews
-	"facebookexternalhit", "Facebot", "Twitterbot", "LinkedInBot", "Pinterestbot", "Slackbot",
-	"Discordbot", "TelegramBot", "WhatsApp",
-	// Archives and SEO tools
-	"ia_archiver", "archive-org-bot", "AhrefsBot", "SemrushBot", "DotBot", "MJ12bot", "rogerbot",
-	"Screaming-Frog-SEO-Spider",
-}
-
-var known = sync.OnceValue(func() []string {
-	seen := map[string]bool{}
-	var out []string
-	add := func(n string) {
-		if k := strings.ToLower(n); !seen[k] && syntax.CrawlerToken(n) {
-			seen[k] = true
-			out = append(out, n)
-		}
-	}
-	for _, n := range wellKnown {
-		add(n)
-	}
-	writable, _ := crawlers.RobotsTxtNames(crawlers.All())
-	for _, n := range writable {
-		add(n)
-	}
-	return out
-})
-
-// knownNames returns the well-known crawler names: wellKnown, then the catalogue's.
-func knownNames() []string { return known() }
+// knownNames returns the well-known crawler names (crawlers.KnownTokens), made once.
+var knownNames = sync.OnceValue(crawlers.KnownTokens)
 
 // isKnown reports whether tok names a known crawler (case-insensitive).
 func isKnown(tok string) bool {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/crawlers"
-	"github.com/sitepolicy/caddy-robots/internal/syntax"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 	"github.com/sitepolicy/caddy-robots/tagemit"
@@ -271,7 +270,7 @@ func (l *linter) exceptFallback() {
 		without.Groups[gi].Except = nil
 		before := robotsgen.NewMatcher(&without)
 		for i, name := range g.Except {
-			if !syntax.CrawlerToken(name) {
+			if !crawlers.IsToken(name) {
 				continue
 			}
 			if d := l.m.Decide(name, "", "/"); d.Group >= 0 && slices.ContainsFunc(l.expanded.Groups[d.Group].UserAgents, func(ua string) bool { return strings.EqualFold(ua, name) }) {
@@ -325,28 +324,21 @@ func (l *linter) presetUserFetchers() {
 				return slices.ContainsFunc(g.Presets, func(p string) bool { return strings.EqualFold(p, cat) })
 			})
 		}
-		except := syntax.NewExcluded(g.Except)
 		seen := map[string]bool{}
 		var previews, users []string
-		for _, p := range g.Presets {
-			cs, err := crawlers.Category(p)
-			if err != nil {
+		for _, c := range crawlers.PresetCrawlers(g.Presets, g.Except) {
+			k := strings.ToLower(c.Name)
+			// A name read as its leading word ("MistralAI-User/1.0") goes with it.
+			lead := crawlers.LeadingToken(k)
+			if seen[lead] || named[k] || named[lead] {
 				continue
 			}
-			for _, c := range cs {
-				k := strings.ToLower(c.Name)
-				// A name read as its leading word ("MistralAI-User/1.0") goes with it.
-				lead := syntax.LeadingCrawlerToken(k)
-				if seen[k] || seen[lead] || named[k] || named[lead] || except.Has(c.Name) {
-					continue
-				}
-				seen[k] = true
-				switch {
-				case linkPreview(c.Name):
-					previews = append(previews, c.Name)
-				case c.In(crawlers.AIAssistants) && !chosen(c):
-					users = append(users, c.Name)
-				}
+			seen[k] = true
+			switch {
+			case linkPreview(c.Name):
+				previews = append(previews, c.Name)
+			case c.In(crawlers.AIAssistants) && !chosen(c):
+				users = append(users, c.Name)
 			}
 		}
 		if len(previews)+len(users) == 0 {

@@ -21,10 +21,10 @@ func readRobots(body []byte) *robotsText {
 	return &robotsText{Text: t, file: t.File, diags: t.Diagnostics, m: t.Matcher}
 }
 
-// selected returns the groups a crawler obeys, and how they were chosen, as
-// robotsgen.Matcher.Decide chooses them.
-func selected(f *robotsgen.File, token, purpose string) (groups []int, by, matched string) {
-	groups, sb := f.Select(token, purpose)
+// selected returns the groups a crawler obeys, and how they were chosen: those
+// robotsgen.Matcher.Decide decides with.
+func (t *robotsText) selected(token, purpose string) (groups []int, by, matched string) {
+	groups, sb := t.m.Select(token, purpose)
 	switch sb {
 	case robotsgen.SelectedByProductToken:
 		return groups, MatchedByProductToken, token
@@ -50,7 +50,7 @@ func (t *robotsText) decide(token, purpose, path string) RobotsDecision {
 	if out.Path == "" {
 		out.Path = "/"
 	}
-	sel, by, matched := selected(t.file, token, purpose)
+	sel, by, matched := t.selected(token, purpose)
 	if d.Group < 0 || len(sel) == 0 {
 		out.Reason = "no group applies to this crawler (none names it, and there is no * group): everything is allowed"
 		return out
@@ -88,11 +88,8 @@ func (t *robotsText) decide(token, purpose, path string) RobotsDecision {
 		}
 		return out
 	}
-	// The winner is the first rule equal to d.Rule in the chosen groups, in file order.
-	if gx, i, line, ok := t.DecidingRule(sel, *d.Rule); ok {
-		r := t.file.Groups[gx].Rules[i]
-		out.Rule = &RuleInfo{Type: string(r.Type), Path: r.Path, Line: line, Text: strings.TrimSpace(t.LineText(line))}
-	}
+	r := d.Rule
+	out.Rule = &RuleInfo{Type: string(r.Type), Path: r.Path, Line: d.Line, Text: strings.TrimSpace(t.LineText(d.Line))}
 	if d.Allowed {
 		out.Reason += "; the longest matching rule allows the path"
 	} else {

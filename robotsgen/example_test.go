@@ -75,3 +75,22 @@ Allow: /private/public$
 	// BarBot/ /private/public/x: allowed=false group=1 (disallow /private)
 	// BarBot/ /robots.txt: allowed=true group=1 (no rule)
 }
+
+// A Text's decisions carry the line of their rule in the file: as Parse read it (ReadText), or
+// as Render wrote it (File.RenderText).
+func ExampleText() {
+	txt := robotsgen.ReadText([]byte("# shop\nUser-agent: *\nDisallow: /cart\n\nUser-agent: GPTBot\nAllow: /blog/\nDisallow: /\n"))
+	for _, q := range [][2]string{{"GPTBot", "/blog/a"}, {"GPTBot", "/cart"}, {"Googlebot", "/cart/1"}} {
+		d := txt.Matcher.Decide(q[0], "", q[1])
+		fmt.Printf("%s %s: allowed=%v, line %d: %s\n", q[0], q[1], d.Allowed, d.Line, txt.LineText(d.Line))
+	}
+	f := &robotsgen.File{Groups: []robotsgen.Group{{UserAgents: []string{"GPTBot"}, Rules: []robotsgen.Rule{{Type: robotsgen.Disallow, Path: "/"}}}}}
+	rendered, _ := f.RenderText("")
+	d := rendered.Matcher.Decide("GPTBot", "", "/x")
+	fmt.Printf("rendered: line %d: %s\n", d.Line, rendered.LineText(d.Line))
+	// Output:
+	// GPTBot /blog/a: allowed=true, line 6: Allow: /blog/
+	// GPTBot /cart: allowed=false, line 7: Disallow: /
+	// Googlebot /cart/1: allowed=false, line 3: Disallow: /cart
+	// rendered: line 2: Disallow: /
+}

@@ -12,6 +12,7 @@ import (
 // File do not affect it.
 type Matcher struct {
 	rules  []Rule        // copies of every rule, for Decision.Rule
+	lines  []int         // the line of each rule in its Text; nil for a File alone
 	groups [][]matchRule // per File group, its rules normalised
 	groupIndex
 
@@ -30,13 +31,22 @@ type matchRule struct {
 // as given and patterns are normalised the same way as paths. Presets count
 // as the user agents they render as (File.Expand).
 func NewMatcher(f *File) *Matcher {
+	return newMatcher(f, nil)
+}
+
+// newMatcher is NewMatcher, whose decisions carry the lines of their rules when lines (of a
+// Text of f) is not nil.
+func newMatcher(f *File, lines *fileLines) *Matcher {
 	f = f.Expand(false)
 	m := &Matcher{groupIndex: newGroupIndex(f.Groups)}
 	m.groups = make([][]matchRule, len(f.Groups))
 	for gi := range f.Groups {
 		g := &f.Groups[gi]
-		for _, r := range g.Rules {
+		for i, r := range g.Rules {
 			m.rules = append(m.rules, r)
+			if lines != nil {
+				m.lines = append(m.lines, lines.rule(gi, i))
+			}
 			if r.Path == "" {
 				// An empty allow or disallow matches nothing (RFC 9309 2.2.2:
 				// "disallow:" with no path allows all), though as a prefix it
@@ -106,7 +116,7 @@ func lookup(idx map[string][]int, token string) []int {
 // wins (then file order). An empty pattern matches nothing. "/robots.txt"
 // (after normalisation, without a query) is always allowed.
 func (m *Matcher) Decide(productToken, purpose, path string) Decision {
-	sel := m.groupsFor(productToken, purpose)
+	sel, _ := m.groupsFor(productToken, purpose)
 	if len(sel) == 0 {
 		return Decision{Allowed: true, Group: -1}
 	}
@@ -144,9 +154,29 @@ func (m *Matcher) Decide(productToken, purpose, path string) Decision {
 	if best >= 0 {
 		d.Allowed = bestAllow
 		d.Rule = &m.rules[best]
+		if m.lines != nil {
+			d.Line = m.lines[best]
+		}
 	}
 	return d
 }
+
+// Select returns the indexes of the groups of the File a crawler obeys, in file order, and
+// how they were chosen: the groups Decide decides with.
+func (m *Matcher) Select(productToken, purpose string) ([]int, SelectedBy) {
+	return m.groupsFor(productToken, purpose)
+}
+
+// SelectedBy says how the groups a crawler obeys were chosen.
+type SelectedBy uint8
+
+// How Matcher.Select chose.
+const (
+	SelectedByNone         SelectedBy = iota // no group applies
+	SelectedByProductToken                   // groups naming the product token
+	SelectedByPurpose                        // groups naming the purpose
+	SelectedByStar                           // the "*" groups
+)
 
 // matchPattern reports whether pat (with "*" wildcards) matches a prefix of
 // s, or all of s when end is set. It backtracks only to the last "*", which
@@ -270,20 +300,24 @@ func newGroupIndex(groups []Group) groupIndex {
 	return ix
 }
 
-// groupsFor returns the groups a crawler obeys: those naming its product token, else those
-// naming its purpose, else the "*" groups (RFC 9309 §2.2.1, draft-illyes-rep-purpose).
-func (ix *groupIndex) groupsFor(productToken, purpose string) []int {
-	var sel []int
+// groupsFor returns the groups a crawler obeys, and how they were chosen: those naming its
+// product token, else those naming its purpose, else the "*" groups (RFC 9309 §2.2.1,
+// draft-illyes-rep-purpose).
+func (ix *groupIndex) groupsFor(productToken, purpose string) ([]int, SelectedBy) {
 	if productToken != "" && productToken != "*" {
-		sel = lookup(ix.byAgent, productToken)
+		if sel := lookup(ix.byAgent, productToken); len(sel) > 0 {
+			return sel, SelectedByProductToken
+		}
 	}
-	if len(sel) == 0 && purpose != "" {
-		sel = lookup(ix.byPurpose, purpose)
+	if purpose != "" {
+		if sel := lookup(ix.byPurpose, purpose); len(sel) > 0 {
+			return sel, SelectedByPurpose
+		}
 	}
-	if len(sel) == 0 {
-		sel = ix.star
+	if len(ix.star) > 0 {
+		return ix.star, SelectedByStar
 	}
-	return sel
+	return nil, SelectedByNone
 }
 
 // Pattern is one robots.txt path pattern on its own ("*" any octets, a final "$" the end),

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/sitepolicy/caddy-robots/internal/syntax"
+	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/usage"
 )
 
@@ -131,24 +131,52 @@ func MergeForMatching(declared, other *File) (*File, []Diagnostic) {
 	declared = declared.Expand(true)
 	other = other.Expand(true)
 	ix := mergeInputs{declared: declared, other: other, di: newGroupIndex(declared.Groups), oi: newGroupIndex(other.Groups)}
+	m := mergeFileLines(declared, other)
+	tokens, purposes := mergeNames(declared, other)
+	var mg mergedGroups
+	for _, t := range tokens {
+		// The purposes a crawler with this token may have that change the
+		// group of a file not naming the token; "" is no (or another) purpose.
+		qs := []string{""}
+		if !namesToken(declared, t) || !namesToken(other, t) {
+			qs = append(qs, purposes...)
+		}
+		g, notes := combine(&ix, t, qs)
+		g.UserAgents = []string{t}
+		mg.add(g, "User-agent: "+t, notes)
+	}
+	for _, p := range purposes {
+		g, notes := combine(&ix, "", []string{p})
+		g.Purposes = []string{p}
+		mg.add(g, "User-Agent-Purpose: "+p, notes)
+	}
+	if len(ix.di.star)+len(ix.oi.star) > 0 {
+		g, notes := combine(&ix, "", []string{""})
+		g.UserAgents = []string{"*"}
+		mg.add(g, "User-agent: *", notes)
+	}
+	m.Groups = mg.groups
+	return m, mg.diags
+}
+
+// mergeFileLines returns the merged file's file-level lines: comments, sitemaps and licenses
+// (each once, declared's first), records (declared's Host only).
+func mergeFileLines(declared, other *File) *File {
 	m := &File{}
-	for _, c := range declared.Comments {
-		m.Comments = appendNew(m.Comments, c)
+	for _, f := range []*File{declared, other} {
+		for _, c := range f.Comments {
+			m.Comments = appendNew(m.Comments, c)
+		}
 	}
-	for _, c := range other.Comments {
-		m.Comments = appendNew(m.Comments, c)
+	for _, f := range []*File{declared, other} {
+		for _, s := range f.Sitemaps {
+			m.Sitemaps = appendNew(m.Sitemaps, s)
+		}
 	}
-	for _, s := range declared.Sitemaps {
-		m.Sitemaps = appendNew(m.Sitemaps, s)
-	}
-	for _, s := range other.Sitemaps {
-		m.Sitemaps = appendNew(m.Sitemaps, s)
-	}
-	for _, s := range declared.Licenses {
-		m.Licenses = appendNew(m.Licenses, s)
-	}
-	for _, s := range other.Licenses {
-		m.Licenses = appendNew(m.Licenses, s)
+	for _, f := range []*File{declared, other} {
+		for _, s := range f.Licenses {
+			m.Licenses = appendNew(m.Licenses, s)
+		}
 	}
 	m.Records = mergeRecords(nil, declared.Records)
 	for _, r := range other.Records {
@@ -157,13 +185,19 @@ func MergeForMatching(declared, other *File) (*File, []Diagnostic) {
 		}
 		m.Records = mergeRecords(m.Records, []Record{r})
 	}
+	return m
+}
 
-	var tokens, purposes []string // first spelling, declared's first
-	written := map[string]bool{}  // lower-case crawler tokens of either file
+// mergeNames returns the product tokens and purposes the merged file has groups for: each
+// named in either file, in its first spelling, declared's first. A name that is not a crawler
+// token, whose leading word either file names as a user agent, is left out: that crawler
+// reads robots.txt as the token it starts with.
+func mergeNames(declared, other *File) (tokens, purposes []string) {
+	written := map[string]bool{} // lower-case crawler tokens of either file
 	for _, f := range []*File{declared, other} {
 		for _, g := range f.Groups {
 			for _, ua := range g.UserAgents {
-				if syntax.CrawlerToken(ua) {
+				if crawlers.IsToken(ua) {
 					written[strings.ToLower(ua)] = true
 				}
 			}
@@ -173,8 +207,8 @@ func MergeForMatching(declared, other *File) (*File, []Diagnostic) {
 	for _, f := range []*File{declared, other} {
 		for _, g := range f.Groups {
 			for _, ua := range g.UserAgents {
-				if !syntax.CrawlerToken(ua) && written[leadingWord(strings.ToLower(ua))] {
-					continue // that crawler reads robots.txt as the token it starts with
+				if !crawlers.IsToken(ua) && written[crawlers.LeadingToken(strings.ToLower(ua))] {
+					continue
 				}
 				if k := "a:" + strings.ToLower(ua); ua != "*" && !seen[k] {
 					seen[k] = true
@@ -189,49 +223,31 @@ func MergeForMatching(declared, other *File) (*File, []Diagnostic) {
 			}
 		}
 	}
+	return tokens, purposes
+}
 
-	var diags []Diagnostic
-	var out []Group
-	// add appends g, or joins it to an earlier group of the same kind that
-	// came out the same, so that the file stays short.
-	add := func(g Group, header string, notes []string) {
-		for _, n := range notes {
-			diags = append(diags, Diagnostic{Text: header, Reason: n})
+// mergedGroups are the groups of a merged file, and the diagnostics of their making.
+type mergedGroups struct {
+	groups []Group
+	diags  []Diagnostic
+}
+
+// add appends g, or joins it to an earlier group of the same kind that came out the same, so
+// that the file stays short; notes become diagnostics naming header.
+func (mg *mergedGroups) add(g Group, header string, notes []string) {
+	for _, n := range notes {
+		mg.diags = append(mg.diags, Diagnostic{Text: header, Reason: n})
+	}
+	for i := range mg.groups {
+		o := &mg.groups[i]
+		if (len(o.Purposes) > 0) == (len(g.Purposes) > 0) && !slices.Contains(o.UserAgents, "*") &&
+			!slices.Contains(g.UserAgents, "*") && sameBody(o, &g) {
+			o.UserAgents = append(o.UserAgents, g.UserAgents...)
+			o.Purposes = append(o.Purposes, g.Purposes...)
+			return
 		}
-		for i := range out {
-			o := &out[i]
-			if (len(o.Purposes) > 0) == (len(g.Purposes) > 0) && !slices.Contains(o.UserAgents, "*") &&
-				!slices.Contains(g.UserAgents, "*") && sameBody(o, &g) {
-				o.UserAgents = append(o.UserAgents, g.UserAgents...)
-				o.Purposes = append(o.Purposes, g.Purposes...)
-				return
-			}
-		}
-		out = append(out, g)
 	}
-	for _, t := range tokens {
-		// The purposes a crawler with this token may have that change the
-		// group of a file not naming the token; "" is no (or another) purpose.
-		qs := []string{""}
-		if !namesToken(declared, t) || !namesToken(other, t) {
-			qs = append(qs, purposes...)
-		}
-		g, notes := combine(&ix, t, qs)
-		g.UserAgents = []string{t}
-		add(g, "User-agent: "+t, notes)
-	}
-	for _, p := range purposes {
-		g, notes := combine(&ix, "", []string{p})
-		g.Purposes = []string{p}
-		add(g, "User-Agent-Purpose: "+p, notes)
-	}
-	if len(ix.di.star)+len(ix.oi.star) > 0 {
-		g, notes := combine(&ix, "", []string{""})
-		g.UserAgents = []string{"*"}
-		add(g, "User-agent: *", notes)
-	}
-	m.Groups = out
-	return m, diags
+	mg.groups = append(mg.groups, g)
 }
 
 // Renderable returns f without the user agents that are never written to robots.txt (names
@@ -240,14 +256,14 @@ func MergeForMatching(declared, other *File) (*File, []Diagnostic) {
 // agent or purpose. Without such names it returns f.
 func (f *File) Renderable() *File {
 	if !slices.ContainsFunc(f.Groups, func(g Group) bool {
-		return slices.ContainsFunc(g.UserAgents, func(ua string) bool { return ua != "*" && !syntax.CrawlerToken(ua) })
+		return slices.ContainsFunc(g.UserAgents, func(ua string) bool { return ua != "*" && !crawlers.IsToken(ua) })
 	}) {
 		return f
 	}
 	c := *f
 	c.Groups = nil
 	for _, g := range f.Groups {
-		g.UserAgents = slices.DeleteFunc(slices.Clone(g.UserAgents), func(ua string) bool { return ua != "*" && !syntax.CrawlerToken(ua) })
+		g.UserAgents = slices.DeleteFunc(slices.Clone(g.UserAgents), func(ua string) bool { return ua != "*" && !crawlers.IsToken(ua) })
 		if len(g.UserAgents)+len(g.Purposes) > 0 {
 			c.Groups = append(c.Groups, g)
 		}
@@ -320,7 +336,8 @@ func combine(ix *mergeInputs, token string, qs []string) (Group, []string) {
 	var lists [][]Rule
 	seen := map[string]int{}
 	for i, q := range qs {
-		sd, su := ix.di.groupsFor(token, q), ix.oi.groupsFor(token, q)
+		sd, _ := ix.di.groupsFor(token, q)
+		su, _ := ix.oi.groupsFor(token, q)
 		if i == 0 {
 			// Crawl-delay and records as a crawler without a purpose reads them.
 			for _, gi := range sd {
@@ -510,8 +527,26 @@ func beats(l1 int, a1 bool, l2 int, a2 bool) bool {
 // and as B elsewhere, and notes where they err towards disallow instead.
 func encodePriority(ra, rb []Rule) ([]Rule, []string) {
 	as, bs := prepRules(ra), prepRules(rb)
-	// B rules that match only paths a plain-prefix rule of A matches never
-	// decide; leaving them out saves padding.
+	dropCovered(as, bs)
+	coAB, coAA := conflicts(as, bs)
+	padRules(as, bs, coAB, coAA)
+	notes := keepOrderWithinA(as, coAA)
+	notes = append(notes, outrankB(as, bs, coAB)...)
+	var out []Rule
+	for _, a := range as {
+		out = appendNewRule(out, Rule{Type: a.Type, Path: padPattern(a.Path, a.ell-a.size)})
+	}
+	for _, b := range bs {
+		if !b.drop {
+			out = appendNewRule(out, b.Rule)
+		}
+	}
+	return out, notes
+}
+
+// dropCovered drops the B rules that match only paths a plain-prefix rule of A matches: they
+// never decide, and leaving them out saves padding.
+func dropCovered(as, bs []prioRule) {
 	for j := range bs {
 		b := &bs[j]
 		for _, a := range as {
@@ -521,14 +556,19 @@ func encodePriority(ra, rb []Rule) ([]Rule, []string) {
 			}
 		}
 	}
-	coAB := make([][]bool, len(as))
+}
+
+// conflicts returns which pairs of rules of opposite types can match a common path:
+// coAB[i][j] for A's rule i and B's (kept) rule j, coAA[i][k] for two rules of A.
+func conflicts(as, bs []prioRule) (coAB, coAA [][]bool) {
+	coAB = make([][]bool, len(as))
 	for i := range as {
 		coAB[i] = make([]bool, len(bs))
 		for j := range bs {
 			coAB[i][j] = !bs[j].drop && as[i].allow != bs[j].allow && as[i].overlaps(bs[j].shape)
 		}
 	}
-	coAA := make([][]bool, len(as))
+	coAA = make([][]bool, len(as))
 	for i := range as {
 		coAA[i] = make([]bool, len(as))
 	}
@@ -539,10 +579,13 @@ func encodePriority(ra, rb []Rule) ([]Rule, []string) {
 			}
 		}
 	}
-	// Pad A's rules from the weakest up: each must outrank the B rules of
-	// the opposite type it meets, and stay above the A rules it beat. An
-	// Allow stays below every Disallow of A that beat it and cannot be
-	// padded past it.
+	return coAB, coAA
+}
+
+// padRules pads A's rules (sets ell) from the weakest up: each must outrank the B rules of
+// the opposite type it meets, and stay above the A rules it beat. An Allow stays below every
+// Disallow of A that beat it and cannot be padded past it.
+func padRules(as, bs []prioRule, coAB, coAA [][]bool) {
 	order := make([]int, len(as))
 	for i := range order {
 		order[i] = i
@@ -577,9 +620,12 @@ func encodePriority(ra, rb []Rule) ([]Rule, []string) {
 		}
 		x.ell = max(x.size, min(need, limit))
 	}
-	var notes []string
-	// Within A, a Disallow that beat an Allow must still beat it; lower the
-	// Allow otherwise (a shorter Allow only disallows more).
+}
+
+// keepOrderWithinA makes every Disallow of A that beat an Allow of A still beat it, lowering
+// the Allow (a shorter Allow only disallows more), and notes the Allows that then no longer
+// beat a Disallow of A they beat.
+func keepOrderWithinA(as []prioRule, coAA [][]bool) []string {
 	for changed := true; changed; {
 		changed = false
 		for i := range as {
@@ -592,6 +638,7 @@ func encodePriority(ra, rb []Rule) ([]Rule, []string) {
 			}
 		}
 	}
+	var notes []string
 	for i := range as {
 		for k := range as {
 			x, y := &as[i], &as[k]
@@ -600,6 +647,13 @@ func encodePriority(ra, rb []Rule) ([]Rule, []string) {
 			}
 		}
 	}
+	return notes
+}
+
+// outrankB notes each rule of A that does not outrank a B rule of the opposite type it
+// meets; where the A rule is a Disallow, that B Allow is dropped (erring towards disallow).
+func outrankB(as, bs []prioRule, coAB [][]bool) []string {
+	var notes []string
 	for i := range as {
 		for j := range bs {
 			x, b := &as[i], &bs[j]
@@ -614,16 +668,7 @@ func encodePriority(ra, rb []Rule) ([]Rule, []string) {
 			}
 		}
 	}
-	var out []Rule
-	for _, a := range as {
-		out = appendNewRule(out, Rule{Type: a.Type, Path: padPattern(a.Path, a.ell-a.size)})
-	}
-	for _, b := range bs {
-		if !b.drop {
-			out = appendNewRule(out, b.Rule)
-		}
-	}
-	return out, notes
+	return notes
 }
 
 // padPattern adds n wildcards to p without changing the paths it matches:

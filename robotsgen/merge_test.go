@@ -831,13 +831,13 @@ func TestMergeKeepsPresets(t *testing.T) {
 		mm, _ := MergeForMatching(declared, o)
 		mx := NewMatcher(mm)
 		for _, name := range uaOnly {
-			if lw := leadingWord(strings.ToLower(name)); productNamed(m, lw) {
+			if lw := crawlers.LeadingToken(strings.ToLower(name)); productNamed(m, lw) {
 				name = lw // that crawler reads robots.txt as this token ("Brightbot 1.0")
 			}
 			if d := mx.Decide(name, "", "/x"); d.Allowed || d.Rule == nil {
 				t.Errorf("%q: MergeForMatching decides %q on /x as %+v, want the preset's Disallow", other, name, d)
 			}
-			if !syntax.CrawlerToken(name) && strings.Contains(body, name) {
+			if !crawlers.IsToken(name) && strings.Contains(body, name) {
 				t.Errorf("%q: %q written to robots.txt", other, name)
 			}
 		}

@@ -117,6 +117,9 @@ type Decision struct {
 	// naming the same token are merged), or -1 if no group applies.
 	Group int
 	// Rule is the rule that decided, or nil if no rule matched (the path is
-	// then allowed).
+	// then allowed). Of equal rules, the first of the groups obeyed in file order.
 	Rule *Rule
+	// Line is Rule's line in the Text the Matcher is of (Text.Matcher); 0 for a Matcher made
+	// from a File alone (NewMatcher), or without a rule.
+	Line int
 }

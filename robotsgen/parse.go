@@ -10,7 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/sitepolicy/caddy-robots/internal/syntax"
+	"github.com/sitepolicy/caddy-robots/crawlers"
 )
 
 // Parse reads a robots.txt file leniently, as RFC 9309 section 2.3.1.5 asks:
@@ -59,7 +59,13 @@ import (
 // user-agent lines it is kept in the one group RFC 9309 parsers read there, with a
 // diagnostic: draft-ietf-aipref-attach reads it as a rule that ends the group above it.
 func Parse(data []byte) (*File, []Diagnostic) {
-	p := parser{f: &File{}}
+	p := parse(data)
+	return p.f, p.diags
+}
+
+// parse is Parse, which also records the line of each group and rule it reads (p.lines).
+func parse(data []byte) *parser {
+	p := &parser{f: &File{}}
 	if len(data) > MaxSize {
 		// Keep only whole lines within the limit.
 		data = data[:MaxSize]
@@ -117,7 +123,7 @@ func Parse(data []byte) (*File, []Diagnostic) {
 	if p.truncated {
 		p.diag(line+1, nil, "file exceeds 500 KiB; everything from this line on is ignored")
 	}
-	return p.f, p.diags
+	return p
 }
 
 type parser struct {
@@ -125,10 +131,15 @@ type parser struct {
 	diags     []Diagnostic
 	truncated bool
 
-	cur      *Group // group being read, nil before the first header line
-	curLine  int    // line of cur's first header line
-	curRules bool   // cur has seen a rule line, so the next header starts a new group
-	curDelay bool
+	lines fileLines // where each group and rule of f was read
+
+	cur       *Group // group being read, nil before the first header line
+	curLine   int    // line of cur's first header line
+	nameLine  int    // line of the first header line that gave cur a name: the group's line
+	ruleLines []int  // the line of each of cur's rules
+	runLine   int    // likewise, of cur's current run (usageBetweenAgents), 0 before its first name
+	curRules  bool   // cur has seen a rule line, so the next header starts a new group
+	curDelay  bool
 	// usageInHeader are the Content-Usage and Content-Signal lines read while cur had no
 	// rule yet: if another user-agent line follows, the readings disagree (usage.go).
 	usageInHeader []pendingLine
@@ -147,6 +158,7 @@ type usageRef struct{ g, vi, k int }
 type agentRun struct {
 	userAgents, purposes []string
 	lines                []pendingLine
+	line                 int // the line of the run's first name
 }
 
 type pendingLine struct {
@@ -274,47 +286,18 @@ func (p *parser) line(n int, raw []byte) {
 		p.diag(n, raw, "value is not valid UTF-8")
 		return
 	}
-	val := string(valb)
+	p.otherLine(n, raw, kind, key, string(valb))
+}
+
+// otherLine reads line n, with a key of kind (neither a header nor a rule) and its value.
+func (p *parser) otherLine(n int, raw []byte, kind int, key, val string) {
 	switch kind {
 	case kSitemap:
-		if msg := checkSitemap(val); msg != "" || strings.HasPrefix(val, "/") {
-			if msg == "" {
-				msg = "a sitemap in a file must be an absolute URL"
-			}
-			p.diag(n, raw, "sitemap skipped: "+msg)
-			return
-		}
-		p.f.Sitemaps = append(p.f.Sitemaps, val)
+		p.sitemap(n, raw, val)
 	case kLicense:
-		// RSL 1.0: the directive belongs to no group wherever it stands, and names an
-		// absolute URL. Kept once.
-		if msg := checkLicense(val); msg != "" || strings.HasPrefix(val, "/") {
-			if msg == "" {
-				msg = "a license in a file must be an absolute URL (RSL 1.0)"
-			}
-			p.diag(n, raw, "license skipped: "+msg)
-			return
-		}
-		if slices.Contains(p.f.Licenses, val) {
-			p.diag(n, raw, "license skipped: the file names it already")
-			return
-		}
-		p.f.Licenses = append(p.f.Licenses, val)
+		p.license(n, raw, val)
 	case kCrawlDelay:
-		if p.cur == nil {
-			p.diag(n, raw, "crawl-delay outside any group skipped")
-			return
-		}
-		d, err := strconv.ParseFloat(val, 64)
-		if err != nil || math.IsNaN(d) || math.IsInf(d, 0) || d < 0 || strings.ContainsAny(val, "xXpP_") {
-			p.diag(n, raw, "crawl-delay is not a finite number of seconds >= 0")
-			return
-		}
-		if p.curDelay {
-			p.diag(n, raw, "second crawl-delay in a group replaces the first")
-		}
-		p.cur.CrawlDelay = d
-		p.curDelay = true
+		p.crawlDelay(n, raw, val)
 	case kHost:
 		p.record(n, raw, Record{Key: key, Value: val}, true)
 	case kContentUsage, kContentSignal:
@@ -332,6 +315,51 @@ func (p *parser) line(n int, raw []byte) {
 		}
 		p.record(n, raw, Record{Key: key, Value: val}, p.cur == nil)
 	}
+}
+
+func (p *parser) sitemap(n int, raw []byte, val string) {
+	if msg := checkSitemap(val); msg != "" || strings.HasPrefix(val, "/") {
+		if msg == "" {
+			msg = "a sitemap in a file must be an absolute URL"
+		}
+		p.diag(n, raw, "sitemap skipped: "+msg)
+		return
+	}
+	p.f.Sitemaps = append(p.f.Sitemaps, val)
+}
+
+// license reads an RSL License line: the directive belongs to no group wherever it stands,
+// and names an absolute URL (RSL 1.0). Kept once.
+func (p *parser) license(n int, raw []byte, val string) {
+	if msg := checkLicense(val); msg != "" || strings.HasPrefix(val, "/") {
+		if msg == "" {
+			msg = "a license in a file must be an absolute URL (RSL 1.0)"
+		}
+		p.diag(n, raw, "license skipped: "+msg)
+		return
+	}
+	if slices.Contains(p.f.Licenses, val) {
+		p.diag(n, raw, "license skipped: the file names it already")
+		return
+	}
+	p.f.Licenses = append(p.f.Licenses, val)
+}
+
+func (p *parser) crawlDelay(n int, raw []byte, val string) {
+	if p.cur == nil {
+		p.diag(n, raw, "crawl-delay outside any group skipped")
+		return
+	}
+	d, err := strconv.ParseFloat(val, 64)
+	if err != nil || math.IsNaN(d) || math.IsInf(d, 0) || d < 0 || strings.ContainsAny(val, "xXpP_") {
+		p.diag(n, raw, "crawl-delay is not a finite number of seconds >= 0")
+		return
+	}
+	if p.curDelay {
+		p.diag(n, raw, "second crawl-delay in a group replaces the first")
+	}
+	p.cur.CrawlDelay = d
+	p.curDelay = true
 }
 
 func (p *parser) record(n int, raw []byte, r Record, fileLevel bool) {
@@ -352,7 +380,7 @@ func (p *parser) header(n int, raw []byte, kind int, val []byte) {
 	if p.cur == nil || p.curRules {
 		p.finish()
 		p.cur = &Group{}
-		p.curLine = n
+		p.curLine, p.nameLine, p.runLine, p.ruleLines = n, 0, 0, nil
 		p.curRules = false
 		p.curDelay = false
 		p.usageInHeader = nil
@@ -362,6 +390,7 @@ func (p *parser) header(n int, raw []byte, kind int, val []byte) {
 	if kind == kPurpose {
 		if v := string(val); validPurposeToken(v) && checkLineLen(len(purposeKey), v) == "" {
 			p.cur.Purposes = append(p.cur.Purposes, v)
+			p.named(n)
 			return
 		}
 		// Parsers that do not know the line read it as a user-agent line;
@@ -371,13 +400,14 @@ func (p *parser) header(n int, raw []byte, kind int, val []byte) {
 	// Google's parser reads "*" followed by white space as the global agent.
 	if len(val) > 0 && val[0] == '*' && (len(val) == 1 || unicode.IsSpace(rune(val[1]))) {
 		p.cur.UserAgents = append(p.cur.UserAgents, "*")
+		p.named(n)
 		return
 	}
 	// The value is read up to its first byte that a crawler's name cannot hold, as Google's
 	// parser reads it ("Googlebot/2.1", "FooBot*", "Foo.Bot" are Googlebot, FooBot, Foo), but
 	// with the digits of a name kept: written back whole, Google still reads "AI" of AI2Bot,
 	// and the parsers that read such names whole read them as the file meant.
-	tok := syntax.LeadingCrawlerToken(string(val))
+	tok := crawlers.LeadingToken(string(val))
 	switch {
 	case tok == PurposeSentinel:
 		// Render's guard line: matches no crawler, drop silently.
@@ -390,6 +420,19 @@ func (p *parser) header(n int, raw []byte, kind int, val []byte) {
 			p.diag(n, raw, "user-agent value cut to its product token "+strconv.Quote(tok))
 		}
 		p.cur.UserAgents = append(p.cur.UserAgents, tok)
+		p.named(n)
+	}
+}
+
+// named notes that header line n gave the current group a name: the first such line is where
+// the group (and its current run) is, as a reader looking for the lines naming a crawler
+// finds it (a PurposeSentinel line above it names none).
+func (p *parser) named(n int) {
+	if p.nameLine == 0 {
+		p.nameLine = n
+	}
+	if p.runLine == 0 {
+		p.runLine = n
 	}
 }
 
@@ -417,7 +460,7 @@ func (p *parser) rule(n int, raw []byte, kind int, val []byte) {
 		msg = checkPattern(path)
 	}
 	if msg == "" {
-		p.cur.Rules = append(p.cur.Rules, Rule{Type: t, Path: path})
+		p.addRule(n, Rule{Type: t, Path: path})
 		return
 	}
 	p.diag(n, raw, "rule skipped: "+msg)
@@ -427,9 +470,15 @@ func (p *parser) rule(n int, raw []byte, kind int, val []byte) {
 	if s := strings.LastIndexByte(path, '/'); t == Allow && s >= 0 && strings.HasPrefix(path[s:], "/index.htm") {
 		if fb := path[:s+1] + "$"; patternProblem(fb) == "" && checkPattern(fb) == "" {
 			p.diag(n, raw, "kept as Allow "+strconv.Quote(fb)+", which Google's parser reads it as for that path")
-			p.cur.Rules = append(p.cur.Rules, Rule{Type: Allow, Path: fb})
+			p.addRule(n, Rule{Type: Allow, Path: fb})
 		}
 	}
+}
+
+// addRule adds r, read on line n, to the current group.
+func (p *parser) addRule(n int, r Rule) {
+	p.cur.Rules = append(p.cur.Rules, r)
+	p.ruleLines = append(p.ruleLines, n)
 }
 
 // patternProblem says why Google's parser could never match pattern p (as
@@ -474,11 +523,19 @@ func (p *parser) finish() {
 			p.diags = append(p.diags, Diagnostic{Line: p.curLine, Reason: "group without a valid user-agent or purpose skipped with its rules"})
 		}
 	} else {
-		gs, foreign := p.splitRuns()
+		gs, runLines, foreign := p.splitRuns()
 		for _, ref := range foreign {
 			p.foreign = append(p.foreign, usageRef{len(p.f.Groups) + ref.g, ref.vi, ref.k})
 		}
 		p.f.Groups = append(p.f.Groups, gs...)
+		// The group is where its first name is; the groups of its runs (without rules)
+		// where theirs are.
+		p.lines.groups = append(p.lines.groups, p.nameLine)
+		p.lines.rules = append(p.lines.rules, p.ruleLines)
+		for _, l := range runLines {
+			p.lines.groups = append(p.lines.groups, l)
+			p.lines.rules = append(p.lines.rules, nil)
+		}
 	}
-	p.cur, p.runs, p.runStart = nil, nil, [2]int{}
+	p.cur, p.runs, p.runStart, p.ruleLines = nil, nil, [2]int{}, nil
 }

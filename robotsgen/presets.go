@@ -28,8 +28,8 @@ import (
 // whose leading word is a user agent of the file ("iaskspider/2.0" when iaskspider is
 // written): such a crawler reads the file as that token, so a User-Agent naming it must be
 // decided as that token, not by the preset. For the same reason a name the group's Except
-// lists, or whose leading word it lists, is left out (syntax.Excluded). That file is not for
-// rendering: NewMatcher on it decides for those names as their group says, which is what
+// lists, or whose leading word it lists, is left out (crawlers.PresetCrawlers). That file is
+// not for rendering: NewMatcher on it decides for those names as their group says, which is what
 // enforcement by User-Agent needs. Unknown categories and excluded names that are in none of
 // the presets are skipped (Validate reports them). f is not modified; without presets,
 // Expand returns f.
@@ -50,23 +50,15 @@ func (f *File) Expand(uaOnly bool) *File {
 	c := *f
 	c.Groups = make([]Group, len(f.Groups))
 	written := map[string]bool{}
+	only := make([][]string, len(f.Groups)) // by group, the names never written
 	for i, g := range f.Groups {
 		if len(g.Presets) > 0 {
 			agents := append([]string(nil), g.UserAgents...)
-			seen := map[string]bool{}
-			except := syntax.NewExcluded(g.Except)
-			for _, p := range g.Presets {
-				cs, err := crawlers.Category(p)
-				if err != nil {
-					continue
-				}
-				writable, _ := crawlers.RobotsTxtNames(cs)
-				for _, n := range writable {
-					k := strings.ToLower(n)
-					if !named[k] && !seen[k] && !except.Has(n) {
-						seen[k] = true
-						agents = append(agents, n)
-					}
+			var writable []string
+			writable, only[i] = crawlers.RobotsTxtNames(crawlers.PresetCrawlers(g.Presets, g.Except))
+			for _, n := range writable {
+				if !named[strings.ToLower(n)] {
+					agents = append(agents, n)
 				}
 			}
 			g.UserAgents = agents
@@ -81,26 +73,14 @@ func (f *File) Expand(uaOnly bool) *File {
 		return &c
 	}
 	for i := range f.Groups {
-		seen := map[string]bool{}
-		except := syntax.NewExcluded(f.Groups[i].Except)
-		for _, p := range f.Groups[i].Presets {
-			cs, _ := crawlers.Category(p)
-			_, only := crawlers.RobotsTxtNames(cs)
-			for _, n := range only {
-				k := strings.ToLower(n)
-				if !written[leadingWord(k)] && !seen[k] && !except.Has(n) {
-					seen[k] = true
-					c.Groups[i].UserAgents = append(c.Groups[i].UserAgents, n)
-				}
+		for _, n := range only[i] {
+			if !written[crawlers.LeadingToken(strings.ToLower(n))] {
+				c.Groups[i].UserAgents = append(c.Groups[i].UserAgents, n)
 			}
 		}
 	}
 	return &c
 }
-
-// leadingWord is the part of a name up to its first byte that is not a letter, digit, "-"
-// or "_": the token a robots.txt parser reads from a user-agent value.
-func leadingWord(s string) string { return syntax.LeadingCrawlerToken(s) }
 
 // PresetProblem says what a preset may be: one of the catalogue's categories.
 func PresetProblem() string {
@@ -120,7 +100,7 @@ func checkPresets(f *File, gi int, add func(e *configerr.Error)) {
 	}
 	for i, n := range g.Except {
 		at := configerr.Index(configerr.Index("groups", gi)+".except", i)
-		if problem, suggestion := syntax.ExceptProblem(n, g.Presets); problem != "" {
+		if problem, suggestion := crawlers.ExceptProblem(n, g.Presets); problem != "" {
 			add(&configerr.Error{Path: at, Value: n, Problem: problem, Suggestion: suggestion})
 			continue
 		}
@@ -160,7 +140,7 @@ func checkPurposeNotCrawler(p string) string {
 }
 
 // agentWarnings is the part of Warnings about user agents: a name with digits (see
-// syntax.DigitTokenWarning), and a group with presets that says nothing to their crawlers.
+// crawlers.DigitTokenWarning), and a group with presets that says nothing to their crawlers.
 func (f *File) agentWarnings() []*configerr.Error {
 	var out []*configerr.Error
 	for gi := range f.Groups {
@@ -170,8 +150,8 @@ func (f *File) agentWarnings() []*configerr.Error {
 				"the group has no rules, so its crawlers may fetch every path (and enforce refuses none of them); to keep them out, add disallow /"))
 		}
 		for i, ua := range f.Groups[gi].UserAgents {
-			if ua != "*" && !syntax.ProductToken(ua) && syntax.CrawlerToken(ua) {
-				out = append(out, configerr.New(configerr.Index(configerr.Index("groups", gi)+".user_agents", i), ua, syntax.DigitTokenWarning))
+			if crawlers.Classify(ua) == crawlers.TokenDigits {
+				out = append(out, configerr.New(configerr.Index(configerr.Index("groups", gi)+".user_agents", i), ua, crawlers.DigitTokenWarning))
 			}
 		}
 	}

@@ -43,21 +43,28 @@ const (
 // without rules gets an empty "Disallow:" so that no parser merges it with
 // the next one.
 func (f *File) Render(origin string) ([]byte, error) {
+	out, _, err := f.render(origin, nil)
+	return out, err
+}
+
+// render is Render, which also returns the file written (presets written out) and, when lines
+// is not nil, records there the line of each of its groups and rules.
+func (f *File) render(origin string, lines *fileLines) ([]byte, *File, error) {
 	if err := f.Validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := f.checkWithOrigin(origin); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ef := f.Expand(false) // presets written out as user agents
 	var buf bytes.Buffer
 	buf.Grow(ef.sizeHint(len(origin)))
-	ef.renderTo(&buf, strings.TrimSuffix(origin, "/"))
+	ef.renderTo(&buf, strings.TrimSuffix(origin, "/"), lines)
 	out := buf.Bytes()
 	if len(out) > MaxSize {
-		return nil, sizeError(len(out))
+		return nil, nil, sizeError(len(out))
 	}
-	return out, nil
+	return out, ef, nil
 }
 
 // checkWithOrigin checks origin, and the length of every sitemap and license line once
@@ -95,49 +102,56 @@ type writer interface {
 	WriteByte(byte) error
 }
 
-// renderTo writes f without validating it.
-func (f *File) renderTo(b writer, origin string) {
-	for _, c := range f.Comments {
-		if c == "" {
-			b.WriteString("#\n")
-		} else {
-			b.WriteString("# ")
-			b.WriteString(c)
-			b.WriteByte('\n')
-		}
+// lineWriter counts the lines written through it, for renderTo to record where each group
+// and rule goes.
+type lineWriter struct {
+	w     writer
+	lines int // line breaks written
+}
+
+func (l *lineWriter) WriteString(s string) (int, error) {
+	l.lines += strings.Count(s, "\n")
+	return l.w.WriteString(s)
+}
+
+func (l *lineWriter) WriteByte(c byte) error {
+	if c == '\n' {
+		l.lines++
 	}
-	needBlank := len(f.Comments) > 0
+	return l.w.WriteByte(c)
+}
+
+// renderTo writes f without validating it. With lines, it records there the line of each
+// group and rule of f.
+func (f *File) renderTo(b writer, origin string, lines *fileLines) {
+	var lw *lineWriter
+	if lines != nil {
+		lw = &lineWriter{w: b}
+		b = lw
+		lines.groups = make([]int, len(f.Groups))
+		lines.rules = make([][]int, len(f.Groups))
+	}
+	// record notes where group i is about to be written: its header lines, then its rules
+	// one per line (writeGroup).
+	record := func(i int) {
+		if lines == nil {
+			return
+		}
+		g := &f.Groups[i]
+		first := lw.lines + 1
+		lines.groups[i] = first
+		rules := make([]int, len(g.Rules))
+		for k := range rules {
+			rules[k] = first + len(g.UserAgents) + len(g.Purposes) + k
+		}
+		lines.rules[i] = rules
+	}
+	needBlank := f.writeFileLines(b, origin)
 	blank := func() {
 		if needBlank {
 			b.WriteByte('\n')
 			needBlank = false
 		}
-	}
-	if len(f.Sitemaps)+len(f.Licenses)+len(f.Records) > 0 {
-		blank()
-		for _, s := range f.Sitemaps {
-			b.WriteString(sitemapKey)
-			if strings.HasPrefix(s, "/") {
-				b.WriteString(origin)
-			}
-			b.WriteString(s)
-			b.WriteByte('\n')
-		}
-		for i, s := range f.Licenses {
-			if licenseWritten(f.Licenses[:i], s, origin) {
-				continue
-			}
-			b.WriteString(licenseKey)
-			if strings.HasPrefix(s, "/") {
-				b.WriteString(origin)
-			}
-			b.WriteString(s)
-			b.WriteByte('\n')
-		}
-		for _, r := range f.Records {
-			writeRecord(b, r)
-		}
-		needBlank = true
 	}
 	sentinel := false
 	for i := range f.Groups {
@@ -148,6 +162,7 @@ func (f *File) renderTo(b writer, origin string) {
 				b.WriteString("User-agent: " + PurposeSentinel + "\n")
 				sentinel = true
 			}
+			record(i)
 			writeGroup(b, g)
 			needBlank = true
 		}
@@ -155,10 +170,54 @@ func (f *File) renderTo(b writer, origin string) {
 	for i := range f.Groups {
 		if g := &f.Groups[i]; len(g.UserAgents) > 0 {
 			blank()
+			record(i)
 			writeGroup(b, g)
 			needBlank = true
 		}
 	}
+}
+
+// writeFileLines writes the comments, then after a blank line the sitemaps, licenses and
+// file-level records; it reports whether a blank line is due before the next line.
+func (f *File) writeFileLines(b writer, origin string) (needBlank bool) {
+	for _, c := range f.Comments {
+		if c == "" {
+			b.WriteString("#\n")
+		} else {
+			b.WriteString("# ")
+			b.WriteString(c)
+			b.WriteByte('\n')
+		}
+	}
+	if len(f.Sitemaps)+len(f.Licenses)+len(f.Records) == 0 {
+		return len(f.Comments) > 0
+	}
+	if len(f.Comments) > 0 {
+		b.WriteByte('\n')
+	}
+	for _, s := range f.Sitemaps {
+		b.WriteString(sitemapKey)
+		if strings.HasPrefix(s, "/") {
+			b.WriteString(origin)
+		}
+		b.WriteString(s)
+		b.WriteByte('\n')
+	}
+	for i, s := range f.Licenses {
+		if licenseWritten(f.Licenses[:i], s, origin) {
+			continue
+		}
+		b.WriteString(licenseKey)
+		if strings.HasPrefix(s, "/") {
+			b.WriteString(origin)
+		}
+		b.WriteString(s)
+		b.WriteByte('\n')
+	}
+	for _, r := range f.Records {
+		writeRecord(b, r)
+	}
+	return true
 }
 
 func (f *File) sizeHint(origin int) int {

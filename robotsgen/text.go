@@ -2,30 +2,58 @@ package robotsgen
 
 import (
 	"bytes"
-	"sort"
-	"strings"
 )
 
-// Text is a robots.txt as a crawler reads it: the bytes, the File Parse reads from them, and
-// where in the bytes each group and rule comes from. It is the one place that finds "the line
-// of a rule in the served file", for `robots check` and for the log of a crawler that fetched
-// a disallowed path. It is safe for concurrent reads.
+// Text is a robots.txt as a crawler reads it: the bytes, the File they were read as (ReadText)
+// or rendered from (File.RenderText), and the line of each group and rule of that File in the
+// bytes, recorded as they were read or written. It is the one place that knows "the line of a
+// rule in the served file", for `robots check` and for the log of a crawler that fetched a
+// disallowed path: its Matcher's decisions carry the line of their rule. It is safe for
+// concurrent reads.
 type Text struct {
 	body []byte
-	// File is what Parse reads from the text, and Diagnostics what it skipped or changed.
+	// File is the file of the text, and Diagnostics what Parse skipped or changed reading it
+	// (none for a rendered text).
 	File        *File
 	Diagnostics []Diagnostic
-	// Matcher decides over File.
+	// Matcher decides over File; its decisions carry their rule's line (Decision.Line).
 	Matcher *Matcher
+	lines   fileLines
 	ends    []int // ends[k-1] is the offset just past line k and its line break
 }
 
-// ReadText parses body (see Parse) and indexes its lines.
+// fileLines is where each group and rule of a File is written in a text (1-based lines).
+type fileLines struct {
+	groups []int   // groups[g]: group g's first header line
+	rules  [][]int // rules[g][i]: rule i of group g
+}
+
+// ReadText parses body (see Parse), recording the line each group and rule is read from.
 func ReadText(body []byte) *Text {
-	t := &Text{body: body}
-	t.File, t.Diagnostics = Parse(body)
-	t.Matcher = NewMatcher(t.File)
+	p := parse(body)
+	t := &Text{body: body, File: p.f, Diagnostics: p.diags, lines: p.lines}
+	t.index()
+	return t
+}
+
+// RenderText is Render, with the line each group and rule is written to. Its File is f with
+// presets written out (Expand(false)), the file rendered: group g of f is group g there.
+func (f *File) RenderText(origin string) (*Text, error) {
+	var lines fileLines
+	body, ef, err := f.render(origin, &lines)
+	if err != nil {
+		return nil, err
+	}
+	t := &Text{body: body, File: ef, lines: lines}
+	t.index()
+	return t, nil
+}
+
+// index makes the matcher and indexes the lines of the text.
+func (t *Text) index() {
+	t.Matcher = newMatcher(t.File, &t.lines)
 	// Lines end at LF, CRLF or CR, as Parse splits them.
+	body := t.body
 	for i := 0; i < len(body); i++ {
 		switch body[i] {
 		case '\n':
@@ -40,32 +68,29 @@ func ReadText(body []byte) *Text {
 	if n := len(body); n > 0 && (len(t.ends) == 0 || t.ends[len(t.ends)-1] != n) {
 		t.ends = append(t.ends, n)
 	}
-	return t
 }
 
-// firstLine returns the first line k (1-based) such that reading the file up to and
-// including line k satisfies ok, or 0. Parse reads line by line, so what a prefix yields
-// only grows with the prefix: the first group g and its first i rules come from the first
-// lines that produce them, found by bisection (a logarithmic number of parses of prefixes).
-func (t *Text) firstLine(ok func(*File) bool) int {
-	k := sort.Search(len(t.ends), func(k int) bool {
-		f, _ := Parse(t.body[:t.ends[k]])
-		return ok(f)
-	})
-	if k == len(t.ends) {
-		return 0
-	}
-	return k + 1
-}
+// Bytes returns the text (not to be modified).
+func (t *Text) Bytes() []byte { return t.body }
 
 // RuleLine returns the line (1-based) of rule i of group g of File, 0 if there is none.
 func (t *Text) RuleLine(g, i int) int {
-	return t.firstLine(func(f *File) bool { return len(f.Groups) > g && len(f.Groups[g].Rules) > i })
+	return t.lines.rule(g, i)
 }
 
-// GroupLine returns the line of the header line that made group g of File.
+// GroupLine returns the line of the first header line of group g of File, 0 if there is none.
 func (t *Text) GroupLine(g int) int {
-	return t.firstLine(func(f *File) bool { return len(f.Groups) > g })
+	if g < 0 || g >= len(t.lines.groups) {
+		return 0
+	}
+	return t.lines.groups[g]
+}
+
+func (l *fileLines) rule(g, i int) int {
+	if l == nil || g < 0 || g >= len(l.rules) || i < 0 || i >= len(l.rules[g]) {
+		return 0
+	}
+	return l.rules[g][i]
 }
 
 // LineText returns line k without its line break, "" if there is no line k.
@@ -78,67 +103,4 @@ func (t *Text) LineText(k int) string {
 		start = t.ends[k-2]
 	}
 	return string(bytes.TrimRight(t.body[start:t.ends[k-1]], "\r\n"))
-}
-
-// SelectedBy says how the groups a crawler obeys were chosen.
-type SelectedBy uint8
-
-// How Select chose.
-const (
-	SelectedByNone         SelectedBy = iota // no group applies
-	SelectedByProductToken                   // groups naming the product token
-	SelectedByPurpose                        // groups naming the purpose
-	SelectedByStar                           // the "*" groups
-)
-
-// Select returns the indexes of the groups of f a crawler obeys, in file order, chosen as
-// Matcher.Decide chooses them, and how.
-func (f *File) Select(token, purpose string) (groups []int, by SelectedBy) {
-	has := func(list []string, v string) bool {
-		for _, s := range list {
-			if strings.EqualFold(s, v) {
-				return true
-			}
-		}
-		return false
-	}
-	pick := func(field func(*Group) []string, v string) []int {
-		var out []int
-		for i := range f.Groups {
-			if has(field(&f.Groups[i]), v) {
-				out = append(out, i)
-			}
-		}
-		return out
-	}
-	uas := func(g *Group) []string { return g.UserAgents }
-	if token != "" && token != "*" {
-		if groups = pick(uas, token); len(groups) > 0 {
-			return groups, SelectedByProductToken
-		}
-	}
-	if purpose != "" {
-		if groups = pick(func(g *Group) []string { return g.Purposes }, purpose); len(groups) > 0 {
-			return groups, SelectedByPurpose
-		}
-	}
-	if groups = pick(uas, "*"); len(groups) > 0 {
-		return groups, SelectedByStar
-	}
-	return nil, SelectedByNone
-}
-
-// DecidingRule finds rule, which Matcher.Decide chose among groups (Select's), in the text:
-// the first rule equal to it in those groups in file order (Decide keeps the first of equal
-// rules). It returns the group and rule indexes and the rule's line; ok is false when no
-// rule of those groups equals it.
-func (t *Text) DecidingRule(groups []int, rule Rule) (g, i, line int, ok bool) {
-	for _, g := range groups {
-		for i, r := range t.File.Groups[g].Rules {
-			if r == rule {
-				return g, i, t.RuleLine(g, i), true
-			}
-		}
-	}
-	return 0, 0, 0, false
 }

@@ -245,8 +245,10 @@ func (p *parser) usageBetweenAgents(n int) {
 		userAgents: slices.Clone(p.cur.UserAgents[p.runStart[0]:]),
 		purposes:   slices.Clone(p.cur.Purposes[p.runStart[1]:]),
 		lines:      p.usageInHeader,
+		line:       p.runLine,
 	})
 	p.runStart = [2]int{len(p.cur.UserAgents), len(p.cur.Purposes)}
+	p.runLine = 0
 	p.usageInHeader = nil
 }
 
@@ -263,15 +265,17 @@ func (p *parser) usageBetweenAgents(n int) {
 //     without preferences is left out (it overrides nothing); with a path it stays, so that
 //     the run's own shorter rules give no "y" there.
 //
-// A crawler merges the groups naming it (RFC 9309 section 2.2.1).
-func (p *parser) splitRuns() ([]Group, []usageRef) {
+// A crawler merges the groups naming it (RFC 9309 section 2.2.1). runLines are the lines of
+// the first header lines of the runs' groups (the groups after the first).
+func (p *parser) splitRuns() (groups []Group, runLines []int, foreign []usageRef) {
 	g := *p.cur
 	if len(p.runs) == 0 {
-		return []Group{g}, nil
+		return []Group{g}, nil, nil
 	}
 	runs := append(slices.Clone(p.runs), agentRun{
 		userAgents: slices.Clone(g.UserAgents[p.runStart[0]:]),
 		purposes:   slices.Clone(g.Purposes[p.runStart[1]:]),
+		line:       p.runLine,
 	})
 	own := make([]map[[2]int]bool, len(runs))
 	claimed := map[[2]int]bool{}
@@ -295,7 +299,6 @@ func (p *parser) splitRuns() ([]Group, []usageRef) {
 	}
 	g.ContentUsage, g.ContentSignal = nil, nil
 	out := []Group{g}
-	var foreign []usageRef
 	for i, run := range runs {
 		side := Group{UserAgents: run.userAgents, Purposes: run.purposes}
 		var refs []usageRef
@@ -317,10 +320,11 @@ func (p *parser) splitRuns() ([]Group, []usageRef) {
 		// A run whose user-agent lines were all skipped addresses no one.
 		if len(side.ContentUsage)+len(side.ContentSignal) > 0 && len(side.UserAgents)+len(side.Purposes) > 0 {
 			out = append(out, side)
+			runLines = append(runLines, run.line)
 			foreign = append(foreign, refs...)
 		}
 	}
-	return out, foreign
+	return out, runLines, foreign
 }
 
 // foldForeign adds to each rule that splitRuns gave a run from the one-group reading the "n"
@@ -478,7 +482,7 @@ func (m *Matcher) Preferences(v usage.Vocab, productToken, purpose, path string)
 	if !d.Allowed || d.Group < 0 {
 		return usage.Prefs{}
 	}
-	sel := m.groupsFor(productToken, purpose)
+	sel, _ := m.groupsFor(productToken, purpose)
 	if i := strings.IndexByte(path, '#'); i >= 0 {
 		path = path[:i]
 	}

@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/crawlers"
+	"github.com/sitepolicy/caddy-robots/internal/httplex"
 	"github.com/sitepolicy/caddy-robots/internal/syntax"
 )
 
@@ -19,97 +21,124 @@ import (
 // result means Render will succeed given a valid origin, unless the origin
 // prefixed to path sitemaps pushes the file over MaxSize.
 func (f *File) Validate() error {
-	var errs []error
-	// Places are formatted only on error: Validate runs on every Render.
-	add := func(value, msg, format string, args ...any) {
-		errs = append(errs, configerr.New(fmt.Sprintf(format, args...), value, msg))
+	var v validation
+	f.validateFileLines(&v)
+	for gi := range f.Groups {
+		f.validateNames(gi, &v)
+		f.validateGroupLines(gi, &v)
 	}
+	if len(v.errs) == 0 {
+		f.validatePresetsAdd(&v)
+	}
+	if len(v.errs) == 0 {
+		// Only a valid file can be sized; path sitemaps count without origin
+		// here and Render checks the real size again.
+		var c counter
+		f.Expand(false).renderTo(&c, "", nil)
+		if c > MaxSize {
+			v.errs = append(v.errs, sizeError(int(c)))
+		}
+	}
+	return errors.Join(v.errs...)
+}
+
+// validation collects Validate's errors.
+type validation struct{ errs []error }
+
+// add adds the error of value at the place format and args name. Places are formatted only
+// on error: Validate runs on every Render.
+func (v *validation) add(value, msg, format string, args ...any) {
+	v.errs = append(v.errs, configerr.New(fmt.Sprintf(format, args...), value, msg))
+}
+
+// validateFileLines checks the file-level lines: comments, sitemaps, licenses, records.
+func (f *File) validateFileLines(v *validation) {
 	for i, c := range f.Comments {
 		if msg := checkText(c); msg != "" {
-			add(c, msg, "comments[%d]", i)
+			v.add(c, msg, "comments[%d]", i)
 		} else if msg := checkLineLen(len("# "), c); msg != "" {
-			add(c, "a comment "+msg, "comments[%d]", i)
+			v.add(c, "a comment "+msg, "comments[%d]", i)
 		}
 	}
 	for i, s := range f.Sitemaps {
 		if msg := checkSitemap(s); msg != "" {
-			add(s, msg, "sitemaps[%d]", i)
+			v.add(s, msg, "sitemaps[%d]", i)
 		}
 	}
 	for i, s := range f.Licenses {
 		if msg := checkLicense(s); msg != "" {
-			add(s, msg, "licenses[%d]", i)
+			v.add(s, msg, "licenses[%d]", i)
 		}
 	}
 	for i, r := range f.Records {
 		checkRecord(r, true, func(field, value, msg string) {
-			add(value, msg, "records[%d].%s", i, field)
+			v.add(value, msg, "records[%d].%s", i, field)
 		})
 	}
-	for gi := range f.Groups {
-		g := &f.Groups[gi]
-		if len(g.UserAgents) == 0 && len(g.Purposes) == 0 && len(g.Presets) == 0 {
-			errs = append(errs, configerr.New(configerr.Index("groups", gi), "", "a group needs at least one user agent or purpose (or a preset), or crawlers cannot tell whom it addresses"))
-		}
-		checkPresets(f, gi, func(e *configerr.Error) { errs = append(errs, e) })
-		for i, ua := range g.UserAgents {
-			if !validProductToken(ua) {
-				problem, suggestion := syntax.NotCrawlerToken(ua)
-				errs = append(errs, &configerr.Error{Path: configerr.Index(configerr.Index("groups", gi)+".user_agents", i), Value: ua, Problem: problem, Suggestion: suggestion})
-			} else if msg := checkAgentNotCategory(ua); msg != "" {
-				add(ua, msg, "groups[%d].user_agents[%d]", gi, i)
-			} else if strings.EqualFold(ua, PurposeSentinel) {
-				add(ua, "this product token is reserved: Render uses it to guard the purpose-only groups", "groups[%d].user_agents[%d]", gi, i)
-			} else if msg := checkLineLen(len(uaKey), ua); msg != "" {
-				add(ua, "a product token "+msg, "groups[%d].user_agents[%d]", gi, i)
-			}
-		}
-		for i, p := range g.Purposes {
-			if !validPurposeToken(p) {
-				add(p, `a purpose token may contain only A-Z, a-z, 0-9, "_" and "-"`, "groups[%d].purposes[%d]", gi, i)
-			} else if msg := checkPurposeNotCrawler(p); msg != "" {
-				add(p, msg, "groups[%d].purposes[%d]", gi, i)
-			} else if msg := checkLineLen(len(purposeKey), p); msg != "" {
-				add(p, "a purpose token "+msg, "groups[%d].purposes[%d]", gi, i)
-			}
-		}
-		for i, r := range g.Rules {
-			if r.Type != Allow && r.Type != Disallow {
-				errs = append(errs, &configerr.Error{Path: configerr.Index(configerr.Index("groups", gi)+".rules", i) + ".type", Value: string(r.Type), Problem: `a rule type is "allow" or "disallow"`,
-					Suggestion: configerr.Closest(strings.ToLower(string(r.Type)), []string{string(Allow), string(Disallow)})})
-			}
-			if msg := checkPattern(r.Path); msg != "" {
-				add(r.Path, msg, "groups[%d].rules[%d].path", gi, i)
-			}
-		}
-		errs = validateUsage(g, gi, errs)
-		if d := g.CrawlDelay; math.IsNaN(d) || math.IsInf(d, 0) || d < 0 {
-			add(strconv.FormatFloat(d, 'g', -1, 64), CrawlDelayProblem, "groups[%d].crawl_delay", gi)
-		}
-		for i, r := range g.Records {
-			checkRecord(r, false, func(field, value, msg string) {
-				add(value, msg, "groups[%d].records[%d].%s", gi, i, field)
-			})
+}
+
+// validateNames checks whom group gi addresses: its user agents, purposes and presets.
+func (f *File) validateNames(gi int, v *validation) {
+	g := &f.Groups[gi]
+	if len(g.UserAgents) == 0 && len(g.Purposes) == 0 && len(g.Presets) == 0 {
+		v.errs = append(v.errs, configerr.New(configerr.Index("groups", gi), "", "a group needs at least one user agent or purpose (or a preset), or crawlers cannot tell whom it addresses"))
+	}
+	checkPresets(f, gi, func(e *configerr.Error) { v.errs = append(v.errs, e) })
+	for i, ua := range g.UserAgents {
+		if !validProductToken(ua) {
+			problem, suggestion := crawlers.NotToken(ua)
+			v.errs = append(v.errs, &configerr.Error{Path: configerr.Index(configerr.Index("groups", gi)+".user_agents", i), Value: ua, Problem: problem, Suggestion: suggestion})
+		} else if msg := checkAgentNotCategory(ua); msg != "" {
+			v.add(ua, msg, "groups[%d].user_agents[%d]", gi, i)
+		} else if strings.EqualFold(ua, PurposeSentinel) {
+			v.add(ua, "this product token is reserved: Render uses it to guard the purpose-only groups", "groups[%d].user_agents[%d]", gi, i)
+		} else if msg := checkLineLen(len(uaKey), ua); msg != "" {
+			v.add(ua, "a product token "+msg, "groups[%d].user_agents[%d]", gi, i)
 		}
 	}
-	if len(errs) == 0 {
-		ef := f.Expand(false)
-		for gi := range ef.Groups {
-			if g := &ef.Groups[gi]; len(f.Groups[gi].Presets) > 0 && len(g.UserAgents) == 0 && len(g.Purposes) == 0 {
-				errs = append(errs, configerr.New(configerr.Index("groups", gi)+".presets", "", "the presets add no crawler: each one is named in another group, which overrides the preset for it, or left out by except"))
-			}
+	for i, p := range g.Purposes {
+		if !validPurposeToken(p) {
+			v.add(p, `a purpose token may contain only A-Z, a-z, 0-9, "_" and "-"`, "groups[%d].purposes[%d]", gi, i)
+		} else if msg := checkPurposeNotCrawler(p); msg != "" {
+			v.add(p, msg, "groups[%d].purposes[%d]", gi, i)
+		} else if msg := checkLineLen(len(purposeKey), p); msg != "" {
+			v.add(p, "a purpose token "+msg, "groups[%d].purposes[%d]", gi, i)
 		}
 	}
-	if len(errs) == 0 {
-		// Only a valid file can be sized; path sitemaps count without origin
-		// here and Render checks the real size again.
-		var c counter
-		f.Expand(false).renderTo(&c, "")
-		if c > MaxSize {
-			errs = append(errs, sizeError(int(c)))
+}
+
+// validateGroupLines checks the lines of group gi after its names: rules, preference rules,
+// crawl delay, records.
+func (f *File) validateGroupLines(gi int, v *validation) {
+	g := &f.Groups[gi]
+	for i, r := range g.Rules {
+		if r.Type != Allow && r.Type != Disallow {
+			v.errs = append(v.errs, &configerr.Error{Path: configerr.Index(configerr.Index("groups", gi)+".rules", i) + ".type", Value: string(r.Type), Problem: `a rule type is "allow" or "disallow"`,
+				Suggestion: configerr.Closest(strings.ToLower(string(r.Type)), []string{string(Allow), string(Disallow)})})
+		}
+		if msg := checkPattern(r.Path); msg != "" {
+			v.add(r.Path, msg, "groups[%d].rules[%d].path", gi, i)
 		}
 	}
-	return errors.Join(errs...)
+	v.errs = validateUsage(g, gi, v.errs)
+	if d := g.CrawlDelay; math.IsNaN(d) || math.IsInf(d, 0) || d < 0 {
+		v.add(strconv.FormatFloat(d, 'g', -1, 64), CrawlDelayProblem, "groups[%d].crawl_delay", gi)
+	}
+	for i, r := range g.Records {
+		checkRecord(r, false, func(field, value, msg string) {
+			v.add(value, msg, "groups[%d].records[%d].%s", gi, i, field)
+		})
+	}
+}
+
+// validatePresetsAdd refuses a group whose presets, written out, leave it addressing no one.
+func (f *File) validatePresetsAdd(v *validation) {
+	ef := f.Expand(false)
+	for gi := range ef.Groups {
+		if g := &ef.Groups[gi]; len(f.Groups[gi].Presets) > 0 && len(g.UserAgents) == 0 && len(g.Purposes) == 0 {
+			v.errs = append(v.errs, configerr.New(configerr.Index("groups", gi)+".presets", "", "the presets add no crawler: each one is named in another group, which overrides the preset for it, or left out by except"))
+		}
+	}
 }
 
 // CrawlDelayProblem is what every front end says about a crawl delay that is not a finite
@@ -143,12 +172,12 @@ func (f *File) NeedsOrigin() bool {
 }
 
 // validProductToken implements RFC 9309 section 2.2.1, with "*" for every crawler, and
-// accepts digits too (syntax.CrawlerToken: AI2Bot), which Warnings flags.
-func validProductToken(s string) bool { return s == "*" || syntax.CrawlerToken(s) }
+// accepts digits too (crawlers.IsToken: AI2Bot), which Warnings flags.
+func validProductToken(s string) bool { return s == "*" || crawlers.IsToken(s) }
 
 // validPurposeToken accepts the product-token charset plus digits, because
 // the draft's own registered-value examples ("EXAMPLE-PURPOSE-1") use them.
-func validPurposeToken(s string) bool { return syntax.CrawlerToken(s) }
+func validPurposeToken(s string) bool { return crawlers.IsToken(s) }
 
 // checkText checks free text (comments): valid UTF-8, nothing that ends a line.
 func checkText(s string) string { return syntax.TextProblem(s) }
@@ -218,8 +247,7 @@ func checkURLOrPath(what, key, s string) string {
 		}
 		return ""
 	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
+	if _, ok := httplex.AbsoluteURL(s); !ok {
 		return bad
 	}
 	return ""
@@ -325,9 +353,8 @@ func isHex(c byte) bool {
 
 // checkOrigin validates a request origin "scheme://host[:port]".
 func checkOrigin(origin string) error {
-	u, err := url.Parse(origin)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
-		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil || u.Opaque != "" ||
+	u, ok := httplex.AbsoluteURL(origin)
+	if !ok || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil || u.Opaque != "" ||
 		strings.ContainsFunc(origin, func(r rune) bool { return r == ' ' || r == '#' || syntax.LineBreaking(r) }) {
 		return fmt.Errorf("origin %q: an origin is scheme://host[:port] with scheme http or https (needed to resolve path sitemaps)", origin)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/internal/httplex"
 	"github.com/sitepolicy/caddy-robots/internal/syntax"
 	"github.com/sitepolicy/caddy-robots/tdmrep"
 )
@@ -250,17 +251,16 @@ func checkAbsoluteURL(s string, mailto bool) string {
 	if msg := uriChars(s); msg != "" {
 		return msg
 	}
-	u, err := url.Parse(s)
-	if err == nil && mailto && u.Scheme == "mailto" && u.Opaque != "" {
+	if _, ok := httplex.AbsoluteURL(s); ok {
 		return ""
 	}
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		if mailto {
-			return "must be an absolute http(s) URL or a mailto: address"
-		}
-		return "must be an absolute http(s) URL"
+	if !mailto {
+		return httplex.NotAbsoluteURL
 	}
-	return ""
+	if u, err := url.Parse(s); err == nil && u.Scheme == "mailto" && u.Opaque != "" {
+		return ""
+	}
+	return httplex.NotAbsoluteURL + " or a mailto: address"
 }
 
 // uriChars refuses what a URI cannot hold unencoded (RFC 3986 section 2): control

@@ -6,7 +6,11 @@
 // robotsgen's (File.Licenses); the <link> element of HTML pages is tagemit's injector's.
 package rsl
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/sitepolicy/caddy-robots/internal/httplex"
+)
 
 // MediaType is the media type of an RSL document, sent as the type parameter of a license
 // link and as the Content-Type of a served document.
@@ -72,7 +76,7 @@ func fieldHasLicenseLink(f, target, host string) bool {
 			}
 			i = skipOWS(f, i+1)
 			start := i
-			for i < len(f) && isTchar(f[i]) {
+			for i < len(f) && httplex.IsTokenByte(f[i]) {
 				i++
 			}
 			name := f[start:i]
@@ -90,20 +94,14 @@ func fieldHasLicenseLink(f, target, host string) bool {
 			var val string
 			quoted := false
 			if i < len(f) && f[i] == '"' {
-				j := i + 1
-				for j < len(f) && f[j] != '"' {
-					if f[j] == '\\' {
-						j++
-					}
-					j++
-				}
-				if j >= len(f) {
+				end := httplex.QuotedEnd(f, i)
+				if end < 0 {
 					return false
 				}
-				val, quoted, i = f[i+1:j], true, j+1
+				val, quoted, i = f[i+1:end-1], true, end
 			} else {
 				start := i
-				for i < len(f) && isTchar(f[i]) {
+				for i < len(f) && httplex.IsTokenByte(f[i]) {
 					i++
 				}
 				val = f[start:i]
@@ -180,13 +178,4 @@ func skipOWSAndCommas(s string, i int) int {
 		i++
 	}
 	return i
-}
-
-// isTchar reports whether c is a tchar of RFC 9110 section 5.6.2.
-func isTchar(c byte) bool {
-	switch {
-	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		return true
-	}
-	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }

@@ -104,7 +104,7 @@ func newEnforceState(f *robotsgen.File, prev *enforceState) *enforceState {
 		if _, ok := es.delays[t]; ok {
 			continue
 		}
-		groups, _ := ef.Select(t, "")
+		groups, _ := es.m.Select(t, "")
 		var delay float64
 		for _, g := range groups {
 			delay = max(delay, ef.Groups[g].CrawlDelay)

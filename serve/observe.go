@@ -25,8 +25,9 @@ type violation struct {
 	Path    string // the path and query as sent
 	Rule    robotsgen.Rule
 	// Line is the rule's line in the robots.txt served to the request's origin (the line
-	// `robots check` shows), 0 when the rule is not written there (a name robots.txt cannot
-	// carry, decided by its preset's group).
+	// `robots check` shows), carried by that file's decision for Token; 0 when that decision
+	// is by another rule (a name robots.txt cannot carry, decided by its preset's group, which
+	// the file's "*" group decides otherwise).
 	Line int
 	// Suppressed is how many violations of this crawler were not reported since the last
 	// one reported (ViolationBurst per ViolationInterval).
@@ -63,7 +64,7 @@ type observer struct {
 }
 
 // nameMemo remembers what headers seen lately name: which of a file's names
-// (enforceState.ua) and which bot of the catalogue (crawlers.IdentifyBot):
+// (enforceState.ua) and which crawler of the catalogues (crawlers.IdentifyBotName):
 // crawlers and browsers send the same User-Agent over and over, and a hash and a comparison
 // cost a fraction of the scan. Like crawlers.IdentifyBot's memory, a fixed number of slots,
 // each overwritten by the next header that hashes to it (with a per-observer seed), holding
@@ -77,15 +78,15 @@ type nameMemo struct {
 type nameAnswer struct {
 	es      *enforceState
 	ua, tok string          // tok: the file's name the header names, "" for none
-	bot     bool            // the header names a bot of the catalogue (crawlers.IdentifyBot)
-	slot    metrics.Crawler // that bot's slot
+	bot     bool            // the header names a crawler of the catalogues (crawlers.IdentifyBotName)
+	slot    metrics.Crawler // that crawler's slot
 }
 
 // maxMemoUA is the longest header remembered; longer ones are scanned each time.
 const maxMemoUA = 512
 
 // lookup returns what one User-Agent value names: a name of es's file (es.ua.Match) and a
-// bot of the catalogue, remembered.
+// crawler of the catalogues, remembered.
 func (m *nameMemo) lookup(es *enforceState, ua string) nameAnswer {
 	if len(ua) > maxMemoUA {
 		return scanNames(es, ua)
@@ -104,43 +105,10 @@ func scanNames(es *enforceState, ua string) nameAnswer {
 	if es.ua != nil {
 		a.tok, _ = es.ua.Match(ua)
 	}
-	if id, ok := crawlers.IdentifyBot(ua); ok {
-		a.bot, a.slot = true, metrics.CrawlerOf(id)
-	} else if c, ok := aiOnlyCrawler(ua); ok {
-		a.bot, a.slot = true, c
+	if id, name, ok := crawlers.IdentifyBotName(ua); ok {
+		a.bot, a.slot = true, metrics.CrawlerIdentified(id, name)
 	}
 	return a
-}
-
-// aiOnly finds the crawlers that only the AI catalogue knows (crawlers.All, and not
-// crawlers.IdentifyBot: "Claude-User"), which have metrics slots of their own, so that they
-// are counted whether or not the served file names them.
-var aiOnly = sync.OnceValue(func() (n struct {
-	ua    *crawlers.UAMatcher
-	slots map[string]metrics.Crawler
-}) {
-	var names []string
-	n.slots = make(map[string]metrics.Crawler)
-	for _, c := range crawlers.All() {
-		if _, ok := crawlers.IdentifyBot(c.Name); ok {
-			continue
-		}
-		if slot := metrics.CrawlerNamed(c.Name); slot != metrics.Other {
-			names = append(names, c.Name)
-			n.slots[c.Name] = slot
-		}
-	}
-	n.ua, _ = crawlers.NewUAMatcher(names) // every name of the catalogue qualifies
-	return n
-})
-
-// aiOnlyCrawler is the slot of the crawler only the AI catalogue knows that ua names.
-func aiOnlyCrawler(ua string) (metrics.Crawler, bool) {
-	n := aiOnly()
-	if t, ok := n.ua.Match(ua); ok {
-		return n.slots[t], true
-	}
-	return metrics.Other, false
 }
 
 // logLimit bounds the lines a log gets, by key (a crawler, or a crawler and a kind of
@@ -236,8 +204,9 @@ func (e *enforcer) checkObserved(r *http.Request, id identity.Identity) (Block, 
 			es = hs
 		}
 	}
-	// Which of the file's names the header names, and which bot of the catalogue: the first
-	// value naming one of each, as enforcement and crawlers.IdentifyBotHeader read them.
+	// Which of the file's names the header names, and which crawler of the catalogues: the
+	// first value naming one of each, as enforcement and crawlers.IdentifyBotNameHeader read
+	// them.
 	var tok string
 	c, haveBot := metrics.Other, bot != ""
 	if haveBot {
@@ -296,18 +265,23 @@ func (o *observer) count(c metrics.Crawler, s identity.Status, out metrics.Outco
 }
 
 // ruleLine is the line of rule, which decided for tok ("" for the "*" group), in the
-// robots.txt served to r's origin; 0 when it is not written there. Reading the file is
-// done once per served body, when its first violation is reported; finding a line parses a
-// logarithmic number of its prefixes, for reports that the limit above bounds.
+// robots.txt served to r's origin: the line the served file's decision for tok carries when
+// that file decides by the same rule (it does for every name it writes; a name never written
+// there reads the "*" group), else 0. The lines are recorded once per served body, by
+// rendering it again when its first violation is reported; a violation then costs a decision.
 func (e *enforcer) ruleLine(r *http.Request, tok string, rule robotsgen.Rule) int {
 	b := e.servedBody(r)
 	if b == nil {
 		return 0
 	}
 	t := b.readText()
-	groups, _ := t.File.Select(tok, "")
-	_, _, line, _ := t.DecidingRule(groups, rule)
-	return line
+	if t == nil {
+		return 0
+	}
+	if d := t.Matcher.Decide(tok, "", requestTarget(r)); d.Rule != nil && *d.Rule == rule {
+		return d.Line
+	}
+	return 0
 }
 
 // servedBody is the robots.txt served to r's origin: the merge served there, else the
@@ -333,15 +307,9 @@ func (e *enforcer) countRobotsTxt(r *http.Request) {
 		return
 	}
 	uas := r.Header["User-Agent"]
-	if bot, ok := crawlers.IdentifyBotHeader(uas); ok {
-		e.observe.counters.RobotsTxt(metrics.CrawlerOf(bot))
+	if id, name, ok := crawlers.IdentifyBotNameHeader(uas); ok {
+		e.observe.counters.RobotsTxt(metrics.CrawlerIdentified(id, name))
 		return
-	}
-	for _, ua := range uas {
-		if c, ok := aiOnlyCrawler(ua); ok {
-			e.observe.counters.RobotsTxt(c)
-			return
-		}
 	}
 	// robots.txt is served from the responder's file: its names.
 	if es := e.rt.state.Load().enforce.Load(); es != nil && es.ua != nil && es.custom {

@@ -46,7 +46,7 @@ func observedCore(t testing.TB, f robotsgen.File, enforce *policy.Enforce, opts 
 }
 
 // lineOf is the 1-based line of text in body, found by reading the body line by line (an
-// independent witness of robotsgen.Text's bisection).
+// independent witness of the lines robotsgen.Text records).
 func lineOf(t *testing.T, body []byte, text string) int {
 	t.Helper()
 	for i, l := range strings.Split(string(body), "\n") {
@@ -458,3 +458,33 @@ var allAINames = sync.OnceValues(func() (*crawlers.UAMatcher, error) {
 	}
 	return crawlers.NewUAMatcher(names)
 })
+
+// BenchmarkViolation is a violation reported (not suppressed by the limit: the clock moves on
+// an interval per request), with the rule's line in the served file: a crawler that the file
+// names, disallowed by the last rule of its group, in files of n groups of 10 rules each.
+func BenchmarkViolation(b *testing.B) {
+	for _, n := range []int{1, 100, 1000} {
+		groups := make([]robotsgen.Group, n)
+		for i := range groups {
+			g := robotsgen.Group{UserAgents: []string{fmt.Sprintf("ScaleBot%d", i)}}
+			for k := range 10 {
+				g.Rules = append(g.Rules, robotsgen.Rule{Type: robotsgen.Disallow, Path: fmt.Sprintf("/sec%d/%d/", i, k)})
+			}
+			groups[i] = g
+		}
+		clock := &fakeClock{t: time.Unix(0, 0)}
+		var got violation
+		c := observedCore(b, robotsgen.File{Groups: groups}, nil, Options{Now: clock.now, violations: func(_ *http.Request, v violation) { got = v }})
+		r := uaRequest(fmt.Sprintf("/sec%d/9/x", n-1), fmt.Sprintf("Mozilla/5.0 (compatible; ScaleBot%d/1.0)", n-1))
+		b.Run(fmt.Sprintf("groups=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				clock.advance(ViolationInterval)
+				sinkBlock, _ = c.Enforce(r)
+			}
+			if got.Line == 0 {
+				b.Fatalf("no line: %+v", got)
+			}
+		})
+	}
+}

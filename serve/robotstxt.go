@@ -74,17 +74,35 @@ type robotsBody struct {
 	etagValue     []string
 	contentLength []string
 	contentType   []string // textPlainUTF8 for robots.txt, rsl.MediaType for a license document
-	// text is the body as read for the lines of its rules (robotsgen.ReadText), made when a
-	// violation is first logged with it.
+	// file and origin are what a robots.txt body was rendered from (renderedFrom); nil for
+	// other bodies.
+	file   *robotsgen.File
+	origin string
+	// text is the body with the line of each group and rule (robotsgen.File.RenderText), made
+	// when a violation is first logged with it.
 	text atomic.Pointer[robotsgen.Text]
 }
 
-// readText returns the body as read for its lines, made once.
+// renderedFrom notes that b is file rendered for origin, and returns b.
+func (b *robotsBody) renderedFrom(file *robotsgen.File, origin string) *robotsBody {
+	b.file, b.origin = file, origin
+	return b
+}
+
+// readText returns the body with the lines of its groups and rules, made once by rendering
+// its file again (it rendered before: the bytes are the same); nil for a body rendered from
+// no file.
 func (b *robotsBody) readText() *robotsgen.Text {
 	if t := b.text.Load(); t != nil {
 		return t
 	}
-	t := robotsgen.ReadText(b.body)
+	if b.file == nil {
+		return nil
+	}
+	t, err := b.file.RenderText(b.origin)
+	if err != nil {
+		return nil
+	}
 	b.text.Store(t)
 	return t
 }
@@ -136,7 +154,7 @@ func newState(file robotsgen.File, matching *robotsgen.File) (*rtState, error) {
 	if err != nil {
 		return nil, err
 	}
-	st.fixed = newRobotsBody(body)
+	st.fixed = newRobotsBody(body).renderedFrom(&st.file, "")
 	return st, nil
 }
 
@@ -170,7 +188,7 @@ func (st *rtState) bodyFor(r *http.Request) (*robotsBody, error) {
 	if err != nil {
 		return nil, err
 	}
-	b = newRobotsBody(body)
+	b = newRobotsBody(body).renderedFrom(&st.file, key.String())
 	st.mu.Lock()
 	if len(st.byOrigin) < maxOriginCache {
 		st.byOrigin[key] = b

@@ -398,6 +398,14 @@ func TestStatusesLeftUntouched(t *testing.T) {
 		case "/notransform":
 			w.Header().Set("Cache-Control", "no-transform")
 			_, _ = io.WriteString(w, page)
+		case "/notransform-after-quoted":
+			w.Header().Set("Cache-Control", `no-cache="Set-Cookie, Vary", no-transform`)
+			_, _ = io.WriteString(w, page)
+		case "/quoted-field-names":
+			// A quoted-string is one directive value (RFC 9111 section 5.2, RFC 9110
+			// section 5.6.4): this response has no no-transform directive.
+			w.Header().Set("Cache-Control", `private="Set-Cookie, no-transform, Vary", max-age=60`)
+			_, _ = io.WriteString(w, page)
 		case "/204":
 			w.WriteHeader(204)
 		case "/early":
@@ -408,11 +416,14 @@ func TestStatusesLeftUntouched(t *testing.T) {
 		}
 	}))
 	for _, s := range both(t, h) {
-		for _, p := range []string{"/404", "/gzip", "/notransform"} {
+		for _, p := range []string{"/404", "/gzip", "/notransform", "/notransform-after-quoted"} {
 			resp, body := s.do(t, "GET", p)
 			if string(body) != page || resp.Header.Get("Robots-Tag") != "*;noindex" {
 				t.Errorf("%s %s: body changed or header missing: %q %q", s.name, p, body, resp.Header.Get("Robots-Tag"))
 			}
+		}
+		if resp, body := s.do(t, "GET", "/quoted-field-names"); !bytes.Contains(body, []byte(noindexMeta)) {
+			t.Errorf("%s: a no-transform inside a quoted-string kept the page from its tags: %d %s", s.name, resp.StatusCode, body)
 		}
 		resp, _ := s.do(t, "GET", "/204")
 		if resp.StatusCode != 204 || resp.Header.Get("Robots-Tag") != "*;noindex" {

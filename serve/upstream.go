@@ -484,7 +484,8 @@ func (u *upstream) merge(prev *hostState, key originKey, sub *http.Request, body
 	for range 8 {
 		other, diags := robotsgen.Parse(cutLines(body, limit))
 		all, mdiags := robotsgen.MergeForMatching(base.matching, other)
-		out, rerr := all.Renderable().Render(key.String())
+		served := all.Renderable()
+		out, rerr := served.Render(key.String())
 		if rerr != nil {
 			limit = limit * 2 / 3
 			continue
@@ -492,7 +493,7 @@ func (u *upstream) merge(prev *hostState, key originKey, sub *http.Request, body
 		if limit < robotsgen.MaxSize {
 			u.warn(sub, fmt.Sprintf("robots.txt of %s: merged with only the first %d bytes of the backend's file, to stay within %d bytes", key, limit, robotsgen.MaxSize))
 		}
-		st := u.fresh(prev, out, base)
+		st := u.fresh(prev, newRobotsBody(out).renderedFrom(served, key.String()), base)
 		if u.rt.enforcing.Load() {
 			var last *enforceState
 			if prev != nil {
@@ -520,17 +521,17 @@ func (u *upstream) noRules(prev *hostState, sub *http.Request) *hostState {
 	if err != nil {
 		return &hostState{base: base, fail: &StatusError{http.StatusBadRequest, err.Error()}}
 	}
-	return u.fresh(prev, b.body, base)
+	return u.fresh(prev, b, base)
 }
 
 // fresh is the state serving body, merged with base, from now until max_age has passed. The
 // previous body (and its Last-Modified) is kept when the bytes are the same, so that
 // conditional requests still get 304s; a new body's Last-Modified is later than the previous
 // one's.
-func (u *upstream) fresh(prev *hostState, body []byte, base *rtState) *hostState {
+func (u *upstream) fresh(prev *hostState, body *robotsBody, base *rtState) *hostState {
 	now := time.Now()
 	st := &hostState{ttl: u.maxAge, base: base}
-	if prev != nil && prev.body != nil && bytes.Equal(prev.body.body, body) {
+	if prev != nil && prev.body != nil && bytes.Equal(prev.body.body, body.body) {
 		st.body, st.modTime, st.lastModified = prev.body, prev.modTime, prev.lastModified
 		return st
 	}
@@ -538,7 +539,7 @@ func (u *upstream) fresh(prev *hostState, body []byte, base *rtState) *hostState
 	if prev != nil && prev.body != nil && !mod.After(prev.modTime) {
 		mod = prev.modTime.Add(time.Second)
 	}
-	st.body, st.modTime, st.lastModified = newRobotsBody(body), mod, []string{mod.Format(http.TimeFormat)}
+	st.body, st.modTime, st.lastModified = body, mod, []string{mod.Format(http.TimeFormat)}
 	return st
 }
 

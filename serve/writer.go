@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sitepolicy/caddy-robots/internal/httplex"
 	"github.com/sitepolicy/caddy-robots/mimetype"
 	"github.com/sitepolicy/caddy-robots/tagemit"
 	"github.com/sitepolicy/caddy-robots/tdmrep"
@@ -365,12 +366,8 @@ func unrewritableBody(h http.Header) (string, tagemit.InjectorOptions) {
 	if !tagemit.ASCIICompatible(cs) {
 		return "Content-Type charset " + strconv.Quote(cs) + " is not ASCII-compatible", tagemit.InjectorOptions{}
 	}
-	for _, cc := range h["Cache-Control"] {
-		for _, d := range strings.Split(cc, ",") {
-			if strings.EqualFold(strings.TrimSpace(d), "no-transform") {
-				return "Cache-Control: no-transform", tagemit.InjectorOptions{}
-			}
-		}
+	if httplex.ContainsToken(h["Cache-Control"], "no-transform") {
+		return "Cache-Control: no-transform", tagemit.InjectorOptions{}
 	}
 	return "", tagemit.InjectorOptions{Charset: cs, XML: mt.IsXHTML()}
 }

@@ -96,86 +96,112 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // complete, possibly deciding. At eof every token is complete.
 func (in *Injector) scan(eof bool) {
 	in.since = 0
-	if in.total == 0 && !eof {
+	if !in.scanReady(eof) {
 		return
+	}
+	in.reader.Reset(in.buf[in.scanPos-in.base:])
+	z := html.NewTokenizer(&in.reader)
+	st := scanState{off: in.scanPos, restart: in.scanPos, lastStart: in.scanPos}
+	for in.state == Pending && !in.ready {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			if eof {
+				in.atEOF(st.off, st.lastType, st.lastStart)
+			}
+			break
+		}
+		raw := z.Raw()
+		start, end := st.off, st.off+len(raw)
+		st.off = end
+		isTag := tt == html.StartTagToken || tt == html.EndTagToken || tt == html.SelfClosingTagToken
+		if !eof && end == in.total && !isTag {
+			in.incompleteToken(tt, raw, start, end, st.rawOpen)
+			break
+		}
+		in.token(z, tt, isTag, raw, start, end, &st)
+	}
+	if in.state == Pending && !in.ready {
+		in.scanPos = st.restart
+	}
+}
+
+// scanState is what scan keeps between tokens.
+type scanState struct {
+	off       int  // where the next token starts
+	restart   int  // where a later scan can start a fresh tokenizer
+	rawOpen   bool // inside a raw-text element
+	lastType  html.TokenType
+	lastStart int
+}
+
+// scanReady runs what comes before tokenizing: the first bytes' check and the encoding
+// prescan; it reports whether to tokenize, having emitted when the decision is already made.
+func (in *Injector) scanReady(eof bool) bool {
+	if in.total == 0 && !eof {
+		return false
 	}
 	if !in.checked && (!in.checkFirstBytes(eof) || in.state != Pending) {
-		return
+		return false
 	}
 	if !in.prescanStep(eof) {
-		return
+		return false
 	}
 	if in.ready {
 		if in.prescanDone {
 			in.emit()
 		}
+		return false
+	}
+	return true
+}
+
+// incompleteToken handles text, a comment or a doctype running into the end of what we have:
+// not complete. Text that already has a character that is neither whitespace nor the start
+// of a character reference or tag decides anyway: that is where head content goes (before
+// head) or where the head ends (in head).
+func (in *Injector) incompleteToken(tt html.TokenType, raw []byte, start, end int, rawOpen bool) {
+	if tt != html.TextToken || end <= in.done || rawOpen {
 		return
 	}
-	in.reader.Reset(in.buf[in.scanPos-in.base:])
-	z := html.NewTokenizer(&in.reader)
-	off := in.scanPos
-	restart, rawOpen := in.scanPos, false
-	var lastType html.TokenType
-	lastStart := off
-	for in.state == Pending && !in.ready {
-		tt := z.Next()
-		if tt == html.ErrorToken {
-			if eof {
-				in.atEOF(off, lastType, lastStart)
-			}
-			break
+	if k, ok := firstNonSpace(raw); ok && raw[k] != '&' && raw[k] != '<' {
+		if !in.inHead {
+			in.point, in.inHead = start+k, true
 		}
-		raw := z.Raw()
-		start, end := off, off+len(raw)
-		off = end
-		isTag := tt == html.StartTagToken || tt == html.EndTagToken || tt == html.SelfClosingTagToken
-		if !eof && end == in.total && !isTag {
-			// Text, comment or doctype running into the end of what we have: not complete.
-			// Text that already has a character that is neither whitespace nor the start of
-			// a character reference or tag decides anyway: that is where head content goes
-			// (before head) or where the head ends (in head).
-			if tt == html.TextToken && end > in.done && !rawOpen {
-				if k, ok := firstNonSpace(raw); ok && raw[k] != '&' && raw[k] != '<' {
-					if !in.inHead {
-						in.point, in.inHead = start+k, true
-					}
-					in.decide(false)
-				}
-			}
-			break
-		}
-		var name string
-		if isTag {
-			n, _ := z.TagName()
-			// Known tag names come from x/net's static atom table: no allocation per tag.
-			if a := atom.Lookup(n); a != 0 {
-				name = a.String()
-			} else {
-				name = string(n)
-			}
-		}
-		// The text of a raw-text element (script, style, title, ...) is neither head
-		// content to look at nor text that ends the head.
-		if end > in.done && !(rawOpen && tt == html.TextToken) {
-			in.process(z, tt, name, raw, start, end)
-		}
-		in.done = max(in.done, end)
-		lastType, lastStart = tt, start
-		switch {
-		case (tt == html.StartTagToken || tt == html.SelfClosingTagToken) && rawTextTags[name]:
-			rawOpen = true
-		case rawOpen && tt == html.EndTagToken:
-			rawOpen = false
-			restart = end
-		case !rawOpen:
-			restart = end
-		}
-		if in.inHead && in.state == Pending && !in.ready && in.templateDepth == 0 && !rawOpen && end >= in.point {
-			in.noteHeadBoundary(end)
+		in.decide(false)
+	}
+}
+
+// token processes one complete token [start, end) and tracks raw-text elements and where a
+// fresh tokenizer may restart.
+func (in *Injector) token(z *html.Tokenizer, tt html.TokenType, isTag bool, raw []byte, start, end int, st *scanState) {
+	var name string
+	if isTag {
+		n, _ := z.TagName()
+		// Known tag names come from x/net's static atom table: no allocation per tag.
+		if a := atom.Lookup(n); a != 0 {
+			name = a.String()
+		} else {
+			name = string(n)
 		}
 	}
-	if in.state == Pending && !in.ready {
-		in.scanPos = restart
+	// The text of a raw-text element (script, style, title, ...) is neither head
+	// content to look at nor text that ends the head.
+	if end > in.done && !(st.rawOpen && tt == html.TextToken) {
+		in.process(z, tt, name, raw, start, end)
+	}
+	in.done = max(in.done, end)
+	st.lastType, st.lastStart = tt, start
+	switch {
+	case (tt == html.StartTagToken || tt == html.SelfClosingTagToken) && rawTextTags[name]:
+		st.rawOpen = true
+	case st.rawOpen && tt == html.EndTagToken:
+		st.rawOpen = false
+		st.restart = end
+	case !st.rawOpen:
+		st.restart = end
+	}
+	if in.inHead && in.state == Pending && !in.ready && in.templateDepth == 0 && !st.rawOpen && end >= in.point {
+		in.noteHeadBoundary(end)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/dunglas/httpsfv"
+
+	"github.com/sitepolicy/caddy-robots/internal/httplex"
 )
 
 // Reading a backend's header decides the syntax per member, never per field value: one
@@ -32,52 +34,19 @@ type segment struct {
 	start, end int // offsets in the value
 }
 
-// eachTopLevel calls f with the index of every byte of s outside SF Strings and Display
-// Strings (double quotes with backslash escapes). A quote that is never closed, or whose
-// string is not followed by ";", ",", ")" or the end (where SF allows a String to end), is
-// read as a plain byte: a stray quote must not swallow the members after it.
-func eachTopLevel(s string, f func(i int)) {
-	inStr, quote := false, 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case inStr && c == '\\':
-			i++
-		case inStr && c == '"':
-			inStr = false
-			j := i + 1
-			for j < len(s) && isOWS(s[j]) {
-				j++
-			}
-			if j < len(s) && s[j] != ';' && s[j] != ',' && s[j] != ')' {
-				i = quote // not a String after all: rescan after its quote
-				f(i)
-			}
-		case c == '"':
-			inStr, quote = true, i
-		default:
-			if !inStr {
-				f(i)
-			}
-		}
-		if inStr && i >= len(s)-1 {
-			i, inStr = quote, false // unterminated
-			f(i)
-		}
-	}
-}
-
-// splitTopLevel splits s at sep outside strings (see eachTopLevel). It only finds member
+// splitTopLevel splits s at sep outside strings (httplex.Outside: SF Strings and Display
+// Strings are double quotes with backslash escapes; a stray quote, never closed or not
+// followed by ";", ",", ")" or the end, is a plain byte and swallows no member after it). It only finds member
 // boundaries; httpsfv parses each piece.
 func splitTopLevel(s string, sep byte) []segment {
 	var out []segment
 	start := 0
-	eachTopLevel(s, func(i int) {
+	for i := range httplex.Outside(s) {
 		if s[i] == sep {
 			out = append(out, segment{s[start:i], start, i})
 			start = i + 1
 		}
-	})
+	}
 	return append(out, segment{s[start:], start, len(s)})
 }
 
@@ -88,17 +57,15 @@ func lowerOutsideStrings(s string) string {
 		return s
 	}
 	b := []byte(s)
-	eachTopLevel(s, func(i int) {
+	for i := range httplex.Outside(s) {
 		if c := b[i]; 'A' <= c && c <= 'Z' {
 			b[i] = c + 'a' - 'A'
 		}
-	})
+	}
 	return string(b)
 }
 
 func isOWS(c byte) bool { return c == ' ' || c == '\t' }
-
-func trimOWS(s string) string { return strings.Trim(s, " \t") }
 
 // limitValue applies a parsing limit to value: only its first limit bytes are processed; a
 // member cut by the limit, and everything after it, is ignored. It returns the processed
@@ -187,7 +154,7 @@ func (fr *fieldReader) lines(fieldLines []string, open string) {
 	}
 	budget := MaxFieldSize
 	for _, line := range fieldLines {
-		line = trimOWS(line)
+		line = httplex.TrimOWS(line)
 		if line == "" {
 			continue
 		}
@@ -214,7 +181,7 @@ func (fr *fieldReader) value(v string) {
 	}
 	pieces := splitTopLevel(v, ',')
 	for i := 0; i < len(pieces); i++ {
-		text := trimOWS(pieces[i].text)
+		text := httplex.TrimOWS(pieces[i].text)
 		if text == "" {
 			continue
 		}
@@ -253,7 +220,7 @@ func (fr *fieldReader) partial(text string) {
 	if j < 0 {
 		return
 	}
-	if r, ok := readDraft00(trimOWS(text[:j+1]), fr.open); ok {
+	if r, ok := readDraft00(httplex.TrimOWS(text[:j+1]), fr.open); ok {
 		fr.take(r)
 	}
 }
@@ -359,11 +326,11 @@ func readSFItem(low string) (reading, bool) {
 // date). Empty parameters between two ";" are not tolerated.
 func readTolerantItem(low string, rest []segment) (reading, bool) {
 	segs := splitTopLevel(low, ';')
-	if last := segs[len(segs)-1]; len(segs) > 1 && trimOWS(last.text) == "" {
+	if last := segs[len(segs)-1]; len(segs) > 1 && httplex.TrimOWS(last.text) == "" {
 		segs = segs[:len(segs)-1]
 	}
 	extra := 0
-	tok := cutVersion(trimOWS(segs[0].text))
+	tok := cutVersion(httplex.TrimOWS(segs[0].text))
 	if !validToken(tok) && !isRuleName(tok) && !(len(tok) > 1 && tok[0] == '"') {
 		return reading{}, false
 	}
@@ -371,14 +338,14 @@ func readTolerantItem(low string, rest []segment) (reading, bool) {
 	b.WriteString(tok)
 	for _, s := range segs[1:] {
 		key, val, hasVal := strings.Cut(s.text, "=")
-		key = trimOWS(key)
+		key = httplex.TrimOWS(key)
 		if key == "" {
 			return reading{}, false
 		}
 		b.WriteByte(';')
 		b.WriteString(key)
 		if hasVal {
-			val = trimOWS(val)
+			val = httplex.TrimOWS(val)
 			if key == "unavailable_after" && len(segs) > 1 && s == segs[len(segs)-1] {
 				// An unquoted RFC 850 / RFC 822 date holds a comma ("Friday, 25-Jun-10 ..."),
 				// which split it from the rest of itself.
@@ -503,7 +470,7 @@ func readDraft00(low, open string) (reading, bool) {
 	var r reading
 	segs := splitTopLevel(low, ';')
 	for i, s := range segs {
-		text := trimOWS(s.text)
+		text := httplex.TrimOWS(s.text)
 		tok := GlobalToken
 		if i == 0 && open != "" {
 			tok = open
@@ -513,8 +480,8 @@ func readDraft00(low, open string) (reading, bool) {
 			continue // "ExampleBot=;" ends with an empty value; so does every ";"-ended member
 		}
 		rule := text
-		if t, rl, ok := strings.Cut(text, "="); ok && !isRuleName(trimOWS(t)) {
-			tok, rule = cutVersion(trimOWS(t)), trimOWS(rl)
+		if t, rl, ok := strings.Cut(text, "="); ok && !isRuleName(httplex.TrimOWS(t)) {
+			tok, rule = cutVersion(httplex.TrimOWS(t)), httplex.TrimOWS(rl)
 			if tok == "" {
 				tok = GlobalToken
 			}
@@ -549,13 +516,13 @@ func isKnownRule(text string) bool {
 	if i := strings.IndexAny(text, ":="); i >= 0 {
 		name = text[:i]
 	}
-	return isRuleName(trimOWS(name))
+	return isRuleName(httplex.TrimOWS(name))
 }
 
 // looksLikeRule reports whether text is one rule as a historic rule list holds it: a known
 // rule, or an extension rule, which carries no value.
 func looksLikeRule(text string) bool {
-	return isKnownRule(text) || isExtensionName(trimOWS(text))
+	return isKnownRule(text) || isExtensionName(httplex.TrimOWS(text))
 }
 
 // readContinuation reads a member that continues the rule list of token open: one rule,
@@ -570,7 +537,7 @@ func readContinuation(low, open string, rest []segment) (reading, bool) {
 		}
 		return readDraft00(low, open)
 	}
-	low = trimOWS(head) // the value's last rule, ended by ";" or not
+	low = httplex.TrimOWS(head) // the value's last rule, ended by ";" or not
 	if !looksLikeRule(low) {
 		return reading{}, false
 	}
@@ -588,14 +555,14 @@ func readHistoric(low string, rest []segment) (reading, bool) {
 		return reading{}, false
 	}
 	tok := GlobalToken
-	if i := strings.IndexByte(low, ':'); i >= 0 && !isRuleName(trimOWS(low[:i])) {
-		name := cutVersion(trimOWS(low[:i]))
+	if i := strings.IndexByte(low, ':'); i >= 0 && !isRuleName(httplex.TrimOWS(low[:i])) {
+		name := cutVersion(httplex.TrimOWS(low[:i]))
 		if !validToken(name) {
 			var r reading
-			r.fail("dropped %q: %q is neither a rule nor a product token", truncForMsg(low), trimOWS(low[:i]))
+			r.fail("dropped %q: %q is neither a rule nor a product token", truncForMsg(low), httplex.TrimOWS(low[:i]))
 			return r, true
 		}
-		tok, low = canonicalReadToken(name), trimOWS(low[i+1:])
+		tok, low = canonicalReadToken(name), httplex.TrimOWS(low[i+1:])
 		if low == "" {
 			return reading{open: tok}, true
 		}
@@ -614,7 +581,7 @@ func readHistoricRules(text, tok string, rest []segment) (reading, bool) {
 	var r reading
 	name, value, hasValue := text, "", false
 	if i := strings.IndexAny(text, ":="); i >= 0 {
-		name, value, hasValue = trimOWS(text[:i]), text[i+1:], true
+		name, value, hasValue = httplex.TrimOWS(text[:i]), text[i+1:], true
 	}
 	if name == "unavailable_after" && hasValue {
 		value, r.extra = joinDate(value, rest)
@@ -633,7 +600,7 @@ func readHistoricRules(text, tok string, rest []segment) (reading, bool) {
 func joinDate(value string, rest []segment) (string, int) {
 	best, n, acc := value, 0, value
 	for k := 1; k <= 3 && k <= len(rest); k++ {
-		if looksLikeRule(trimOWS(rest[k-1].text)) {
+		if looksLikeRule(httplex.TrimOWS(rest[k-1].text)) {
 			break
 		}
 		acc += "," + rest[k-1].text
@@ -648,7 +615,7 @@ func joinDate(value string, rest []segment) (string, int) {
 func (r *ruleSet) addParsedText(text string) error {
 	name, value, hasValue := text, "", false
 	if i := strings.IndexAny(text, "=:"); i >= 0 {
-		name, value, hasValue = trimOWS(text[:i]), text[i+1:], true
+		name, value, hasValue = httplex.TrimOWS(text[:i]), text[i+1:], true
 	}
 	return r.addParsed(strings.ToLower(name), value, hasValue)
 }
@@ -670,7 +637,7 @@ func readLegacyLine(line, tok string, allowSwitch bool, m map[string]ruleSet) []
 	fr := fieldReader{m: m}
 	pieces := splitTopLevel(lowerOutsideStrings(line), ',')
 	for i := 0; i < len(pieces); i++ {
-		text := trimOWS(pieces[i].text)
+		text := httplex.TrimOWS(pieces[i].text)
 		if text == "" {
 			continue
 		}

@@ -56,14 +56,14 @@ func (d *policyData) computeLazy() {
 }
 
 // validToken reports whether tok is an RFC 9309 product token (A-Z a-z _ -), a word with
-// digits as well (AI2Bot, syntax.CrawlerToken), or "*".
-func validToken(tok string) bool { return tok == GlobalToken || syntax.CrawlerToken(tok) }
+// digits as well (AI2Bot, crawlers.IsToken), or "*".
+func validToken(tok string) bool { return tok == GlobalToken || crawlers.IsToken(tok) }
 
 // checkToken validates and canonicalises a configured product token; the problem is "" for a
 // valid one, and the suggestion a token that tok most likely meant, or "".
 func checkToken(tok string) (ctok, problem, suggestion string) {
 	if !validToken(tok) {
-		problem, suggestion := syntax.NotCrawlerToken(tok)
+		problem, suggestion := crawlers.NotToken(tok)
 		return "", problem, suggestion
 	}
 	low := strings.ToLower(tok)
@@ -98,14 +98,13 @@ func NewPolicy(rules map[string][]string) (Policy, error) { return NewPolicyExce
 // preset, only the rules given to their own token and to "*". Names that no preset holds are
 // ignored here; CheckExcept reports them.
 func NewPolicyExcept(rules map[string][]string, except []string) (Policy, error) {
-	excluded := syntax.NewExcluded(except)
 	m := map[string]ruleSet{}
 	var errs []error
 	// Map order is random: report in token order so the same config gives the same error.
 	presets := 0
 	for _, tok := range slices.Sorted(maps.Keys(rules)) {
 		at := configerr.Key("", tok)
-		if names, problem, ok := presetTokens(tok, excluded); ok {
+		if names, problem, ok := presetTokens(tok, except); ok {
 			if problem != nil {
 				problem.Path = at
 				errs = append(errs, problem)

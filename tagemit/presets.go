@@ -9,7 +9,6 @@ import (
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/crawlers"
-	"github.com/sitepolicy/caddy-robots/internal/syntax"
 )
 
 // PresetPrefix starts a rules key that names a category of the crawler catalogue instead of
@@ -28,25 +27,21 @@ func presetCategory(key string) (category string, ok bool) {
 
 // presetTokens reads a "preset:<category>" key: ok is false for any other key. For a known
 // category it returns the category's canonical (lower-case) tokens, less those except leaves
-// out, else a problem listing the known categories.
-func presetTokens(key string, except syntax.Excluded) (tokens []string, problem *configerr.Error, ok bool) {
+// out (crawlers.PresetCrawlers), else a problem listing the known categories.
+func presetTokens(key string, except []string) (tokens []string, problem *configerr.Error, ok bool) {
 	cat, ok := presetCategory(key)
 	if !ok {
 		return nil, nil, false
 	}
-	cs, err := crawlers.Category(cat)
-	if err != nil {
+	if !crawlers.IsCategory(cat) {
 		e := &configerr.Error{Value: key, Problem: fmt.Sprintf("%s names a category of the crawler catalogue: %s", PresetPrefix, strings.Join(crawlers.Categories(), ", "))}
 		if c := configerr.Closest(strings.ToLower(cat), crawlers.Categories()); c != "" {
 			e.Suggestion = PresetPrefix + c
 		}
 		return nil, e, true
 	}
-	writable, _ := crawlers.RobotsTxtNames(cs)
+	writable, _ := crawlers.RobotsTxtNames(crawlers.PresetCrawlers([]string{cat}, except))
 	for _, n := range writable {
-		if except.Has(n) {
-			continue
-		}
 		if ctok, problem, _ := checkToken(n); problem == "" {
 			tokens = append(tokens, ctok)
 		}
@@ -57,7 +52,7 @@ func presetTokens(key string, except syntax.Excluded) (tokens []string, problem 
 // CheckExcept reports the names of except (the crawlers NewPolicyExcept leaves out of the
 // presets of rules) that no preset of rules holds, each at its index ("[1]") with the
 // presets searched and the closest crawler of them: what every front end says
-// (syntax.ExceptProblem). A name that also has rules of its own is no contradiction: it keeps
+// (crawlers.ExceptProblem). A name that also has rules of its own is no contradiction: it keeps
 // them, without the presets'.
 func CheckExcept(rules map[string][]string, except []string) error {
 	if len(except) == 0 {
@@ -71,9 +66,9 @@ func CheckExcept(rules map[string][]string, except []string) error {
 	}
 	var errs []error
 	for i, n := range except {
-		if problem, suggestion := syntax.ExceptProblem(n, presets); problem != "" {
+		if problem, suggestion := crawlers.ExceptProblem(n, presets); problem != "" {
 			errs = append(errs, &configerr.Error{Path: configerr.Index("", i), Value: n, Problem: problem, Suggestion: suggestion})
-		} else if !syntax.CrawlerToken(n) {
+		} else if !crawlers.IsToken(n) {
 			errs = append(errs, configerr.New(configerr.Index("", i), n, "this name is never a Robots-Tag token (it is not a product token), so the presets give it no rules to leave out"))
 		}
 	}
@@ -87,8 +82,8 @@ func CheckExcept(rules map[string][]string, except []string) error {
 func Warnings(rules map[string][]string) []*configerr.Error {
 	var out []*configerr.Error
 	for _, tok := range slices.Sorted(maps.Keys(rules)) {
-		if tok != GlobalToken && !syntax.ProductToken(tok) && syntax.CrawlerToken(tok) {
-			out = append(out, &configerr.Error{Path: configerr.Key("", tok), Value: tok, Problem: syntax.DigitTokenWarning})
+		if crawlers.Classify(tok) == crawlers.TokenDigits {
+			out = append(out, &configerr.Error{Path: configerr.Key("", tok), Value: tok, Problem: crawlers.DigitTokenWarning})
 		}
 	}
 	return out

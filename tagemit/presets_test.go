@@ -1,10 +1,13 @@
 package tagemit
 
 import (
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sitepolicy/caddy-robots/crawlers"
+	"github.com/sitepolicy/caddy-robots/robotsgen"
 )
 
 // A preset key gives its rules to every writable name of the category, one member each,
@@ -107,5 +110,43 @@ func TestPresetExcept(t *testing.T) {
 	}
 	if err := CheckExcept(map[string][]string{"*": {"noindex"}}, []string{"GPTBot"}); err == nil || !strings.Contains(err.Error(), "there are none here") {
 		t.Errorf("without presets: %v", err)
+	}
+}
+
+// A route's preset and a robots.txt group's expand to the same crawlers (crawlers
+// .PresetCrawlers, the one expansion): for random categories and exclusions, the tokens a
+// "preset:" key gives rules to are the user agents robotsgen writes for a group with that
+// preset and except, as tokens (lower case).
+func TestPresetExpandsAsRobotsTxt(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	all := crawlers.All()
+	for range 200 {
+		cat := crawlers.Categories()[r.IntN(len(crawlers.Categories()))]
+		var except []string
+		for range r.IntN(5) {
+			n := all[r.IntN(len(all))].Name
+			if r.IntN(2) == 0 {
+				n = strings.ToUpper(crawlers.LeadingToken(n))
+			}
+			except = append(except, n)
+		}
+		p, err := NewPolicyExcept(map[string][]string{PresetPrefix + cat: {"noindex"}}, except)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tokens []string
+		for tok := range p.Rules() {
+			tokens = append(tokens, tok)
+		}
+		f := (&robotsgen.File{Groups: []robotsgen.Group{{Presets: []string{cat}, Except: except}}}).Expand(false)
+		var agents []string
+		for _, ua := range f.Groups[0].UserAgents {
+			agents = append(agents, strings.ToLower(ua))
+		}
+		slices.Sort(tokens)
+		slices.Sort(agents)
+		if len(tokens) == 0 || !slices.Equal(tokens, agents) {
+			t.Fatalf("preset %s except %q: Robots-Tag tokens %q, robots.txt user agents %q", cat, except, tokens, agents)
+		}
 	}
 }

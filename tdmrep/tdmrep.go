@@ -19,6 +19,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/sitepolicy/caddy-robots/internal/httplex"
 	"github.com/sitepolicy/caddy-robots/internal/syntax"
 )
 
@@ -122,14 +123,8 @@ func CheckPolicy(s string) string {
 	if msg := syntax.URIExcluded("a tdm-policy URL", s); msg != "" {
 		return msg
 	}
-	u, err := url.Parse(s)
-	switch {
-	case err != nil:
-		return "a tdm-policy URL must be a URL: " + strings.TrimPrefix(err.Error(), "parse "+`"`+s+`": `)
-	case u.Scheme != "http" && u.Scheme != "https":
-		return "a tdm-policy URL must be absolute, http or https (report #sec-tdm-policy: nothing gives a relative reference a base), e.g. https://example.com/policies/policy.json"
-	case u.Host == "":
-		return "a tdm-policy URL must name a host, e.g. https://example.com/policies/policy.json"
+	if _, ok := httplex.AbsoluteURL(s); !ok {
+		return "a tdm-policy URL " + httplex.NotAbsoluteURL + " (report #sec-tdm-policy: nothing gives a relative reference a base), e.g. https://example.com/policies/policy.json"
 	}
 	return ""
 }

@@ -168,12 +168,12 @@ func TestCheckPolicy(t *testing.T) {
 	}
 	for in, want := range map[string]string{
 		"":                          "empty",
-		"/policies/policy.json":     "absolute",
-		"policy.json":               "absolute",
-		"//example.com/p":           "absolute",
-		"ftp://example.com/p":       "absolute",
-		"mailto:tdm@example.com":    "absolute",
-		"https:///p":                "host",
+		"/policies/policy.json":     "absolute http(s) URL",
+		"policy.json":               "absolute http(s) URL",
+		"//example.com/p":           "absolute http(s) URL",
+		"ftp://example.com/p":       "absolute http(s) URL",
+		"mailto:tdm@example.com":    "absolute http(s) URL",
+		"https:///p":                "absolute http(s) URL",
 		"https://example.com/a\nb":  "control",
 		"https://example.com/a\rb":  "control",
 		"https://example.com/a\x00": "control",
@@ -182,7 +182,7 @@ func TestCheckPolicy(t *testing.T) {
 		"https://example.com/é":     "ASCII",
 		"https://example.com/\xff":  "UTF-8",
 		"https://exa mple.com/":     "spaces",
-		"https://example.com:x/":    "URL",
+		"https://example.com:x/":    "absolute http(s) URL",
 		// What a license URL refuses (syntax.URIExcluded), every one of them.
 		`https://example.com/a"b`: `percent-encode '"'`,
 		"https://example.com/<p>": `percent-encode '<'`,

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dunglas/httpsfv"
+	"github.com/sitepolicy/caddy-robots/internal/httplex"
 	"github.com/sitepolicy/caddy-robots/internal/syntax"
 )
 
@@ -35,7 +36,8 @@ const MaxFieldSize = syntax.MaxFieldSize
 // It is not passed on as is, since its line would spoil the route's own preferences for
 // those readers (field lines are parsed as one), and it is not dropped whole, since a
 // lenient reader may read a restriction in it. It is read member by member (split at
-// commas outside quoted strings): a member that parses on its own and whose value is the
+// commas outside quoted strings, where a quote never closed hides no comma: httplex.Elements):
+// a member that parses on its own and whose value is the
 // vocabulary's n (no) is kept, combined if the route knows its key (also when the key is
 // upper-case, Train-AI=n, which can only mean train-ai); every other member is left out,
 // so that a y read from a broken field never grants anything. The error names what was
@@ -154,10 +156,7 @@ func (route Prefs) salvage(lines []string) (*httpsfv.Dictionary, []string) {
 	v := route.v
 	d := httpsfv.NewDictionary()
 	var leftOut []string
-	for _, text := range splitMembers(strings.Join(lines, ", ")) {
-		if text == "" {
-			continue
-		}
+	for text := range httplex.Elements(strings.Join(lines, ", ")) {
 		key, m, ok := oneMember(text)
 		if !ok {
 			// An upper-case key the route knows can mean only that key.
@@ -192,26 +191,6 @@ func splitKey(text string) (string, string) {
 		return text[:i], text[i:]
 	}
 	return text, ""
-}
-
-// splitMembers splits a field value at the commas outside quoted strings (String and Display
-// String values, where a backslash escapes the next character) and trims each part of spaces
-// and tabs. Inner Lists hold no commas outside their strings.
-func splitMembers(s string) []string {
-	var out []string
-	start, quoted := 0, false
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case quoted && c == '\\':
-			i++
-		case c == '"':
-			quoted = !quoted
-		case !quoted && c == ',':
-			out = append(out, strings.Trim(s[start:i], " \t"))
-			start = i + 1
-		}
-	}
-	return append(out, strings.Trim(s[start:], " \t"))
 }
 
 // fitMembers serialises members as one Dictionary with httpsfv, leaving out what is needed to

@@ -262,7 +262,12 @@ func TestMergeHeader(t *testing.T) {
 		{route, []string{"FOO=n, bar=n, baz=y, X"}, "train-ai=n, bar=n", `left out "FOO=n", "baz=y", "X"`},
 		{route, []string{"foo=y, Bar=1"}, "train-ai=n", `left out "foo=y", "Bar=1"`},
 		{route, []string{`foo="a, Train-AI=y, search=n", X`}, "train-ai=n", `left out "foo=\"a, Train-AI=y, search=n\"", "X"`},
-		{route, []string{`"x, search=n`}, "train-ai=n", "left out"},
+		// A quote never closed is no quoted string (RFC 9110 section 5.6.4 needs the closing
+		// DQUOTE), so it hides no comma: the n after it is kept. (The reading before
+		// httplex ran the quote to the end and lost the n.) So with a Display String, where
+		// a backslash escapes nothing (RFC 9651 section 3.3.8).
+		{route, []string{`"x, search=n`}, "train-ai=n, search=n", `left out "\"x"`},
+		{route, []string{`X=%"\", search=n`}, "train-ai=n, search=n", `left out "X=%\"\\\""`},
 		{route, []string{"search=n;Note=1, Q"}, "train-ai=n", "left out"},
 		{mustArgs(t, ContentUsage, "train-ai=y"), []string{"Train-AI=n"}, "train-ai=n", "is not a Structured Field Dictionary"},
 		{ext, []string{"FOO=n, Search=y"}, "train-ai=y, foo=n", `left out "Search=y"`},

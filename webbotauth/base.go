@@ -90,114 +90,23 @@ func componentErr(c Component, format string, args ...any) error {
 	return fmt.Errorf("%w %s: %s", ErrComponent, c.id, fmt.Sprintf(format, args...))
 }
 
-// appendValue appends the value of one component.
+// appendValue appends the value of one component: a derived component (section 2.2) or a
+// field (section 2.1).
 func appendValue(b []byte, c Component, r *http.Request, t Target, scheme string) ([]byte, error) {
-	u := r.URL
-	if u == nil {
-		u = &url.URL{}
-	}
-	switch c.Name {
-	case "@method":
-		return append(b, r.Method...), nil
-	case "@target-uri":
-		b = append(b, scheme...)
-		b = append(b, "://"...)
-		b = append(b, t.authority(r, scheme)...)
-		if rt := requestTarget(r, u); strings.HasPrefix(rt, "/") {
-			return append(b, rt...), nil
-		}
-		// An absolute-form request target (to a proxy): its path and query.
-		p := u.EscapedPath()
-		if p == "" {
-			p = "/"
-		}
-		b = append(b, p...)
-		if u.RawQuery != "" || u.ForceQuery {
-			b = append(b, '?')
-			b = append(b, u.RawQuery...)
-		}
-		return b, nil
-	case "@authority":
-		return append(b, t.authority(r, scheme)...), nil
-	case "@scheme":
-		return append(b, scheme...), nil
-	case "@request-target":
-		return append(b, requestTarget(r, u)...), nil
-	case "@path":
-		p := u.EscapedPath()
-		if p == "" {
-			p = "/"
-		}
-		return append(b, p...), nil
-	case "@query":
-		b = append(b, '?')
-		return append(b, u.RawQuery...), nil
-	case "@query-param":
-		return appendQueryParam(b, c, u.RawQuery)
-	case "@signature-params":
-		return nil, componentErr(c, "cannot be covered")
-	}
 	if c.Name[0] == '@' {
-		// "@status" (responses only) and anything not in section 2.2.
-		return nil, componentErr(c, "not a request component")
+		return appendDerived(b, c, r, t, scheme)
 	}
-	lines := r.Header.Values(c.Name)
-	if c.Name == "host" && len(lines) == 0 && r.Host != "" {
-		// net/http moves Host out of the header map.
-		lines = []string{r.Host}
-	}
-	if len(lines) == 0 {
-		return nil, componentErr(c, "no such field")
+	lines, err := fieldLines(c, r)
+	if err != nil {
+		return nil, err
 	}
 	switch {
 	case c.BS:
-		// Section 2.1.3: each line trimmed, wrapped as a Byte Sequence, joined by ", ".
-		for i, l := range lines {
-			if i > 0 {
-				b = append(b, ", "...)
-			}
-			b = append(b, ':')
-			b = base64.StdEncoding.AppendEncode(b, []byte(strings.TrimSpace(l)))
-			b = append(b, ':')
-		}
-		return b, nil
+		return appendByteSequences(b, lines), nil
 	case c.Key != "":
-		// Section 2.1.2: the member of the Dictionary, re-serialized.
-		d, err := httpsfv.UnmarshalDictionary(lines)
-		if err != nil {
-			return nil, componentErr(c, "not a Dictionary: %v", err)
-		}
-		m, ok := d.Get(c.Key)
-		if !ok {
-			return nil, componentErr(c, "no member %q", c.Key)
-		}
-		v, err := httpsfv.Marshal(m.(httpsfv.StructuredFieldValue))
-		if err != nil {
-			return nil, componentErr(c, "%v", err)
-		}
-		return append(b, v...), nil
+		return appendMember(b, c, lines)
 	case c.SF:
-		// Section 2.1.1: re-serialized; the field's type must be known to parse it.
-		var v httpsfv.StructuredFieldValue
-		var err error
-		switch sfType[c.Name] {
-		case "dictionary":
-			v, err = httpsfv.UnmarshalDictionary(lines)
-		case "list":
-			v, err = httpsfv.UnmarshalList(lines)
-		case "item":
-			v, err = httpsfv.UnmarshalItem(lines)
-		default:
-			return nil, componentErr(c, "sf of a field whose Structured Field type is not known here")
-		}
-		if err != nil {
-			return nil, componentErr(c, "%v", err)
-		}
-		s, err := httpsfv.Marshal(v)
-		if err != nil {
-			return nil, componentErr(c, "%v", err)
-		}
-		return append(b, s...), nil
+		return appendStructured(b, c, lines)
 	}
 	// Section 2.1: each field line's value trimmed, obsolete folding already gone (net/http
 	// refuses it), joined by ", ".
@@ -208,6 +117,132 @@ func appendValue(b []byte, c Component, r *http.Request, t Target, scheme string
 		b = append(b, strings.TrimSpace(l)...)
 	}
 	return b, nil
+}
+
+// appendDerived appends the value of a derived component (section 2.2).
+func appendDerived(b []byte, c Component, r *http.Request, t Target, scheme string) ([]byte, error) {
+	u := r.URL
+	if u == nil {
+		u = &url.URL{}
+	}
+	switch c.Name {
+	case "@method":
+		return append(b, r.Method...), nil
+	case "@target-uri":
+		return appendTargetURI(b, r, u, t, scheme), nil
+	case "@authority":
+		return append(b, t.authority(r, scheme)...), nil
+	case "@scheme":
+		return append(b, scheme...), nil
+	case "@request-target":
+		return append(b, requestTarget(r, u)...), nil
+	case "@path":
+		return append(b, escapedPath(u)...), nil
+	case "@query":
+		b = append(b, '?')
+		return append(b, u.RawQuery...), nil
+	case "@query-param":
+		return appendQueryParam(b, c, u.RawQuery)
+	case "@signature-params":
+		return nil, componentErr(c, "cannot be covered")
+	}
+	// "@status" (responses only) and anything not in section 2.2.
+	return nil, componentErr(c, "not a request component")
+}
+
+// appendTargetURI appends @target-uri: scheme, authority, path and query.
+func appendTargetURI(b []byte, r *http.Request, u *url.URL, t Target, scheme string) []byte {
+	b = append(b, scheme...)
+	b = append(b, "://"...)
+	b = append(b, t.authority(r, scheme)...)
+	if rt := requestTarget(r, u); strings.HasPrefix(rt, "/") {
+		return append(b, rt...)
+	}
+	// An absolute-form request target (to a proxy): its path and query.
+	b = append(b, escapedPath(u)...)
+	if u.RawQuery != "" || u.ForceQuery {
+		b = append(b, '?')
+		b = append(b, u.RawQuery...)
+	}
+	return b
+}
+
+// escapedPath is u's path as sent, "/" when empty.
+func escapedPath(u *url.URL) string {
+	if p := u.EscapedPath(); p != "" {
+		return p
+	}
+	return "/"
+}
+
+// fieldLines are the field lines of the field component c names, in order.
+func fieldLines(c Component, r *http.Request) ([]string, error) {
+	lines := r.Header.Values(c.Name)
+	if c.Name == "host" && len(lines) == 0 && r.Host != "" {
+		// net/http moves Host out of the header map.
+		lines = []string{r.Host}
+	}
+	if len(lines) == 0 {
+		return nil, componentErr(c, "no such field")
+	}
+	return lines, nil
+}
+
+// appendByteSequences appends a field with the bs parameter (section 2.1.3): each line
+// trimmed, wrapped as a Byte Sequence, joined by ", ".
+func appendByteSequences(b []byte, lines []string) []byte {
+	for i, l := range lines {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, ':')
+		b = base64.StdEncoding.AppendEncode(b, []byte(strings.TrimSpace(l)))
+		b = append(b, ':')
+	}
+	return b
+}
+
+// appendMember appends a field with the key parameter (section 2.1.2): the member of the
+// Dictionary, re-serialized.
+func appendMember(b []byte, c Component, lines []string) ([]byte, error) {
+	d, err := httpsfv.UnmarshalDictionary(lines)
+	if err != nil {
+		return nil, componentErr(c, "not a Dictionary: %v", err)
+	}
+	m, ok := d.Get(c.Key)
+	if !ok {
+		return nil, componentErr(c, "no member %q", c.Key)
+	}
+	v, err := httpsfv.Marshal(m.(httpsfv.StructuredFieldValue))
+	if err != nil {
+		return nil, componentErr(c, "%v", err)
+	}
+	return append(b, v...), nil
+}
+
+// appendStructured appends a field with the sf parameter (section 2.1.1): re-serialized;
+// the field's type must be known to parse it.
+func appendStructured(b []byte, c Component, lines []string) ([]byte, error) {
+	var v httpsfv.StructuredFieldValue
+	var err error
+	switch sfType[c.Name] {
+	case "dictionary":
+		v, err = httpsfv.UnmarshalDictionary(lines)
+	case "list":
+		v, err = httpsfv.UnmarshalList(lines)
+	case "item":
+		v, err = httpsfv.UnmarshalItem(lines)
+	default:
+		return nil, componentErr(c, "sf of a field whose Structured Field type is not known here")
+	}
+	if err != nil {
+		return nil, componentErr(c, "%v", err)
+	}
+	s, err := httpsfv.Marshal(v)
+	if err != nil {
+		return nil, componentErr(c, "%v", err)
+	}
+	return append(b, s...), nil
 }
 
 // sfType is the Structured Field type of the fields the sf parameter may name.

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/sitepolicy/caddy-robots/internal/httplex"
 )
 
 // WellKnownPath is the well-known URI of a key directory (the draft, "Well-Known
@@ -470,8 +472,8 @@ func (d *Directory) get(ctx context.Context, client *http.Client, agent string) 
 // count as 0), an hour if it says nothing, clamped to [MinTTL, MaxTTL].
 func (d *Directory) ttl(h http.Header) time.Duration {
 	ttl := time.Hour
-	for _, directive := range strings.Split(strings.Join(h.Values("Cache-Control"), ","), ",") {
-		name, val, _ := strings.Cut(strings.TrimSpace(directive), "=")
+	for directive := range httplex.Elements(strings.Join(h.Values("Cache-Control"), ",")) {
+		name, val, _ := strings.Cut(directive, "=")
 		switch strings.ToLower(name) {
 		case "max-age":
 			if n, err := strconv.ParseInt(strings.Trim(val, `"`), 10, 64); err == nil && n >= 0 {

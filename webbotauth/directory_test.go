@@ -307,6 +307,8 @@ func TestDirectoryTTL(t *testing.T) {
 		"max-age=99999999":     24 * time.Hour,
 		"no-store":             5 * time.Minute,
 		"max-age=x":            time.Hour,
+		// A quoted-string is one directive's value (RFC 9111 section 5.2): no no-store here.
+		`max-age=600, private="Set-Cookie, no-store, Vary"`: 10 * time.Minute,
 	} {
 		h := http.Header{}
 		if cc != "" {

@@ -229,16 +229,11 @@ func (v *Verifier) Verify(r *http.Request, t Target) Result {
 	return best
 }
 
-// verify judges one web-bot-auth signature.
+// verify judges one web-bot-auth signature: its shape and freshness, then the key of its
+// agent, then the signature and its nonce.
 func (v *Verifier) verify(r *http.Request, t Target, s *Signature) Result {
-	if s.Alg != "" && s.Alg != "ed25519" {
-		return Result{Status: Malformed, Reason: fmt.Sprintf("alg %q: only ed25519 is verified", s.Alg)}
-	}
-	if s.KeyID == "" {
-		return Result{Status: Malformed, Reason: "no keyid"}
-	}
-	if len(s.Value) != ed25519.SignatureSize {
-		return Result{Status: Malformed, Reason: "not an Ed25519 signature"}
+	if res, ok := wellFormed(s); !ok {
+		return res
 	}
 	now := v.now().Unix()
 	if res, ok := v.fresh(s, now); !ok {
@@ -253,67 +248,9 @@ func (v *Verifier) verify(r *http.Request, t Target, s *Signature) Result {
 		return Result{Status: Malformed, Reason: err.Error()}
 	}
 	res := Result{Agent: agent}
-	var key *Key
-	trusted := false
-	var e *agentEntry
-	if agent == "" {
-		// No agent to attribute to (the draft, "When No URL Is Available"): a key the
-		// configuration holds verifies it, attributed to that key alone.
-		if key = v.inline[s.KeyID]; key == nil {
-			res.Status, res.Reason = UnknownKey, "no Signature-Agent and the keyid is not a configured key"
-			return res
-		}
-	} else {
-		e = v.agents[agent]
-		trusted = e != nil
-		if trusted {
-			res.Bot = e.bot
-		}
-		switch {
-		case e != nil && e.keys != nil:
-			if key = e.keys[s.KeyID]; key == nil {
-				res.Status, res.Reason = UnknownKey, "keyid is not one of the agent's configured keys"
-				return res
-			}
-		case v.dir != nil && (trusted || v.fetchOther):
-			var st Status
-			key, st, res.Reason = v.dir.lookup(agent, s.KeyID, v.now(), trusted)
-			if key == nil {
-				res.Status = st
-				return res
-			}
-		case trusted && v.offline:
-			res.Status, res.Reason = UnknownKey, NotFetched
-			return res
-		default:
-			res.Status, res.Reason = UnknownKey, "the agent is not trusted and its directory is not fetched"
-			return res
-		}
-	}
-	if !key.usable(now) {
-		res.Status, res.Reason = UnknownKey, "the key is outside its nbf/exp"
+	key, trusted := v.agentKey(&res, s.KeyID)
+	if key == nil || !v.verifies(&res, r, t, s, key, trusted, now) {
 		return res
-	}
-	base, err := s.Base(r, t)
-	if err != nil {
-		res.Status, res.Reason = Malformed, err.Error()
-		return res
-	}
-	if !ed25519.Verify(key.Public, base, s.Value) {
-		res.Status, res.Reason = Impostor, "the signature does not verify against the agent's key "+s.KeyID
-		return res
-	}
-	if v.nonces != nil && s.Nonce != "" {
-		// A key the configuration holds, or a trusted agent's directory, is the trusted
-		// partition's: a key anyone can publish cannot crowd those nonces out.
-		ok, why := v.nonces.add(agent, s.KeyID, s.Nonce, trusted || agent == "", s.Expires+v.skew, now)
-		if !ok {
-			if why == "" {
-				why = "nonce seen before"
-			}
-			res.Status, res.Reason = Replayed, why
-			return res
-		}
 	}
 	if trusted {
 		res.Status = Verified
@@ -324,6 +261,86 @@ func (v *Verifier) verify(r *http.Request, t Target, s *Signature) Result {
 		res.Reason = "valid signature, no Signature-Agent: attributed to the key alone"
 	}
 	return res
+}
+
+// wellFormed checks what a signature must have before anything is looked up: the ed25519
+// algorithm (or none named), a keyid, a value of an Ed25519 signature's size.
+func wellFormed(s *Signature) (Result, bool) {
+	switch {
+	case s.Alg != "" && s.Alg != "ed25519":
+		return Result{Status: Malformed, Reason: fmt.Sprintf("alg %q: only ed25519 is verified", s.Alg)}, false
+	case s.KeyID == "":
+		return Result{Status: Malformed, Reason: "no keyid"}, false
+	case len(s.Value) != ed25519.SignatureSize:
+		return Result{Status: Malformed, Reason: "not an Ed25519 signature"}, false
+	}
+	return Result{}, true
+}
+
+// agentKey finds the key keyID of res.Agent (a configured key when there is no agent) and
+// whether the agent is trusted, setting res.Bot; with no key it returns nil and says why in
+// res.
+func (v *Verifier) agentKey(res *Result, keyID string) (key *Key, trusted bool) {
+	agent := res.Agent
+	if agent == "" {
+		// No agent to attribute to (the draft, "When No URL Is Available"): a key the
+		// configuration holds verifies it, attributed to that key alone.
+		if key = v.inline[keyID]; key == nil {
+			res.Status, res.Reason = UnknownKey, "no Signature-Agent and the keyid is not a configured key"
+		}
+		return key, false
+	}
+	e := v.agents[agent]
+	trusted = e != nil
+	if trusted {
+		res.Bot = e.bot
+	}
+	switch {
+	case e != nil && e.keys != nil:
+		if key = e.keys[keyID]; key == nil {
+			res.Status, res.Reason = UnknownKey, "keyid is not one of the agent's configured keys"
+		}
+	case v.dir != nil && (trusted || v.fetchOther):
+		var st Status
+		if key, st, res.Reason = v.dir.lookup(agent, keyID, v.now(), trusted); key == nil {
+			res.Status = st
+		}
+	case trusted && v.offline:
+		res.Status, res.Reason = UnknownKey, NotFetched
+	default:
+		res.Status, res.Reason = UnknownKey, "the agent is not trusted and its directory is not fetched"
+	}
+	return key, trusted
+}
+
+// verifies reports whether s verifies against key and its nonce is new, saying why not in res.
+func (v *Verifier) verifies(res *Result, r *http.Request, t Target, s *Signature, key *Key, trusted bool, now int64) bool {
+	if !key.usable(now) {
+		res.Status, res.Reason = UnknownKey, "the key is outside its nbf/exp"
+		return false
+	}
+	base, err := s.Base(r, t)
+	if err != nil {
+		res.Status, res.Reason = Malformed, err.Error()
+		return false
+	}
+	if !ed25519.Verify(key.Public, base, s.Value) {
+		res.Status, res.Reason = Impostor, "the signature does not verify against the agent's key "+s.KeyID
+		return false
+	}
+	if v.nonces != nil && s.Nonce != "" {
+		// A key the configuration holds, or a trusted agent's directory, is the trusted
+		// partition's: a key anyone can publish cannot crowd those nonces out.
+		ok, why := v.nonces.add(res.Agent, s.KeyID, s.Nonce, trusted || res.Agent == "", s.Expires+v.skew, now)
+		if !ok {
+			if why == "" {
+				why = "nonce seen before"
+			}
+			res.Status, res.Reason = Replayed, why
+			return false
+		}
+	}
+	return true
 }
 
 // fresh checks created and expires against the clock (RFC 9421 section 3.2.1; the draft

@@ -77,7 +77,7 @@ func TestCommand(t *testing.T) {
 		{"robots file", []string{"check", "--robots-file", theirs, "--url", "https://other.example/private/x"}, 1,
 			[]string{"DISALLOWED for /private/x (file " + theirs + ")", "rule:   line 2: Disallow: /private"}, ""},
 		{"json", []string{"check", "--config", example, "--url", "https://example.com/x.pdf", "--format", "json"}, 0, []string{`"product_token": "*"`}, ""},
-		{"bad url", []string{"check", "--config", example, "--url", "/drafts/x"}, 2, nil, "give an absolute http or https URL"},
+		{"bad url", []string{"check", "--config", example, "--url", "/drafts/x"}, 2, nil, "must be an absolute http(s) URL"},
 		{"no url", []string{"check", "--config", example}, 2, nil, "--url is required"},
 		{"no config", []string{"lint"}, 2, nil, "--config is required"},
 		{"bad format", []string{"lint", "--config", clean, "--format", "yaml"}, 2, nil, `--format "yaml"`},

@@ -1,6 +1,9 @@
 // Package syntax holds the lexical rules that more than one part of caddy-robots checks: the
-// RFC 9309 product token, the characters that would break a line, durations read as Caddy
-// reads them, and the closest-name suggestion. Each rule exists once, here.
+// RFC 9309 product token and Google's reading of one, the characters that would break a
+// line, durations read as Caddy reads them, and the characters URIs exclude. Each rule exists
+// once, here. It imports nothing of caddy-robots (TestImportsNothingOfTheModule): what is
+// about crawler names (the names a configuration may give a crawler, the catalogue, presets)
+// belongs to package crawlers, which rests on these rules.
 package syntax
 
 import (
@@ -9,8 +12,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/sitepolicy/caddy-robots/crawlers"
 )
 
 // IsTokenByte reports whether c may appear in an RFC 9309 product token (§2.2.1).
@@ -37,21 +38,8 @@ func GoogleAgentToken(v string) string {
 }
 
 // ProductToken reports whether s is an RFC 9309 product token: one or more of A-Z, a-z,
-// "_" and "-" (crawlers.TokenProduct). "*" is not a product token; callers that accept the
-// global agent check it.
-func ProductToken(s string) bool { return crawlers.Classify(s) == crawlers.TokenProduct }
-
-// LeadingCrawlerToken is the longest prefix of s that a CrawlerToken may hold: A-Z, a-z,
-// 0-9, "_" and "-". It is the name a parser that reads names with digits whole takes from a
-// user-agent value ("ExampleBot" of "ExampleBot/1.0 (+https://...)").
-func LeadingCrawlerToken(s string) string {
-	for i := 0; i < len(s); i++ {
-		if !crawlers.Classify(s[i : i+1]).Writable() {
-			return s[:i]
-		}
-	}
-	return s
-}
+// "_" and "-". "*" is not a product token; callers that accept the global agent check it.
+func ProductToken(s string) bool { return s != "" && GoogleAgentToken(s) == s }
 
 // ProductTokenProblem is what every front end says about a value that is not a product token.
 const ProductTokenProblem = `a product token may contain only A-Z, a-z, "_" and "-" (RFC 9309), or be "*"`

@@ -1,10 +1,35 @@
 package syntax
 
 import (
+	"go/build"
 	"strings"
 	"testing"
 	"time"
 )
+
+// module is the path of the module this package is in.
+const module = "github.com/sitepolicy/caddy-robots"
+
+// TestImportsNothingOfTheModule pins the layering: the lexical rules rest on the standard
+// library alone, and the packages about crawler names, presets and configs rest on them (a
+// rule about crawler names belongs to package crawlers). It reads the import lines of the
+// package's source files, tests included, as the go command does.
+func TestImportsNothingOfTheModule(t *testing.T) {
+	p, err := build.ImportDir(".", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.GoFiles) == 0 {
+		t.Fatal("no Go files read")
+	}
+	for _, imports := range [][]string{p.Imports, p.TestImports, p.XTestImports} {
+		for _, imp := range imports {
+			if imp == module || strings.HasPrefix(imp, module+"/") {
+				t.Errorf("internal/syntax imports %s: it holds lexical rules only and imports nothing of the module", imp)
+			}
+		}
+	}
+}
 
 func TestProductToken(t *testing.T) {
 	for s, want := range map[string]bool{"GPTBot": true, "a_b-c": true, "-x": true, "": false, "*": false, "Bot2": false, "a b": false, "a/1": false, "é": false} {
@@ -43,37 +68,6 @@ func TestParseDuration(t *testing.T) {
 	}
 }
 
-func TestNotCrawlerToken(t *testing.T) {
-	for _, c := range []struct{ in, suggestion, note string }{
-		{"Googlebot/2.1", "Googlebot", ""},
-		{"Googlebot 2.1", "Googlebot", ""},
-		{"Googlebot-Image/1.0", "Googlebot-Image", ""},
-		{"AI2Bot/1.0", "AI2Bot", ""},
-		{"bingbot/2.0;", "bingbot", ""},
-		{"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", "Googlebot", ""},
-		{"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm) Chrome/116.0.1938.76 Safari/537.36", "bingbot", ""},
-		{"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36 GPTBot/1.2", "GPTBot", ""},
-		{"Mozilla/5.0", "", "Mozilla is the browser a User-Agent header claims to be compatible with"},
-		{"2.1", "", "looks like a version number"},
-		{"v1.0.3", "", "looks like a version number"},
-		{"(compatible;", "", ""},
-		{"+http://www.bing.com/bingbot.htm)", "", ""},
-		{"Bot.2", "", ""},
-		{"bad bot!", "", ""},
-	} {
-		problem, sugg := NotCrawlerToken(c.in)
-		if sugg != c.suggestion {
-			t.Errorf("NotCrawlerToken(%q) suggests %q, want %q", c.in, sugg, c.suggestion)
-		}
-		if !strings.HasPrefix(problem, CrawlerTokenProblem) || !strings.Contains(problem, c.note) {
-			t.Errorf("NotCrawlerToken(%q) problem %q, want %q", c.in, problem, c.note)
-		}
-		if c.note == "" && problem != CrawlerTokenProblem {
-			t.Errorf("NotCrawlerToken(%q) adds to the problem: %q", c.in, problem)
-		}
-	}
-}
-
 // TestGoogleAgentToken pins Google's reading of a user-agent value (google/robotstxt,
 // RobotsMatcher::ExtractUserAgent: "Allowed characters in user-agent are [a-zA-Z_-]").
 func TestGoogleAgentToken(t *testing.T) {
@@ -87,22 +81,5 @@ func TestGoogleAgentToken(t *testing.T) {
 		if ProductToken(want) != (want != "") {
 			t.Errorf("GoogleAgentToken(%q) = %q is not a product token", in, want)
 		}
-	}
-}
-
-// Excluded compares names without case, and leaves out a name a parser reads as an excluded
-// token (its leading word), never a longer token that merely starts with one.
-func TestExcluded(t *testing.T) {
-	e := NewExcluded([]string{"MistralAI-User", "googleother"})
-	for name, want := range map[string]bool{
-		"GoogleOther": true, "GOOGLEOTHER": true, "MistralAI-User/1.0": true, "mistralai-user": true,
-		"GoogleOther-Image": false, "MistralAI": false, "GPTBot": false,
-	} {
-		if got := e.Has(name); got != want {
-			t.Errorf("Has(%q) = %v, want %v", name, got, want)
-		}
-	}
-	if NewExcluded(nil).Has("GPTBot") {
-		t.Error("the empty set excludes")
 	}
 }

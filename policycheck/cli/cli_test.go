@@ -117,8 +117,8 @@ func TestCheckNamesFlags(t *testing.T) {
 		lib, cmd string
 		libField string
 	}{
-		{policycheck.Request{URL: "/x"}, `URL "/x": give an absolute http or https URL, e.g. https://example.com/page.html`,
-			`--url "/x": give an absolute http or https URL, e.g. https://example.com/page.html`, "URL"},
+		{policycheck.Request{URL: "/x"}, `URL "/x": must be an absolute http(s) URL, e.g. https://example.com/page.html`,
+			`--url "/x": must be an absolute http(s) URL, e.g. https://example.com/page.html`, "URL"},
 		{policycheck.Request{URL: "https://example.com/", BackendHeaders: []string{"nope"}}, `backend header line "nope": give a header line, e.g. 'Robots-Tag: noindex'`,
 			`--backend-header "nope": give a header line, e.g. 'Robots-Tag: noindex'`, "BackendHeaders"},
 		{policycheck.Request{URL: "https://example.com/", ClientIP: "66.249.64"}, `ClientIP "66.249.64": give the client's IP address as the server sees it (after its trusted proxies), e.g. 66.249.66.1 or 2001:db8::1`,

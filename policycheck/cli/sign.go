@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sitepolicy/caddy-robots/internal/httplex"
 	"github.com/sitepolicy/caddy-robots/webbotauth"
 )
 
@@ -46,9 +47,12 @@ func SignHeaders(rawURL, keyFile, agent string, headers []string, now time.Time)
 	if err != nil {
 		return nil, fmt.Errorf("--sign-key %s: %v", keyFile, err)
 	}
+	if _, ok := httplex.AbsoluteURL(rawURL); !ok {
+		return nil, fmt.Errorf("--url %q: %s, e.g. https://example.com/page.html", rawURL, httplex.NotAbsoluteURL)
+	}
 	r, err := http.NewRequest(http.MethodGet, rawURL, nil)
-	if err != nil || r.URL.Host == "" {
-		return nil, fmt.Errorf("--url %q: an absolute URL to sign a request for", rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("--url %q: %v", rawURL, err)
 	}
 	if err := webbotauth.Sign(r, webbotauth.SignOptions{Key: key, Agent: agent, Created: now, Validity: SignValidity}); err != nil {
 		return nil, fmt.Errorf("--sign-key: %v", err)

@@ -1,37 +1,47 @@
-package syntax
+package crawlers
 
 import (
 	"fmt"
 	"strings"
-
-	"github.com/sitepolicy/caddy-robots/crawlers"
 )
 
-// CrawlerToken reports whether s is a name a configuration may give a crawler: an RFC 9309
+// IsToken reports whether s is a name a configuration may give a crawler: an RFC 9309
 // product token, or one word of A-Z, a-z, 0-9, "_" and "-" with digits (AI2Bot, 360Spider),
-// which operators document and their own parsers read whole (crawlers.TokenProduct or
-// crawlers.TokenDigits). "*" is not one.
-func CrawlerToken(s string) bool { return crawlers.Classify(s).Writable() }
+// which operators document and their own parsers read whole (TokenProduct or TokenDigits).
+// "*" is not one.
+func IsToken(s string) bool { return Classify(s).Writable() }
 
-// CrawlerTokenProblem is what every front end says about a value that is not a CrawlerToken.
-const CrawlerTokenProblem = `a product token may contain only A-Z, a-z, 0-9, "_" and "-" (RFC 9309 product tokens have no digits; a name with digits is accepted with a warning), or be "*"`
+// TokenProblem is what every front end says about a value that is not an IsToken name.
+const TokenProblem = `a product token may contain only A-Z, a-z, 0-9, "_" and "-" (RFC 9309 product tokens have no digits; a name with digits is accepted with a warning), or be "*"`
 
-// DigitTokenWarning is the warning for a CrawlerToken that is not a ProductToken: it holds a
-// digit.
+// DigitTokenWarning is the warning for an IsToken name that is not an RFC 9309 product
+// token: it holds a digit (TokenDigits).
 const DigitTokenWarning = `this name has digits, which RFC 9309 product tokens do not allow: a strict parser (Google's robots.txt library) reads it only up to the first digit ("AI" of "AI2Bot"), so only crawlers that read the whole name obey it`
 
-// NotCrawlerToken is what every front end says about s, which is neither a CrawlerToken nor
-// "*": the problem, and the token s most likely meant ("" when nothing fits). People often
-// copy a crawler's name from its User-Agent header, so the suggestion is the crawler's name
-// without its version ("Googlebot/2.1" and "Googlebot 2.1" mean Googlebot) and, in a whole
-// header, the crawler it names rather than the browser products around it
-// ("Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)" means bingbot).
-func NotCrawlerToken(s string) (problem, suggestion string) {
-	problem = CrawlerTokenProblem
+// LeadingToken is the longest prefix of s that an IsToken name may hold: A-Z, a-z, 0-9, "_"
+// and "-". It is the name a parser that reads names with digits whole takes from a
+// user-agent value ("ExampleBot" of "ExampleBot/1.0 (+https://...)").
+func LeadingToken(s string) string {
+	for i := 0; i < len(s); i++ {
+		if !wordByte[s[i]] {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+// NotToken is what every front end says about s, which is neither an IsToken name nor "*":
+// the problem, and the token s most likely meant ("" when nothing fits). People often copy a
+// crawler's name from its User-Agent header, so the suggestion is the crawler's name without
+// its version ("Googlebot/2.1" and "Googlebot 2.1" mean Googlebot) and, in a whole header,
+// the crawler it names rather than the browser products around it (HeaderProduct:
+// "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)" means bingbot).
+func NotToken(s string) (problem, suggestion string) {
+	problem = TokenProblem
 	if isVersion(s) {
 		problem += "; this looks like a version number, which the token leaves out: name the crawler alone"
 	}
-	if t := headerToken(s); t != "" && t != s {
+	if t := HeaderProduct(s); t != "" && t != s {
 		suggestion = t
 	} else if n, _, ok := strings.Cut(s, "/"); ok && browserProducts[strings.ToLower(n)] {
 		problem += fmt.Sprintf("; %s is the browser a User-Agent header claims to be compatible with, not a crawler: name the crawler by the product token in the header, e.g. Googlebot in %q", n, "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)")
@@ -46,11 +56,12 @@ var browserProducts = map[string]bool{
 	"firefox": true, "version": true, "mobile": true, "edg": true, "khtml": true,
 }
 
-// headerToken returns the crawler name in s read as (a piece of) a User-Agent header: the
-// product after "compatible;" when there is one, else the first product with a version
-// that is not a browser's, else the name of a name and a version ("Googlebot 2.1"). "" when
-// that is not a CrawlerToken.
-func headerToken(s string) string {
+// HeaderProduct returns the crawler's own product in s read as (a piece of) a User-Agent
+// header, whether or not a catalogue knows it: the product after "compatible;" when there
+// is one, else the first product with a version that is not a browser's, else the name of a
+// name and a version ("Googlebot 2.1"). "" when that is not an IsToken name (a browser's
+// header names none).
+func HeaderProduct(s string) string {
 	pieces := strings.FieldsFunc(s, func(r rune) bool {
 		return r == ' ' || r == '\t' || r == ';' || r == '(' || r == ')' || r == ','
 	})
@@ -59,7 +70,7 @@ func headerToken(s string) string {
 			return "" // a contact URL or address, not a product
 		}
 		n, _, _ := strings.Cut(p, "/")
-		if !CrawlerToken(n) || browserProducts[strings.ToLower(n)] || strings.EqualFold(n, "compatible") {
+		if !IsToken(n) || browserProducts[strings.ToLower(n)] || strings.EqualFold(n, "compatible") {
 			return ""
 		}
 		return n

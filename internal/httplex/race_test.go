@@ -1,0 +1,5 @@
+//go:build race
+
+package httplex
+
+func init() { raceEnabled = true }
