@@ -58,6 +58,7 @@ type Crawlers struct {
 
 	svc    *identity.Service
 	sigs   *webbotauth.Verifier  // nil without signatures
+	ids    identity.Identifier   // svc's Verifier and sigs, from Caddy's client IP
 	dir    *webbotauth.Directory // the key directory fetcher; nil without signatures
 	key    string
 	logger *zap.Logger
@@ -208,6 +209,7 @@ func (a *Crawlers) Provision(ctx caddy.Context) error {
 		return err
 	}
 	a.svc, a.sigs, a.dir = v.(serviceEntry).Service, v.(serviceEntry).sigs, v.(serviceEntry).dir
+	a.ids = identity.Identifier{Verifier: a.svc.Verifier, Signatures: a.sigs, ClientAddr: clientAddr}
 	return nil
 }
 
@@ -340,6 +342,7 @@ func (a *Crawlers) startCheckService(log *slog.Logger, dirKeys map[string][]webb
 	opts.NoDNS = opts.NoDNS || noDNS
 	a.svc = identity.NewService(opts)
 	a.svc.Start(context.Background())
+	a.ids = identity.Identifier{Verifier: a.svc.Verifier, Signatures: a.sigs, ClientAddr: clientAddr}
 	return a.svc, nil
 }
 
@@ -487,7 +490,7 @@ func (a *Crawlers) identify(r *http.Request) *crawlerInfo {
 	if ci, _ := v.(*crawlerInfo); ci != nil {
 		return ci
 	}
-	ci := a.find(r, vars)
+	ci := a.find(r)
 	if vars == nil {
 		return storeIdentity(r, ci)
 	}
@@ -500,24 +503,23 @@ func (a *Crawlers) identify(r *http.Request) *crawlerInfo {
 	return ci
 }
 
-// find finds r's identity (vars are its variables).
-func (a *Crawlers) find(r *http.Request, vars map[string]any) *crawlerInfo {
-	bot, name, index, ok := crawlers.IdentifyBotNameIndex(r.Header["User-Agent"])
+// find finds r's identity (identity.Identifier), kept in the slots of its crawler's name.
+func (a *Crawlers) find(r *http.Request) *crawlerInfo {
 	if a == nil {
+		bot, name, index, ok := crawlers.IdentifyBotNameIndex(r.Header["User-Agent"])
 		if !ok {
 			return noneInfo()
 		}
 		return uncheckedInfo(bot, name, index)
 	}
-	// The address is looked at only when the header names a bot (a browser's request costs
-	// the header's scan and no more).
-	ci := noneInfo()
-	if ok {
-		ip, _ := vars[caddyhttp.ClientIPVarKey].(string)
-		// VerifyName keeps the bot and name: the name's slots by its index.
-		ci = internIn(internedSlots().byIndex[index], a.svc.VerifyName(bot, name, clientAddr(r, ip)))
+	id, name, ok := a.ids.Identify(r)
+	switch {
+	case !ok:
+		return noneInfo()
+	case name >= 0:
+		return internIn(internedSlots().byIndex[name], id)
 	}
-	return a.withSignature(r, ci)
+	return internIdentity(id) // a signature's bot the User-Agent does not name
 }
 
 // providePlaceholders makes the {http.crawler.*} placeholders of r answer from this point of
@@ -545,17 +547,6 @@ func providePlaceholders(r *http.Request) {
 	})
 }
 
-// withSignature is ci, or the identity r's Web Bot Auth signature makes of it where it
-// decides (identity.WithSignature).
-func (a *Crawlers) withSignature(r *http.Request, ci *crawlerInfo) *crawlerInfo {
-	if a.sigs != nil && len(r.Header["Signature-Input"]) > 0 {
-		if id, decided := identity.WithSignature(ci.id, a.sigs.Verify(r, webbotauth.Target{})); decided {
-			return internIdentity(id)
-		}
-	}
-	return ci
-}
-
 // storeIdentity makes ci r's crawler identity, for the crawler matchers and placeholders.
 func storeIdentity(r *http.Request, ci *crawlerInfo) *crawlerInfo {
 	caddyhttp.SetVar(r.Context(), identityVar, ci)
@@ -565,13 +556,13 @@ func storeIdentity(r *http.Request, ci *crawlerInfo) *crawlerInfo {
 	return ci
 }
 
-// clientAddr is Caddy's client IP for r, ip (its variable: trusted_proxies applied). A
-// request whose TLS handshake is not complete (early data) has none: its address is not
-// proven yet.
-func clientAddr(r *http.Request, ip string) netip.Addr {
+// clientAddr is Caddy's client IP for r (its variable: trusted_proxies applied). A request
+// whose TLS handshake is not complete (early data) has none: its address is not proven yet.
+func clientAddr(r *http.Request) netip.Addr {
 	if r.TLS != nil && !r.TLS.HandshakeComplete {
 		return netip.Addr{}
 	}
+	ip, _ := caddyhttp.GetVar(r.Context(), caddyhttp.ClientIPVarKey).(string)
 	a, err := netip.ParseAddr(ip)
 	if err != nil {
 		return netip.Addr{}

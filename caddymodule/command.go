@@ -1,9 +1,9 @@
 package caddymodule
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
-	"net/netip"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -69,5 +69,7 @@ func (c checkCrawlers) DirectoryAgents() []string {
 }
 
 func (c checkCrawlers) Identify(r *http.Request) {
-	storeIdentity(r, c.withSignature(r, internIdentity(c.svc.Identify(r.Header.Get("User-Agent"), netip.Addr{}))))
+	// Found without Caddy's client IP (its variables left out): the address is unknown.
+	unknown := r.WithContext(context.WithValue(r.Context(), caddyhttp.VarsCtxKey, map[string]any{}))
+	storeIdentity(r, c.find(unknown))
 }

@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"context"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -92,10 +93,10 @@ func TestInternedByIndex(t *testing.T) {
 			t.Fatalf("%s: names no crawler", bn.Name)
 		}
 		slots := internedSlots().byKey[internKey{bot, name}]
-		if ci := (*Crawlers)(nil).find(r, nil); ci != slots.unchecked.Load() || ci.id.Bot != bot || ci.id.Name != name {
+		if ci := (*Crawlers)(nil).find(r); ci != slots.unchecked.Load() || ci.id.Bot != bot || ci.id.Name != name {
 			t.Fatalf("%s (%s): unchecked %+v, not its slot's", name, bot, ci.id)
 		}
-		ci := a.find(r, map[string]any{caddyhttp.ClientIPVarKey: "203.0.113.9"})
+		ci := a.find(r.WithContext(context.WithValue(r.Context(), caddyhttp.VarsCtxKey, map[string]any{caddyhttp.ClientIPVarKey: "203.0.113.9"})))
 		if ci.id.Bot != bot || ci.id.Name != name || ci != internIdentity(ci.id) {
 			t.Fatalf("%s (%s): %+v, not its slot's", name, bot, ci.id)
 		}

@@ -36,7 +36,7 @@ type RobotsTag struct {
 
 	tags policy.Tags // Tags with global placeholders replaced, for robots_txt's tdmrep.json
 	core *serve.Core
-	tdm  *perServer[*serve.TDMRepRules] // the site block's tdmrep.json rules, found at its first request (tdmfile.go)
+	tdm  *perServer[*serve.Core] // the Core of the site block's tdmrep.json, found at its first request (tdmfile.go)
 }
 
 // CaddyModule returns the Caddy module information.
@@ -53,30 +53,36 @@ func (h *RobotsTag) Provision(ctx caddy.Context) error {
 	if err := usePlaceholderCheck(ctx); err != nil {
 		return err
 	}
-	logger := ctx.Logger()
 	tags, err := replacePlaceholders(h.Tags)
 	if err != nil {
 		return err
 	}
-	core, err := serve.New(policy.Config{RobotsTag: []policy.Route{{Tags: tags}}}, coreOptions(logger))
+	h.tags, h.tdm = tags, new(perServer[*serve.Core])
+	opts := coreOptions(ctx)
+	if tags.TDM != nil {
+		// The tdm-policy fields state the policy the site block's tdmrep.json states for
+		// the path.
+		opts.TDMRep = func(r *http.Request) *serve.Core {
+			if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok {
+				return h.tdmCore(srv)
+			}
+			return nil
+		}
+	}
+	core, err := serve.New(policy.Config{RobotsTag: []policy.Route{{Tags: tags}}}, opts)
 	if err != nil {
 		return configerr.Reroot(err, "robots_tag[0]", "")
 	}
-	h.tags, h.core, h.tdm = tags, core, new(perServer[*serve.TDMRepRules])
-	logWarnings(logger, core.Warnings(), "robots_tag[0]")
+	h.core = core
+	logWarnings(ctx.Logger(), core.Warnings(), "robots_tag[0]")
 	return nil
 }
 
-// ServeHTTP runs next with the robots tags applied to its response. With a TDMRep
-// declaration, when the site block serves a generated tdmrep.json, the tdm-policy fields
-// state the policy the file states for the path (serve.Core.TagTDMRep).
+// ServeHTTP runs next with the robots tags applied to its response (serve.Core.ServeHTTP).
+// With a TDMRep declaration, when the site block serves a generated tdmrep.json, the
+// tdm-policy fields state the policy the file states for the path.
 func (h *RobotsTag) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	if h.tags.TDM != nil {
-		if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok {
-			return h.core.TagTDMRep(w, r, next, h.tdmRules(srv))
-		}
-	}
-	return h.core.Tag(w, r, next)
+	return h.core.ServeHTTP(w, r, next)
 }
 
 // Interface guards.

@@ -13,7 +13,6 @@
 package caddymodule
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -23,7 +22,6 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/identity"
@@ -31,7 +29,6 @@ import (
 	"github.com/sitepolicy/caddy-robots/metrics/prom"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/serve"
-	"github.com/sitepolicy/caddy-robots/tdmrep"
 )
 
 func init() {
@@ -103,23 +100,33 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return err
 	}
-	opts := coreOptions(h.logger)
+	opts := coreOptions(ctx)
+	opts.TDMRep = func(r *http.Request) *serve.Core {
+		if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok {
+			return h.tdmCore(srv)
+		}
+		return nil
+	}
+	opts.Upstream = func(r *http.Request, next serve.Handler) serve.Fetch { return subRequestFetch(r, next) }
 	if cfg.Enforce != nil && cfg.Enforce.Impostors != nil {
 		app, err := crawlersApp(ctx)
 		if err != nil {
 			return err
 		}
-		opts.Identify = func(r *http.Request) identity.Identity { return app.identify(r).id }
 		h.crawlers = app
 	} else if h.Metrics || h.LogViolations || cfg.Enforce != nil && cfg.Enforce.CrawlDelay {
 		// Counted, logged and given a crawl-delay budget under the identity status when
 		// crawler verification is configured; without it, as "unchecked" (the crawlers app
 		// is not loaded for this).
 		if app, err := ctx.AppIfConfigured("crawlers"); err == nil {
-			a := app.(*Crawlers)
-			opts.Identify = func(r *http.Request) identity.Identity { return a.identify(r).id }
-			h.crawlers = a
+			h.crawlers = app.(*Crawlers)
 		}
+	}
+	if a := h.crawlers; a != nil {
+		// Found once per request and kept, so that the {http.crawler.*} placeholders answer
+		// from here on (for the handlers after this one, and the deferred ones before it:
+		// checkPlaceholderReads).
+		opts.Identify = func(r *http.Request) identity.Identity { return a.identify(r).id }
 	}
 	if h.Metrics {
 		opts.Counters = processCounters()
@@ -127,14 +134,7 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 			return fmt.Errorf("robots_txt: metrics: %w", err)
 		}
 	}
-	if h.LogViolations {
-		opts.Violations = func(r *http.Request, v serve.Violation) {
-			if ce := h.logger.Check(zap.InfoLevel, serve.ViolationMessage); ce != nil {
-				ce.Write(zap.String("crawler", v.Crawler), zap.String("token", v.Token), zap.String("identity_status", v.Status),
-					zap.String("method", r.Method), zap.String("host", r.Host), zap.String("path", v.Path), zap.String("rule", v.RuleText()), zap.Int("line", v.Line), zap.Int("suppressed", v.Suppressed))
-			}
-		}
-	}
+	opts.LogViolations = h.LogViolations
 	core, err := serve.New(policy.Config{RobotsTxt: &cfg}, opts)
 	if err != nil {
 		return configerr.Reroot(err, "robots_txt", "")
@@ -145,9 +145,11 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 	return nil
 }
 
-// ServeHTTP serves /robots.txt and passes every other request to next. A method other than
-// GET or HEAD is answered 405, with the Allow header set, through Caddy's error handling when
-// the server has handle_errors routes, else with the short text body nethttp sends.
+// ServeHTTP runs the core's request pipeline (serve.Core.ServeHTTP): it serves /robots.txt,
+// the license documents and the site block's tdmrep.json, refuses what enforcement refuses,
+// and passes every other request to next. A method other than GET or HEAD is answered 405,
+// with the Allow header set, through Caddy's error handling when the server has
+// handle_errors routes, else with the short text body nethttp sends.
 //
 // With enforce, a request from a crawler that the file disallows for the path is answered
 // with the configured status and logged at info level (at most serve.ViolationBurst per
@@ -155,62 +157,7 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 // error handling when the server has handle_errors routes, else with the short text body
 // nethttp sends (Caddy's default error response has no body, which would not say why).
 func (h *RobotsTxt) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	if !h.core.IsRobotsTxt(r) {
-		if h.crawlers != nil {
-			// Enforcement or the counts identify every such request: found now, so that
-			// the {http.crawler.*} placeholders answer from here on (for the handlers after
-			// this one, and the deferred ones before it: checkPlaceholderReads).
-			h.crawlers.identify(r)
-		}
-		if r.URL.Path == tdmrep.WellKnownPath {
-			if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok {
-				if c := h.tdmCore(srv); c != nil {
-					if err := c.ServeTDMRep(w, r); err != nil {
-						return writeError(w, r, err)
-					}
-					return nil
-				}
-			}
-		}
-		if b, blocked := h.core.Enforce(r); blocked {
-			msg := b.Message()
-			level := zap.InfoLevel
-			if b.Routine() {
-				level = zap.DebugLevel
-			}
-			// Unlogged: over the log's limit for this crawler and kind (counted all the same).
-			if ce := h.logger.Check(level, msg); ce != nil && !b.Unlogged {
-				ce.Write(zap.String("token", b.Token), zap.String("rule", b.LogRule()),
-					zap.Int("status", b.Status), zap.String("method", r.Method), zap.String("host", r.Host), zap.String("uri", r.RequestURI), zap.Int("suppressed", b.Suppressed))
-			}
-			b.SetHeaders(w.Header())
-			return writeError(w, r, &serve.StatusError{Code: b.Status, Msg: msg})
-		}
-		return next.ServeHTTP(w, r)
-	}
-	var upstream func(*http.Request) serve.Fetch
-	if h.MergeUpstream {
-		upstream = func(r *http.Request) serve.Fetch { return subRequestFetch(r, next) }
-	}
-	if err := h.core.ServeRobotsTxt(w, r, upstream); err != nil {
-		return writeError(w, r, err)
-	}
-	return nil
-}
-
-// writeError answers r with the core's error (a *serve.StatusError): through Caddy's error
-// handling when the server has handle_errors routes, else with the short text body nethttp
-// sends (Caddy's default error response has no body, which would not say why).
-func writeError(w http.ResponseWriter, r *http.Request, err error) error {
-	var se *serve.StatusError
-	if !errors.As(err, &se) {
-		se = &serve.StatusError{Code: http.StatusInternalServerError, Msg: err.Error()}
-	}
-	if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok && srv.Errors != nil && len(srv.Errors.Routes) > 0 {
-		return caddyhttp.Error(se.Code, err)
-	}
-	serve.WriteError(w, se.Code, se.Msg)
-	return nil
+	return h.core.ServeHTTP(w, r, next)
 }
 
 // processCounters are the counts of every handler with metrics, the process's: a reload
@@ -245,21 +192,23 @@ func logWarnings(l *zap.Logger, ws []*configerr.Error, root string) {
 	}
 }
 
-// coreOptions logs what the core says about requests through l, with the request's method,
-// host and URI (the fields nethttp logs).
-func coreOptions(l *zap.Logger) serve.Options {
-	logAt := func(level zapcore.Level) func(*http.Request, string) {
-		return func(r *http.Request, msg string) {
-			if ce := l.Check(level, msg); ce != nil {
-				ce.Write(zap.String("method", r.Method), zap.String("host", r.Host), zap.String("uri", r.RequestURI))
-			}
-		}
+// coreOptions are the options of a handler's Core: it logs through the handler's logger
+// (Caddy's, through log/slog: the same JSON lines), and answers error statuses the Caddy
+// way (answer).
+func coreOptions(ctx caddy.Context) serve.Options {
+	return serve.Options{Logger: ctx.Slogger(), Error: answer, Now: testClock}
+}
+
+// answer writes a response with an error status (a refusal, a 405, ...) through Caddy's
+// error handling when the server has handle_errors routes, the header fields the core set
+// kept; else with the short text body nethttp sends: Caddy's default error response has no
+// body, which would not say why.
+func answer(w http.ResponseWriter, r *http.Request, err *serve.StatusError) error {
+	if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok && srv.Errors != nil && len(srv.Errors.Routes) > 0 {
+		return caddyhttp.Error(err.Code, err)
 	}
-	return serve.Options{
-		Log:  serve.Log{Debug: logAt(zap.DebugLevel), Warn: logAt(zap.WarnLevel)},
-		Warn: func(msg string) { l.Warn(msg) },
-		Now:  testClock,
-	}
+	serve.WriteError(w, err.Code, err.Msg)
+	return nil
 }
 
 // testClock, when set by a test, is the clock of the cores made after (serve.Options.Now):

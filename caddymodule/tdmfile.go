@@ -61,14 +61,14 @@ func (h *RobotsTxt) tdmCore(srv *caddyhttp.Server) *serve.Core {
 	return h.tdm.get(srv, func() *serve.Core { return buildTDMCore(h.logger, siteTags(srv, h)) })
 }
 
-// tdmRules are the rules of the tdmrep.json served for h's site block on srv, which h's
+// tdmCore is the Core of the tdmrep.json served for h's site block on srv, whose rules h's
 // tdm-policy and tdm-reservation fields must agree with (TDMRep: a TDM agent reads the
 // file's first rule matching the path; route paths match without case and locations with
-// it), or nil when no robots_txt of the site serves one. They are found once per server, as
+// it), or nil when no robots_txt of the site serves one. It is found once per server, as
 // robots_txt finds the file's routes: the first robots_txt handler of srv whose site block's
 // robots_tag handlers (siteTags) include h, whose file Core is then the one it serves.
-func (h *RobotsTag) tdmRules(srv *caddyhttp.Server) *serve.TDMRepRules {
-	return h.tdm.get(srv, func() *serve.TDMRepRules {
+func (h *RobotsTag) tdmCore(srv *caddyhttp.Server) *serve.Core {
+	return h.tdm.get(srv, func() *serve.Core {
 		var txts []*RobotsTxt
 		all := &routewalk.Walk{Server: srv.Name(), Named: srv.NamedRoutes, Visit: func(f routewalk.Handler) bool {
 			if txt, ok := f.Handler.(*RobotsTxt); ok {
@@ -83,7 +83,7 @@ func (h *RobotsTag) tdmRules(srv *caddyhttp.Server) *serve.TDMRepRules {
 				continue
 			}
 			if c := txt.tdmCore(srv); c != nil {
-				return c.TDMRepRules()
+				return c
 			}
 			break
 		}

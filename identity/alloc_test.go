@@ -6,6 +6,7 @@
 package identity_test
 
 import (
+	"net/http/httptest"
 	"net/netip"
 	"os"
 	"testing"
@@ -55,6 +56,19 @@ func TestIdentifyDoesNotAllocate(t *testing.T) {
 		a := netip.MustParseAddr(c.addr)
 		if n := testing.AllocsPerRun(100, func() { v.Identify(c.ua, a) }); n != 0 {
 			t.Errorf("Identify(%q, %s) allocates %v times", c.ua, c.addr, n)
+		}
+	}
+}
+
+// TestIdentifierDoesNotAllocate: identifying a browser's request, and a crawler's (its
+// address read from RemoteAddr), allocates nothing.
+func TestIdentifierDoesNotAllocate(t *testing.T) {
+	f := &identity.Identifier{Verifier: identity.NewVerifier(nil, nil)}
+	for _, ua := range []string{"Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0", "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"} {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.Header.Set("User-Agent", ua)
+		if n := testing.AllocsPerRun(100, func() { f.Identify(r) }); n != 0 {
+			t.Errorf("%s: %v allocations", ua, n)
 		}
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
-	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/metrics"
 	"github.com/sitepolicy/caddy-robots/policy"
@@ -20,12 +19,14 @@ import (
 
 // Options are the optional parts of the middleware that are not config.
 type Options struct {
-	// Logger receives why a response was left unchanged or a backend header was not read in
-	// full (debug level), what an operator must fix (warn level, once per route and kind),
-	// config warnings when New accepts a config (warn level), and requests blocked by
-	// enforcement (info level, with the crawler's token and the rule; at most
-	// serve.ViolationBurst per crawler and kind of refusal per serve.ViolationInterval, the
-	// next one counting those left out in "suppressed"). Nil means slog.Default().
+	// Logger receives what the core logs (serve.Options.Logger), each line about a request
+	// with its "method", "host" and "uri", as Caddy's log has them: why a response was left
+	// unchanged or a backend header was not read in full (debug level), what an operator must
+	// fix (warn level, once per route and kind), and requests blocked by enforcement (info
+	// level, with the crawler's token and the rule; at most serve.ViolationBurst per crawler
+	// and kind of refusal per serve.ViolationInterval, the next one counting those left out
+	// in "suppressed"); and config warnings when New accepts a config (warn level). Nil means
+	// slog.Default().
 	Logger *slog.Logger
 	// Verifier, if set, identifies every request whose User-Agent names a crawler of the
 	// bot catalogue (package identity), so that enforcement can answer impostors
@@ -66,32 +67,19 @@ func (o Options) logger() *slog.Logger {
 	return o.Logger
 }
 
-// coreOptions adapts the Logger to the core's log hooks.
+// coreOptions are the core's options: nethttp's answers are serve.WriteError's (the core's
+// default), merge_upstream asks the wrapped handler itself (the core's default).
 func (o Options) coreOptions() serve.Options {
-	l := o.logger()
-	logAt := func(level slog.Level) func(*http.Request, string) {
-		return func(r *http.Request, msg string) {
-			if l.Enabled(r.Context(), level) {
-				l.Log(r.Context(), level, msg, "method", r.Method, "host", r.Host, "uri", r.RequestURI)
-			}
-		}
-	}
 	so := serve.Options{
-		Log:      serve.Log{Debug: logAt(slog.LevelDebug), Warn: logAt(slog.LevelWarn)},
-		Warn:     func(msg string) { l.Warn(msg) },
-		Counters: o.Counters,
+		Logger:        o.logger(),
+		Counters:      o.Counters,
+		LogViolations: o.LogViolations,
 		// The middleware holds every route of the site with its paths.
 		TDMRepFile: true,
 		Now:        o.Now,
 	}
 	if o.Verifier != nil || o.Signatures != nil {
 		so.Identify = func(r *http.Request) identity.Identity { id, _ := Identity(r); return id }
-	}
-	if o.LogViolations {
-		so.Violations = func(r *http.Request, v serve.Violation) {
-			l.InfoContext(r.Context(), serve.ViolationMessage, "crawler", v.Crawler, "token", v.Token,
-				"identity_status", v.Status, "method", r.Method, "host", r.Host, "path", v.Path, "rule", v.RuleText(), "line", v.Line, "suppressed", v.Suppressed)
-		}
 	}
 	return so
 }
@@ -106,26 +94,13 @@ func Identity(r *http.Request) (id identity.Identity, ok bool) {
 	return id, ok
 }
 
-// remoteAddr is the address of r's connection.
-func remoteAddr(r *http.Request) netip.Addr {
-	ap, err := netip.ParseAddrPort(r.RemoteAddr)
-	if err != nil {
-		a, _ := netip.ParseAddr(r.RemoteAddr)
-		return a
-	}
-	return ap.Addr()
-}
-
 // Middleware serves robots.txt and applies robots tags per route. Build it with New or
 // NewFromJSON; it is safe for concurrent use.
 type Middleware struct {
-	core       *serve.Core
-	logger     *slog.Logger
-	verifier   *identity.Verifier
-	signatures *webbotauth.Verifier
-	clientAddr func(*http.Request) netip.Addr
-	tags       bool // the config has routes: responses go through core.Tag
-	enforce    bool // the config enforces robots.txt or requests are observed: requests go through core.Enforce
+	core *serve.Core
+	// ids identifies requests for the wrapped handler (Identity) and the core; nil without
+	// Options.Verifier and Options.Signatures.
+	ids *identity.Identifier
 }
 
 // New checks cfg and precomputes everything the middleware sends. The error names every
@@ -142,12 +117,11 @@ func New(cfg Config, opts Options) (*Middleware, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Middleware{core: core, logger: opts.logger(), tags: len(cfg.RobotsTag) > 0,
-		enforce: core.Observes(), verifier: opts.Verifier, signatures: opts.Signatures, clientAddr: opts.ClientAddr}
-	if m.clientAddr == nil {
-		m.clientAddr = remoteAddr
+	m := &Middleware{core: core}
+	if opts.Verifier != nil || opts.Signatures != nil {
+		m.ids = &identity.Identifier{Verifier: opts.Verifier, Signatures: opts.Signatures, ClientAddr: opts.ClientAddr}
 	}
-	core.LogWarnings(m.logger)
+	core.LogWarnings(opts.logger())
 	return m, nil
 }
 
@@ -163,16 +137,12 @@ func NewFromJSON(data []byte, opts Options) (*Middleware, error) {
 
 // Handler returns next wrapped by the middleware.
 func (m *Middleware) Handler(next http.Handler) http.Handler {
-	h := &middlewareHandler{m: m, next: next, tagNext: nextHandler{next}}
-	h.upstream = func(*http.Request) serve.Fetch { return h.fetch }
-	return h
+	return &middlewareHandler{m: m, next: nextHandler{next}}
 }
 
 type middlewareHandler struct {
-	m        *Middleware
-	next     http.Handler
-	tagNext  serve.Handler // next as the core's Handler, boxed once here rather than per request
-	upstream func(*http.Request) serve.Fetch
+	m    *Middleware
+	next serve.Handler // the wrapped handler as the core's Handler, boxed once here rather than per request
 }
 
 // nextHandler adapts an http.Handler to serve.Handler, once, so requests do not allocate it.
@@ -183,72 +153,14 @@ func (n nextHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// fetch asks the wrapped handler for its robots.txt (merge_upstream).
-func (h *middlewareHandler) fetch(w http.ResponseWriter, sub *http.Request) error {
-	h.next.ServeHTTP(w, sub)
-	return nil
-}
-
+// ServeHTTP identifies r for the wrapped handler (Identity) and runs the core's pipeline. A
+// request that names no crawler and carries no signature (a browser's) goes on as it came,
+// without allocating.
 func (h *middlewareHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	core := h.m.core
-	if h.m.verifier != nil || h.m.signatures != nil {
-		// A request that names no crawler and carries no signature (a browser's) goes on as
-		// it came, without allocating.
-		var id identity.Identity
-		known := false
-		if v := h.m.verifier; v != nil {
-			if bot, name, ok := crawlers.IdentifyBotNameHeader(r.Header["User-Agent"]); ok {
-				id, known = v.VerifyName(bot, name, h.m.clientAddr(r)), true
-			}
-		}
-		if s := h.m.signatures; s != nil && len(r.Header["Signature-Input"]) > 0 {
-			if sid, decided := identity.WithSignature(id, s.Verify(r, webbotauth.Target{})); decided {
-				id, known = sid, true
-			}
-		}
-		if known {
+	if ids := h.m.ids; ids != nil {
+		if id, _, ok := ids.Identify(r); ok {
 			r = r.WithContext(context.WithValue(r.Context(), identityKey{}, id))
 		}
 	}
-	if core.IsRobotsTxt(r) {
-		if err := core.ServeRobotsTxt(w, r, h.upstream); err != nil {
-			se := err.(*serve.StatusError)
-			serve.WriteError(w, se.Code, se.Msg)
-		}
-		return
-	}
-	if core.IsTDMRep(r) {
-		if err := core.ServeTDMRep(w, r); err != nil {
-			se := err.(*serve.StatusError)
-			serve.WriteError(w, se.Code, se.Msg)
-		}
-		return
-	}
-	if h.m.enforce && h.refused(w, r) {
-		return
-	}
-	if !h.m.tags {
-		h.next.ServeHTTP(w, r)
-		return
-	}
-	_ = core.Tag(w, r, h.tagNext)
-}
-
-// refused answers r and reports true when enforcement refuses it.
-func (h *middlewareHandler) refused(w http.ResponseWriter, r *http.Request) bool {
-	b, blocked := h.m.core.Enforce(r)
-	if !blocked {
-		return false
-	}
-	msg := b.Message()
-	level := slog.LevelInfo
-	if b.Routine() {
-		level = slog.LevelDebug
-	}
-	if !b.Unlogged && h.m.logger.Enabled(r.Context(), level) {
-		h.m.logger.Log(r.Context(), level, msg, "token", b.Token, "rule", b.LogRule(), "status", b.Status, "method", r.Method, "host", r.Host, "uri", r.RequestURI, "suppressed", b.Suppressed)
-	}
-	b.SetHeaders(w.Header())
-	serve.WriteError(w, b.Status, msg)
-	return true
+	_ = h.m.core.ServeHTTP(w, r, h.next)
 }

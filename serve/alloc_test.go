@@ -40,7 +40,7 @@ func TestIdentifiedNoAlloc(t *testing.T) {
 func TestEnforceBrowserNoAlloc(t *testing.T) {
 	e := mustEnforcer(t, blockAI(), 0)
 	for _, r := range []*http.Request{uaRequest("/article", chromeUA), uaRequest("/article", "Googlebot/2.1"), uaRequest("/robots.txt", "GPTBot/1.0")} {
-		if n := testing.AllocsPerRun(200, func() { e.Check(r) }); n != 0 {
+		if n := testing.AllocsPerRun(200, func() { e.Check(r, identity.Identity{}) }); n != 0 {
 			t.Errorf("%s: %v allocs", r.Header.Get("User-Agent"), n)
 		}
 	}
@@ -50,7 +50,7 @@ func TestEnforceBrowserNoAlloc(t *testing.T) {
 // allocate, for a browser, an allowed crawler, a crawler the file does not name, and a
 // disallowed one whose reports the limit suppresses.
 func TestObserveNoAlloc(t *testing.T) {
-	c := observedCore(t, observedFile(), nil, Options{Counters: metrics.NewCounters(), Violations: func(*http.Request, Violation) {}})
+	c := observedCore(t, observedFile(), nil, Options{Counters: metrics.NewCounters(), violations: func(*http.Request, violation) {}})
 	disallowed := []*http.Request{uaRequest("/private/a", "GPTBot/1.2"), uaRequest("/x", "ExampleBot/1.0"), uaRequest("/admin/", "Googlebot/2.1")}
 	for _, r := range disallowed {
 		for range ViolationBurst {
@@ -69,7 +69,7 @@ func TestObserveNoAlloc(t *testing.T) {
 // memory's answer and crawlers.IdentifyBot's, then none for that value again (docs/
 // BENCHMARKS.md says so). Memory stays bounded: both are fixed numbers of slots.
 func TestObserveFirstSightAllocs(t *testing.T) {
-	c := observedCore(t, observedFile(), nil, Options{Counters: metrics.NewCounters(), Violations: func(*http.Request, Violation) {}})
+	c := observedCore(t, observedFile(), nil, Options{Counters: metrics.NewCounters(), violations: func(*http.Request, violation) {}})
 	for _, ua := range []string{"Mozilla/5.0 Chrome/%d.0", "GPTBot/%d.0", "Claude-User/%d.0"} {
 		var reqs []*http.Request
 		for i := range 201 {
@@ -92,32 +92,36 @@ func (h tagHeaderOnly) Header() http.Header       { return http.Header(h) }
 func (tagHeaderOnly) Write(b []byte) (int, error) { return len(b), nil }
 func (tagHeaderOnly) WriteHeader(int)             {}
 
-// TestTagTDMRepNoExtraAlloc: stating the policy of another Core's tdmrep.json (TagTDMRep,
-// Caddy's robots_tag) costs tagging no allocation.
+// TestTagTDMRepNoExtraAlloc: stating the policy of another Core's tdmrep.json
+// (Options.TDMRep, Caddy's robots_tag) costs tagging no allocation.
 func TestTagTDMRepNoExtraAlloc(t *testing.T) {
 	one := 1
 	file, err := New(policy.Config{RobotsTag: []policy.Route{{Paths: []string{"/A/*"}, Tags: policy.Tags{TDM: &policy.TDM{Reservation: &one, Policy: "https://p.example/"}}}}}, Options{TDMRepFile: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	core, err := New(policy.Config{RobotsTag: []policy.Route{{Tags: policy.Tags{TDM: &policy.TDM{Reservation: &one, Policy: "https://q.example/"}}}}}, Options{})
+	route := policy.Config{RobotsTag: []policy.Route{{Tags: policy.Tags{TDM: &policy.TDM{Reservation: &one, Policy: "https://q.example/"}}}}}
+	plain, err := New(route, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules := file.TDMRepRules()
+	core, err := New(route, Options{TDMRep: func(*http.Request) *Core { return file }})
+	if err != nil {
+		t.Fatal(err)
+	}
 	r, _ := http.NewRequest("GET", "/A/x", nil)
 	w := tagHeaderOnly{}
 	next := HandlerFunc(func(w http.ResponseWriter, _ *http.Request) error { w.WriteHeader(200); return nil })
-	if err := core.TagTDMRep(w, r, next, rules); err != nil {
+	if err := core.ServeHTTP(w, r, next); err != nil {
 		t.Fatal(err)
 	}
 	if got := http.Header(w).Get("Tdm-Policy"); got != "https://p.example/" {
 		t.Fatalf("tdm-policy %q, the file's https://p.example/", got)
 	}
-	tag := testing.AllocsPerRun(200, func() { _ = core.Tag(w, r, next) })
-	withFile := testing.AllocsPerRun(200, func() { _ = core.TagTDMRep(w, r, next, rules) })
-	t.Logf("Tag %v, TagTDMRep %v allocations", tag, withFile)
+	tag := testing.AllocsPerRun(200, func() { _ = plain.ServeHTTP(w, r, next) })
+	withFile := testing.AllocsPerRun(200, func() { _ = core.ServeHTTP(w, r, next) })
+	t.Logf("without the file %v, with it %v allocations", tag, withFile)
 	if withFile > tag {
-		t.Fatalf("TagTDMRep: %v allocations, Tag %v", withFile, tag)
+		t.Fatalf("with the file: %v allocations, without %v", withFile, tag)
 	}
 }

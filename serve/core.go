@@ -4,8 +4,11 @@
 // the config says so), refuses the requests enforcement refuses, and sets robots tags,
 // Content-Usage and <meta> elements on the responses of the handler it wraps.
 //
-// Front ends stay thin: package nethttp wraps an http.Handler with one Core; the Caddy module
-// builds one Core per handler, each from the part of the config that handler's JSON holds.
+// Front ends stay thin: each request runs Core.ServeHTTP, the one pipeline, and what differs
+// between front ends (the logger, how an error status is written, how merge_upstream asks the
+// wrapped handler, where the TDMRep file comes from) is given once, in Options. Package
+// nethttp wraps an http.Handler with one Core; the Caddy module builds one Core per handler,
+// each from the part of the config that handler's JSON holds.
 // Everything a response can carry is computed when the Core is built; a request costs a path
 // comparison or two and, on tagged responses, a pooled response wrapper.
 package serve
@@ -26,40 +29,69 @@ import (
 	"github.com/sitepolicy/caddy-robots/tdmrep"
 )
 
-// Options are the parts of a Core that are not config.
+// Options are the parts of a Core that are not config: what differs between front ends,
+// given once.
 type Options struct {
-	// Log is told about requests: why a response was left unchanged (debug), what an operator
-	// must fix (warn, once per route and kind).
-	Log Log
-	// Warn is told, at any time, what happens to merge_file: the lines of the other file that
-	// were skipped or changed, the combinations the merge could not encode exactly, and a
-	// changed file that could not be merged (the last good merge stays). Nil drops them.
-	Warn func(msg string)
-	// Identify is the crawler identity of a request (identity.Verifier.Identify with the
-	// client address the front end trusts), read by enforcement when it answers impostors
-	// (policy.Enforce.Impostors). Nil means identities are not known here, and no request is
-	// refused as an impostor.
+	// Logger, if set, is told about requests, each line with the request's "method", "host"
+	// and "uri": why a response was left unchanged (debug), what an operator must fix (warn,
+	// once per route and kind), refusals (info; a crawler over its crawl-delay at debug),
+	// violations (LogViolations); and, at any time, what happens to merge_file (warn): the
+	// lines of the other file that were skipped or changed, the combinations the merge could
+	// not encode exactly, and a changed file that could not be merged (the last good merge
+	// stays). Nil logs nothing.
+	Logger *slog.Logger
+	// Identify is the crawler identity of a request (an identity.Identifier's, with the
+	// client address the front end trusts), read by enforcement, the counters and
+	// crawl-delay. ServeHTTP asks it once for every request that reaches enforcement, before
+	// tdmrep.json is answered. Nil means identities are not known here, and no request is
+	// refused as an impostor (policy.Enforce.Impostors).
 	Identify func(*http.Request) identity.Identity
 	// Counters, if set, counts the requests of crawlers (the crawler of the bot catalogue
 	// their User-Agent names, or a name of the served robots.txt), by identity status
 	// (Identify's; metrics.Unchecked without it) and outcome, and their requests for
 	// robots.txt. Counting needs robots_txt: without it nothing is counted.
 	Counters *metrics.Counters
-	// Violations, if set, is told of requests from crawlers for paths the served robots.txt
-	// disallows for them, which are served (not refused by enforcement): at most
-	// ViolationBurst per crawler per ViolationInterval.
-	Violations func(*http.Request, Violation)
+	// LogViolations logs, at info level, the requests from crawlers for paths the served
+	// robots.txt disallows for them that are served (not refused by enforcement): at most
+	// ViolationBurst per crawler per ViolationInterval, the next line counting those left out.
+	// The line is ViolationMessage with "crawler", "token", "identity_status", "method",
+	// "host", "path", "rule", "line" and "suppressed".
+	LogViolations bool
+
+	// Error writes the response of a request ServeHTTP answers with an error status, and what
+	// it returns ServeHTTP returns: a refusal (enforcement's status, Block.Message as Msg, the
+	// refusal's header fields set already), or a request for robots.txt, a license document
+	// or tdmrep.json that cannot be served (405 with the Allow header set; 400 for an unusable
+	// Host when a sitemap is a path; the backend's status when merge_upstream has no merge to
+	// serve). Nil is WriteError, which returns nil.
+	Error func(w http.ResponseWriter, r *http.Request, err *StatusError) error
+	// Upstream is how merge_upstream asks next, the handler ServeHTTP wraps, for the site's
+	// own robots.txt when a fetch starts for r (copying from r what the sub-request needs);
+	// nil runs next itself on the sub-request. It is not called without merge_upstream.
+	Upstream func(r *http.Request, next Handler) Fetch
+
+	// TDMRepFile serves /.well-known/tdmrep.json, generated from the routes' TDMRep
+	// declarations, when some route has one; a route that no location can express is a
+	// warning. A front end sets it when the Core holds every route of the site with its
+	// paths: nethttp's does; in Caddy, robots_txt builds such a Core from the robots_tag
+	// handlers of its site block (a route whose way no path states has a Match).
+	TDMRepFile bool
+	// TDMRep, if set, is the Core generating the TDMRep file of r's site (TDMRepFile; nil when
+	// the site has none), for a front end in which another Core than this one generates it
+	// (Caddy: robots_txt, from the robots_tag handlers of its site block). A Core serving
+	// robots.txt answers /.well-known/tdmrep.json with that file, and the tdm-reservation and
+	// tdm-policy fields (and meta elements) of tagged responses state, for their path, the
+	// policy of its first rule matching it, when that rule states the response's reservation,
+	// as the Core serving the file does for its own routes.
+	TDMRep func(*http.Request) *Core
 
 	// Now, if set, is the clock that crawl-delay and the limits of the violation and refusal
 	// logs measure time with (only the time between its readings counts); nil is the
 	// monotonic clock. For tests.
 	Now func() time.Time
-	// TDMRepFile serves /.well-known/tdmrep.json, generated from the routes' TDMRep
-	// declarations, when some route has one (IsTDMRep, ServeTDMRep); a route that no location
-	// can express is a warning. A front end sets it when the Core holds every route of the
-	// site with its paths: nethttp's does; in Caddy, robots_txt builds such a Core from the
-	// robots_tag handlers of its site block (a route whose way no path states has a Match).
-	TDMRepFile bool
+
+	// violations, if set, is told of each violation logged (LogViolations): for tests.
+	violations func(*http.Request, violation)
 }
 
 // Core serves one config. It is safe for concurrent use. Close it when it is replaced, to
@@ -73,8 +105,13 @@ type Core struct {
 	paths    bool         // some route has path patterns
 	docs     []licenseDoc // RSL license documents served beside robots.txt
 	tdmFile  *tdmFile     // with Options.TDMRepFile and a route declaring TDMRep
-	tdmRules *TDMRepRules // tdmFile's rules as an agent reads them; nil without it
+	tdmRules *tdmLocated  // tdmFile's rules as an agent reads them; nil without it
 	warnings []*configerr.Error
+
+	log      *slog.Logger                          // never nil
+	identify func(*http.Request) identity.Identity // set when enforcement reads identities
+	onError  func(w http.ResponseWriter, r *http.Request, err *StatusError) error
+	tdmOf    func(*http.Request) *Core // Options.TDMRep
 }
 
 type route struct {
@@ -87,7 +124,14 @@ type route struct {
 // each with the field path in the JSON form of cfg ("robots_txt.groups[0].rules[1].path",
 // `robots_tag[2].rules["*"][0]`). What is valid but may not work as meant is in Warnings.
 func New(cfg policy.Config, opts Options) (*Core, error) {
-	c := &Core{}
+	c := &Core{log: opts.Logger, onError: opts.Error, tdmOf: opts.TDMRep}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	log := newRequestLog(c.log)
+	if opts.LogViolations && opts.violations == nil {
+		opts.violations = c.logViolation
+	}
 	var errs []error
 	if rc := cfg.RobotsTxt; rc != nil {
 		file := rc.File()
@@ -95,13 +139,16 @@ func New(cfg policy.Config, opts Options) (*Core, error) {
 		errs = append(errs, configerr.Prefix("robots_txt", derr))
 		c.docs = docs
 		file.Licenses = withDocumentLicenses(file.Licenses, docs)
-		rt, up, err := newMergingRobotsTxt(file, time.Duration(rc.MaxAge), rc.Merge, opts.Log, opts.Warn)
+		rt, up, err := newMergingRobotsTxt(file, time.Duration(rc.MaxAge), rc.Merge, log, opts.Upstream)
 		c.robots, c.merge = rt, up
 		if err != nil {
 			errs = append(errs, configerr.Prefix("robots_txt", err))
-		} else if rc.Enforce != nil || opts.Counters != nil || opts.Violations != nil {
+		} else if rc.Enforce != nil || opts.Counters != nil || opts.violations != nil {
 			c.enforce, err = newEnforcer(rt, up, rc.Enforce, opts)
 			errs = append(errs, configerr.Prefix("robots_txt", err))
+			if c.enforce != nil && c.enforce.identifies() {
+				c.identify = opts.Identify
+			}
 		}
 		c.warnings = append(c.warnings, configerr.PrefixAll("robots_txt", file.Warnings())...)
 	}
@@ -117,7 +164,7 @@ func New(cfg policy.Config, opts Options) (*Core, error) {
 			cr.patterns = append(cr.patterns, pp)
 		}
 		c.paths = c.paths || len(cr.patterns) > 0
-		t, err := newTagger(r.Rules, r.Except, r.ContentUsage, r.TDM, r.Meta, r.XRobotsTag, r.Licenses, opts.Log)
+		t, err := newTagger(r.Rules, r.Except, r.ContentUsage, r.TDM, r.Meta, r.XRobotsTag, r.Licenses, log)
 		if err != nil {
 			errs = append(errs, configerr.Prefix(at, err))
 		}
@@ -135,7 +182,7 @@ func New(cfg policy.Config, opts Options) (*Core, error) {
 			c.tdmFile = newTDMFile(rules)
 			// The fields state the policy the file states for the path (tdmLocated).
 			located := newTDMLocated(rules)
-			c.tdmRules = &TDMRepRules{located: located}
+			c.tdmRules = located
 			for i := range c.routes {
 				c.routes[i].tagger.tdmFile = located
 			}
@@ -174,6 +221,99 @@ func (c *Core) Close() {
 	}
 }
 
+// ServeHTTP is the request pipeline every front end runs, in this order:
+//
+//   - robots.txt and the RSL license documents (IsRobotsTxt) are answered: GET and HEAD get
+//     the file or 304 Not Modified (with merge_upstream, the site's own file merged in, asked
+//     of next through Options.Upstream);
+//   - the request is identified (Options.Identify), when enforcement reads identities;
+//   - /.well-known/tdmrep.json is answered with the generated TDMRep file (Options.TDMRepFile,
+//     Options.TDMRep);
+//   - a request enforcement refuses (Enforce) is logged and answered with its status;
+//   - next runs, with the robots tags of every route that applies to r set on its response
+//     (Tag); with no route, it is next.ServeHTTP.
+//
+// An answer with an error status is written by Options.Error, whose error ServeHTTP returns.
+func (c *Core) ServeHTTP(w http.ResponseWriter, r *http.Request, next Handler) error {
+	if c.IsRobotsTxt(r) {
+		return c.fail(w, r, c.ServeRobotsTxt(w, r, next))
+	}
+	var id identity.Identity
+	if c.identify != nil {
+		// Identified before tdmrep.json, as a front end that keeps the identity for the
+		// handlers after it (Caddy's placeholders) expects of every request but robots.txt.
+		id = c.identify(r)
+	}
+	if r.URL.Path == tdmrep.WellKnownPath {
+		if f := c.tdmFileFor(r); f != nil {
+			return c.fail(w, r, f.serve(w, r))
+		}
+	}
+	if c.enforce != nil {
+		if b, refused := c.enforce.Check(r, id); refused {
+			return c.refuse(w, r, b)
+		}
+	}
+	if len(c.routes) == 0 {
+		return next.ServeHTTP(w, r)
+	}
+	return c.tag(w, r, next)
+}
+
+// fail answers r with err, a *StatusError, through Options.Error; nil is nil.
+func (c *Core) fail(w http.ResponseWriter, r *http.Request, err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *StatusError
+	if !errors.As(err, &se) {
+		se = &StatusError{http.StatusInternalServerError, err.Error()}
+	}
+	if c.onError != nil {
+		return c.onError(w, r, se)
+	}
+	WriteError(w, se.Code, se.Msg)
+	return nil
+}
+
+// refuse logs the refusal b of r (within the refusal log's limit: Block.Unlogged) and
+// answers it. A crawler over its crawl-delay is refused often, and is logged at debug level
+// (the counters count each).
+func (c *Core) refuse(w http.ResponseWriter, r *http.Request, b Block) error {
+	msg := b.Message()
+	level := slog.LevelInfo
+	if b.RetryAfter > 0 {
+		level = slog.LevelDebug
+	}
+	if !b.Unlogged && c.log.Enabled(r.Context(), level) {
+		c.log.Log(r.Context(), level, msg, "token", b.Token, "rule", b.LogRule(), "status", b.Status,
+			"method", r.Method, "host", r.Host, "uri", r.RequestURI, "suppressed", b.Suppressed)
+	}
+	b.setHeaders(w.Header())
+	return c.fail(w, r, &StatusError{b.Status, msg})
+}
+
+// logViolation logs a violation (Options.LogViolations).
+func (c *Core) logViolation(r *http.Request, v violation) {
+	if c.log.Enabled(r.Context(), slog.LevelInfo) {
+		c.log.InfoContext(r.Context(), ViolationMessage, "crawler", v.Crawler, "token", v.Token, "identity_status", v.Status,
+			"method", r.Method, "host", r.Host, "path", v.Path, "rule", v.ruleText(), "line", v.Line, "suppressed", v.Suppressed)
+	}
+}
+
+// tdmFileFor is the TDMRep file the Core answers r's /.well-known/tdmrep.json with, or nil.
+func (c *Core) tdmFileFor(r *http.Request) *tdmFile {
+	if c.tdmFile != nil {
+		return c.tdmFile
+	}
+	if c.tdmOf != nil && c.robots != nil {
+		if f := c.tdmOf(r); f != nil {
+			return f.tdmFile
+		}
+	}
+	return nil
+}
+
 // IsRobotsTxt reports whether the Core answers r itself: it serves robots.txt and r's path is
 // /robots.txt, or the path of one of its RSL license documents (which, as robots.txt,
 // enforcement never refuses: a crawler must be able to read the terms).
@@ -181,13 +321,10 @@ func (c *Core) IsRobotsTxt(r *http.Request) bool {
 	return c.robots != nil && (c.robots.Matches(r) || c.doc(r) != nil)
 }
 
-// ServeRobotsTxt answers a request for /robots.txt or a license document (see IsRobotsTxt):
-// GET and HEAD get the file, or 304 Not Modified. An error is a *StatusError for the front end to answer its own
-// way: 405 (the Allow header is set) for another method, 400 for an unusable Host when a
-// sitemap is a path, the backend's status when merge_upstream has no merge to serve.
-// upstream is how merge_upstream asks the wrapped handler for its file; it is not called
-// without merge_upstream.
-func (c *Core) ServeRobotsTxt(w http.ResponseWriter, r *http.Request, upstream func(*http.Request) Fetch) error {
+// ServeRobotsTxt answers a request for /robots.txt or a license document (see IsRobotsTxt)
+// as ServeHTTP does, but for an error status: that is returned, a *StatusError, unwritten.
+// next is the handler merge_upstream asks for the site's own file (see Options.Upstream).
+func (c *Core) ServeRobotsTxt(w http.ResponseWriter, r *http.Request, next Handler) error {
 	if d := c.doc(r); d != nil {
 		return c.serveDoc(w, r, d)
 	}
@@ -195,39 +332,26 @@ func (c *Core) ServeRobotsTxt(w http.ResponseWriter, r *http.Request, upstream f
 		c.enforce.countRobotsTxt(r)
 	}
 	if c.merge != nil {
-		return c.merge.ServeHTTP(w, r, upstream)
+		return c.merge.ServeHTTP(w, r, next)
 	}
 	return c.robots.ServeHTTP(w, r)
 }
 
-// IsTDMRep reports whether the Core answers r itself with the generated TDMRep file: it
-// serves one (Options.TDMRepFile) and r's path is /.well-known/tdmrep.json.
-func (c *Core) IsTDMRep(r *http.Request) bool {
-	return c.tdmFile != nil && r.URL.Path == tdmrep.WellKnownPath
-}
-
-// ServeTDMRep answers a request for the TDMRep file (see IsTDMRep): GET and HEAD get it as
-// application/json with robots.txt's Cache-Control (1h) and validators, or 304 Not
-// Modified; another method gets the Allow header and a 405 *StatusError.
-func (c *Core) ServeTDMRep(w http.ResponseWriter, r *http.Request) error {
-	return c.tdmFile.serve(w, r)
-}
-
-// Enforce reports whether enforcement refuses r: its User-Agent names a crawler that the
-// served robots.txt disallows for r's path. It is false without enforce, for /robots.txt, and
-// for the RSL license documents (a crawler must be able to read the terms). With
-// Options.Counters or Options.Violations, it also counts and reports r: front ends call it
-// for every request but those for robots.txt (see Observes).
+// Enforce reports whether enforcement refuses r, as ServeHTTP decides it for a request that
+// is not for robots.txt (nor a license document: a crawler must be able to read the terms):
+// its User-Agent names a crawler that the served robots.txt disallows for r's path, or an
+// impostor (Options.Identify), or one over its crawl-delay. It is false without enforce. With
+// Options.Counters or Options.LogViolations, it also counts and reports r.
 func (c *Core) Enforce(r *http.Request) (Block, bool) {
 	if c.enforce == nil || c.IsRobotsTxt(r) {
 		return Block{}, false
 	}
-	return c.enforce.Check(r)
+	var id identity.Identity
+	if c.identify != nil {
+		id = c.identify(r)
+	}
+	return c.enforce.Check(r, id)
 }
-
-// Observes reports whether requests must go through Enforce: enforcement is configured, or
-// requests are counted or reported.
-func (c *Core) Observes() bool { return c.enforce != nil }
 
 // Crawler is the crawler that r's User-Agent names as enforcement reads it, and the decision
 // of the file enforcement decides with at r's path; ok is false without enforce or when the
@@ -243,37 +367,25 @@ func (c *Core) Crawler(r *http.Request) (token string, d robotsgen.Decision, ok 
 // with none, it is next.ServeHTTP. When an enclosing Core already tags this response (two
 // Caddy handlers on one request), the rules join it: the response carries one union.
 func (c *Core) Tag(w http.ResponseWriter, r *http.Request, next Handler) error {
-	return c.TagTDMRep(w, r, next, nil)
-}
-
-// TDMRepRules is the rules of a generated tdmrep.json as a TDM agent reads them (the first
-// rule whose location matches the path), from Core.TDMRepRules.
-type TDMRepRules struct{ located *tdmLocated }
-
-// TDMRepRules returns the rules of the TDMRep file the Core serves (Options.TDMRepFile), or
-// nil when it serves none. A front end that serves the file from another Core than the one
-// that tags (Caddy: robots_txt serves it, each robots_tag handler tags) gives them to
-// TagTDMRep, so that the tdm-policy fields state the file's policy for the path.
-func (c *Core) TDMRepRules() *TDMRepRules {
-	return c.tdmRules
-}
-
-// TagTDMRep is Tag, with the tdm-reservation and tdm-policy fields (and meta elements) of
-// the response stating, for its path, the policy of the first rule of file that matches it
-// when that rule states the response's reservation, as the Core serving the file does for
-// its own routes. A nil file is Tag.
-func (c *Core) TagTDMRep(w http.ResponseWriter, r *http.Request, next Handler, file *TDMRepRules) error {
 	if len(c.routes) == 0 {
 		return next.ServeHTTP(w, r)
 	}
+	return c.tag(w, r, next)
+}
+
+// tag is Tag for a Core with routes. With Options.TDMRep, the tdm fields state the policy of
+// the site's TDMRep file for the path.
+func (c *Core) tag(w http.ResponseWriter, r *http.Request, next Handler) error {
 	var buf [4]*tagger
 	matched := c.match(r, buf[:0])
 	if len(matched) == 0 {
 		return next.ServeHTTP(w, r)
 	}
 	var located *tdmLocated
-	if file != nil {
-		located = file.located
+	if c.tdmOf != nil {
+		if f := c.tdmOf(r); f != nil {
+			located = f.tdmRules
+		}
 	}
 	return tag(w, r, next, located, matched...)
 }

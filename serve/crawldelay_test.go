@@ -267,13 +267,11 @@ func TestCrawlDelayUpstreamRemerge(t *testing.T) {
 	}
 	t.Cleanup(c.Close)
 	var version atomic.Int64
-	fetch := func(*http.Request) Fetch {
-		return func(w http.ResponseWriter, _ *http.Request) error {
-			w.Header().Set("Content-Type", "text/plain")
-			_, err := fmt.Fprintf(w, "User-agent: *\nDisallow: /v%d/\n", version.Add(1))
-			return err
-		}
-	}
+	fetch := HandlerFunc(func(w http.ResponseWriter, _ *http.Request) error {
+		w.Header().Set("Content-Type", "text/plain")
+		_, err := fmt.Fprintf(w, "User-agent: *\nDisallow: /v%d/\n", version.Add(1))
+		return err
+	})
 	robots := func() string {
 		w := httptest.NewRecorder()
 		if err := c.ServeRobotsTxt(w, uaRequest("/robots.txt", ""), fetch); err != nil {

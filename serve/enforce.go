@@ -41,13 +41,14 @@ type enforcer struct {
 	rt     *robotsTxt
 	up     *upstream
 	// impostors is the status of a request whose claim to be a crawler fails verification
-	// (identify says so); 0 when impostors are not answered.
+	// (its identity says so); 0 when impostors are not answered.
 	impostors int
-	identify  func(*http.Request) identity.Identity
+	// identified is set when requests come with their identities (Options.Identify).
+	identified bool
 	// acceptSignature is the Accept-Signature value refusals carry; "" for none.
 	acceptSignature string
 	// observe, if not nil, counts and reports requests from crawlers (Options.Counters,
-	// Options.Violations); Check then decides once for all of them (checkObserved).
+	// Options.LogViolations); Check then decides once for all of them (checkObserved).
 	observe *observer
 	// crawlDelay answers crawlers that ask sooner than their group's crawl_delay
 	// (Enforce.CrawlDelay); it needs observe.
@@ -135,10 +136,11 @@ type Block struct {
 	Rule   robotsgen.Rule
 	Status int
 	// AcceptSignature, if not "", is the Accept-Signature field the refusal carries
-	// (Enforce.AcceptSignature): the front end sets it before answering.
+	// (Enforce.AcceptSignature), which ServeHTTP sets.
 	AcceptSignature string
 	// RetryAfter, when not 0, is the Retry-After of a request refused for asking sooner than
-	// its group's crawl_delay (Enforce.CrawlDelay), in whole seconds: the front end sets it.
+	// its group's crawl_delay (Enforce.CrawlDelay), in whole seconds, which ServeHTTP sets. Such a
+	// refusal is logged at debug level: it is frequent, and the counters count each.
 	RetryAfter int
 	// Impostor is set when the request was refused because its identity is an impostor
 	// (Enforce.Impostors): its User-Agent names a crawler whose verification it fails, or its
@@ -147,13 +149,13 @@ type Block struct {
 	// bot whose claim failed ("" for a signature of an agent the config does not trust), and
 	// Rule is zero.
 	Impostor *identity.Identity
-	// Unlogged is set when the front end must not log the refusal: its crawler (the one
+	// Unlogged is set when the refusal is not logged: its crawler (the one
 	// claimed, for an impostor) has had ViolationBurst refusals of its kind (a rule,
 	// impostor, crawl-delay) logged in the current ViolationInterval. A client repeating a
 	// refused request cannot flood the log; the counters count every refusal.
 	Unlogged bool
 	// Suppressed is how many refusals of this crawler and kind were not logged since the last
-	// one logged: the front end logs it with the refusal ("suppressed").
+	// one logged, logged with the refusal ("suppressed").
 	Suppressed int
 
 	// crawler keys the refusal log's limit: the slot of the name refused (Token), or of the
@@ -229,7 +231,7 @@ func retryAfter(wait time.Duration) int {
 // enforcement that would never apply: a file in which no group names a crawler (path
 // "enforce").
 func newEnforcer(rt *robotsTxt, up *upstream, cfg *policy.Enforce, opts Options) (*enforcer, error) {
-	e := &enforcer{rt: rt, up: up, observe: newObserver(opts, false), identify: opts.Identify,
+	e := &enforcer{rt: rt, up: up, observe: newObserver(opts, false), identified: opts.Identify != nil,
 		refusals: newLogLimit(metrics.NumCrawlers()*refusalKinds, opts)}
 	st := rt.state.Load()
 	es := newEnforceState(st.matching, nil)
@@ -282,11 +284,18 @@ func enforceStatus(status int, path string) (int, error) {
 // Status is the status a blocked request gets.
 func (e *enforcer) Status() int { return e.status }
 
-// Check reports whether r comes from a crawler that robots.txt disallows for r's path (its
-// path and query as sent). Requests for /robots.txt are never blocked. A refusal says whether
-// to log it (Block.Unlogged, Block.Suppressed).
-func (e *enforcer) Check(r *http.Request) (Block, bool) {
-	b, blocked := e.check(r)
+// identifies reports whether the enforcer reads the identities of requests: to answer
+// impostors, or to count, report and give crawl-delay budgets by identity status.
+func (e *enforcer) identifies() bool {
+	return e.identified && (e.impostors != 0 || e.observe != nil)
+}
+
+// Check reports whether r, whose identity is id (zero without Options.Identify), comes from a
+// crawler that robots.txt disallows for r's path (its path and query as sent), is an
+// impostor, or is over its crawl-delay. Requests for /robots.txt are never blocked. A
+// refusal says whether to log it (Block.Unlogged, Block.Suppressed).
+func (e *enforcer) Check(r *http.Request, id identity.Identity) (Block, bool) {
+	b, blocked := e.check(r, id)
 	if blocked {
 		n, ok := e.refusals.allow(refusalKey(b))
 		b.Unlogged, b.Suppressed = !ok, n
@@ -312,12 +321,12 @@ func refusalKey(b Block) int {
 }
 
 // check is Check without the log limit.
-func (e *enforcer) check(r *http.Request) (Block, bool) {
+func (e *enforcer) check(r *http.Request, id identity.Identity) (Block, bool) {
 	if e.observe != nil {
-		return e.checkObserved(r)
+		return e.checkObserved(r, id)
 	}
 	if e.impostors != 0 && !e.rt.Matches(r) {
-		if id := e.identify(r); id.Status == identity.Impostor {
+		if id.Status == identity.Impostor {
 			return impostorBlock(id, e.impostors, e.acceptSignature), true
 		}
 	}
@@ -387,14 +396,9 @@ func (b Block) LogRule() string {
 	return string(b.Rule.Type) + ": " + b.Rule.Path
 }
 
-// Routine reports whether the refusal is one a front end logs at debug level rather than
-// info: a crawler over its crawl-delay is refused often, and must not flood the log (the
-// counters count each).
-func (b Block) Routine() bool { return b.RetryAfter > 0 }
-
-// SetHeaders sets the header fields the refusal carries: Retry-After for a crawler over its
+// setHeaders sets the header fields the refusal carries: Retry-After for a crawler over its
 // crawl-delay, Accept-Signature when enforcement asks for a signature.
-func (b Block) SetHeaders(h http.Header) {
+func (b Block) setHeaders(h http.Header) {
 	if b.RetryAfter > 0 {
 		h.Set("Retry-After", strconv.Itoa(b.RetryAfter))
 	}

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"github.com/sitepolicy/caddy-robots/identity"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -81,12 +82,12 @@ func TestEnforcer(t *testing.T) {
 		{"", "/x", "", ""},
 	}
 	for _, c := range cases {
-		b, blocked := e.Check(uaRequest(c.path, c.ua))
+		b, blocked := e.Check(uaRequest(c.path, c.ua), identity.Identity{})
 		if blocked != (c.token != "") || b.Token != c.token || (blocked && b.Rule.Path != c.rule) {
 			t.Errorf("%q %s: %+v %v, want %q %q", c.ua, c.path, b, blocked, c.token, c.rule)
 		}
 	}
-	b, _ := e.Check(uaRequest("/x", "GPTBot"))
+	b, _ := e.Check(uaRequest("/x", "GPTBot"), identity.Identity{})
 	if got := b.Message(); got != "robots.txt disallows this path for GPTBot (Disallow: /)" {
 		t.Errorf("message %q", got)
 	}
@@ -185,7 +186,7 @@ func TestEnforcementAgreesWithServedFile(t *testing.T) {
 				ua, name = chromeUA, ""
 			}
 			path := paths[rng.IntN(len(paths))]
-			b, blocked := e.Check(uaRequest(path, ua))
+			b, blocked := e.Check(uaRequest(path, ua), identity.Identity{})
 			if name != "" && crawlers.Classify(name) == crawlers.TokenUAOnly {
 				// Never in the file; when its leading word is, that token decides.
 				lead := name
@@ -223,7 +224,7 @@ func BenchmarkEnforceBrowser(b *testing.B) {
 	r := uaRequest("/article", chromeUA)
 	b.ReportAllocs()
 	for b.Loop() {
-		_, sinkBlocked = e.Check(r)
+		_, sinkBlocked = e.Check(r, identity.Identity{})
 	}
 }
 
@@ -233,6 +234,6 @@ func BenchmarkEnforceCrawler(b *testing.B) {
 	r := uaRequest("/article", "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)")
 	b.ReportAllocs()
 	for b.Loop() {
-		_, sinkBlocked = e.Check(r)
+		_, sinkBlocked = e.Check(r, identity.Identity{})
 	}
 }

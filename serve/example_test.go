@@ -11,7 +11,7 @@ import (
 	"github.com/sitepolicy/caddy-robots/serve"
 )
 
-// A front end builds one Core and calls it from its handler: robots.txt first, then
+// A front end builds one Core and runs its pipeline from its handler: robots.txt first, then
 // enforcement, then the tags of the routes that apply.
 func ExampleNew() {
 	core, err := serve.New(policy.Config{
@@ -36,18 +36,7 @@ func ExampleNew() {
 		return err
 	})
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if core.IsRobotsTxt(r) {
-			if err := core.ServeRobotsTxt(w, r, nil); err != nil {
-				se := err.(*serve.StatusError)
-				serve.WriteError(w, se.Code, se.Msg)
-			}
-			return
-		}
-		if b, blocked := core.Enforce(r); blocked {
-			serve.WriteError(w, b.Status, b.Message())
-			return
-		}
-		_ = core.Tag(w, r, backend)
+		_ = core.ServeHTTP(w, r, backend) // errors are written (Options.Error: serve.WriteError)
 	})
 
 	for _, c := range []struct{ path, ua string }{

@@ -5,8 +5,9 @@ package serve_test
 
 import (
 	"bytes"
-	"errors"
+	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -24,28 +25,11 @@ import (
 	"github.com/sitepolicy/caddy-robots/tagemit"
 )
 
-// frontEnd is the smallest front end over a Core, in nethttp's order: robots.txt (the wrapped
-// handler serves merge_upstream's fetch), then enforcement, then tags.
+// frontEnd is the smallest front end over a Core, as thin as nethttp's: the Core's pipeline,
+// with the wrapped handler serving merge_upstream's fetch.
 func frontEnd(c *serve.Core, next http.Handler) http.Handler {
-	fetch := func(w http.ResponseWriter, sub *http.Request) error { next.ServeHTTP(w, sub); return nil }
-	tagNext := serve.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error { next.ServeHTTP(w, r); return nil })
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if c.IsRobotsTxt(r) {
-			if err := c.ServeRobotsTxt(w, r, func(*http.Request) serve.Fetch { return fetch }); err != nil {
-				var se *serve.StatusError
-				if !errors.As(err, &se) {
-					se = &serve.StatusError{Code: http.StatusInternalServerError, Msg: err.Error()}
-				}
-				serve.WriteError(w, se.Code, se.Msg)
-			}
-			return
-		}
-		if b, blocked := c.Enforce(r); blocked {
-			serve.WriteError(w, b.Status, b.Message())
-			return
-		}
-		_ = c.Tag(w, r, tagNext)
-	})
+	h := serve.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error { next.ServeHTTP(w, r); return nil })
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _ = c.ServeHTTP(w, r, h) })
 }
 
 func mustCore(t testing.TB, cfg policy.Config, opts ...serve.Options) *serve.Core {
@@ -246,17 +230,32 @@ type logs struct {
 	mu    sync.Mutex
 	debug []string
 	warn  []string
-	file  []string // Options.Warn
+	file  []string // merge_file's warnings
 }
 
 func (l *logs) options() serve.Options {
-	return serve.Options{
-		Log: serve.Log{
-			Debug: func(_ *http.Request, msg string) { l.mu.Lock(); l.debug = append(l.debug, msg); l.mu.Unlock() },
-			Warn:  func(_ *http.Request, msg string) { l.mu.Lock(); l.warn = append(l.warn, msg); l.mu.Unlock() },
-		},
-		Warn: func(msg string) { l.mu.Lock(); l.file = append(l.file, msg); l.mu.Unlock() },
+	return serve.Options{Logger: slog.New(l)}
+}
+
+// logs is a slog.Handler: a line about a request (with "uri") is debug or warn, one without
+// is about merge_file ("file").
+func (l *logs) Enabled(context.Context, slog.Level) bool { return true }
+func (l *logs) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l *logs) WithGroup(string) slog.Handler            { return l }
+func (l *logs) Handle(_ context.Context, rec slog.Record) error {
+	request := false
+	rec.Attrs(func(a slog.Attr) bool { request = request || a.Key == "uri"; return true })
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case !request && rec.Level == slog.LevelWarn:
+		l.file = append(l.file, rec.Message)
+	case rec.Level == slog.LevelDebug:
+		l.debug = append(l.debug, rec.Message)
+	case rec.Level == slog.LevelWarn:
+		l.warn = append(l.warn, rec.Message)
 	}
+	return nil
 }
 
 // count returns how many messages of the kind ("debug", "warn", "file") contain substr.

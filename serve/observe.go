@@ -14,11 +14,11 @@ import (
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 )
 
-// Violation is a request from a crawler for a path that the served robots.txt disallows for
-// it, which was served (Options.Violations). Crawler is its metrics label (metrics.Crawler
+// violation is a request from a crawler for a path that the served robots.txt disallows for
+// it, which was served (Options.LogViolations). Crawler is its metrics label (metrics.Crawler
 // .Name: a catalogue's name, "other" for a crawler that only the file names); Token is the name the file's group names it by ("" when no group names it and
 // the "*" group decided).
-type Violation struct {
+type violation struct {
 	Crawler string
 	Token   string
 	Status  string // the identity status (metrics.StatusLabel): "unchecked" when no verification is configured
@@ -37,8 +37,8 @@ type Violation struct {
 // ViolationMessage is the message a violation is logged with; its fields carry the rest.
 const ViolationMessage = "a crawler fetched a path robots.txt disallows for it"
 
-// RuleText is the rule as robots.txt writes it, "disallow: /private/".
-func (v Violation) RuleText() string { return string(v.Rule.Type) + ": " + v.Rule.Path }
+// ruleText is the rule as robots.txt writes it, "disallow: /private/".
+func (v violation) ruleText() string { return string(v.Rule.Type) + ": " + v.Rule.Path }
 
 // How many violations a crawler has reported: the first ViolationBurst in each
 // ViolationInterval, then none until the next interval, whose first report counts the
@@ -54,7 +54,7 @@ const (
 // enforcement.
 type observer struct {
 	counters   *metrics.Counters              // nil: not counted
-	violations func(*http.Request, Violation) // nil: not reported
+	violations func(*http.Request, violation) // nil: not reported
 	limit      *logLimit                      // of violations, by metrics.Crawler
 	// elapsed is crawl-delay's clock: time since the observer was made, read from the
 	// monotonic clock, so that setting the wall clock back (an NTP step, a virtual machine
@@ -163,13 +163,13 @@ func (l *logLimit) allow(k int) (suppressed int, ok bool) {
 
 // newObserver returns the observer opts asks for, nil for none; crawlDelay asks for one too.
 func newObserver(opts Options, crawlDelay bool) *observer {
-	if opts.Counters == nil && opts.Violations == nil && !crawlDelay {
+	if opts.Counters == nil && opts.violations == nil && !crawlDelay {
 		return nil
 	}
 	// The violation limit's interval is a minute: a clock kept to the second will do, and
 	// reading it costs an atomic load (newLogLimit). Crawl-delay's waits are told in seconds,
 	// from the exact time. Both are monotonic: time.Since reads the monotonic clock.
-	o := &observer{counters: opts.Counters, violations: opts.Violations}
+	o := &observer{counters: opts.Counters, violations: opts.violations}
 	o.names.seed = maphash.MakeSeed()
 	if now := opts.Now; now != nil {
 		base := now()
@@ -187,12 +187,11 @@ func newObserver(opts Options, crawlDelay bool) *observer {
 // checkObserved is Check when requests are counted or reported: one decision (which crawler,
 // whether the file disallows the path for it and by which rule) serves enforcement, the
 // counters, the report of violations and crawl-delay.
-func (e *enforcer) checkObserved(r *http.Request) (Block, bool) {
+func (e *enforcer) checkObserved(r *http.Request, id identity.Identity) (Block, bool) {
 	o := e.observe
 	status := metrics.Unchecked
 	var bot string
-	if e.identify != nil {
-		id := e.identify(r)
+	if e.identified {
 		status, bot = id.Status, id.Bot
 		if e.impostors != 0 && id.Status == identity.Impostor {
 			o.count(metrics.CrawlerOf(bot), status, metrics.Impostor)
@@ -253,7 +252,7 @@ func (e *enforcer) checkObserved(r *http.Request) (Block, bool) {
 	o.count(c, status, metrics.DisallowedServed)
 	if o.violations != nil {
 		if n, ok := o.limit.allow(int(c)); ok {
-			o.violations(r, Violation{Crawler: c.Name(), Token: tok, Status: metrics.StatusLabel(status), Path: requestTarget(r), Rule: *d.Rule, Line: e.ruleLine(r, tok, *d.Rule), Suppressed: n})
+			o.violations(r, violation{Crawler: c.Name(), Token: tok, Status: metrics.StatusLabel(status), Path: requestTarget(r), Rule: *d.Rule, Line: e.ruleLine(r, tok, *d.Rule), Suppressed: n})
 		}
 	}
 	return Block{}, false

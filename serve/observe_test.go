@@ -72,8 +72,8 @@ func servedRobots(t *testing.T, c *Core) []byte {
 // rule and its line in the served file.
 func TestObserveCountsAndViolations(t *testing.T) {
 	counters := metrics.NewCounters()
-	var got []Violation
-	c := observedCore(t, observedFile(), nil, Options{Counters: counters, Violations: func(_ *http.Request, v Violation) { got = append(got, v) }})
+	var got []violation
+	c := observedCore(t, observedFile(), nil, Options{Counters: counters, violations: func(_ *http.Request, v violation) { got = append(got, v) }})
 	body := servedRobots(t, c)
 	reqs := []struct {
 		path, ua string
@@ -118,7 +118,7 @@ func TestObserveCountsAndViolations(t *testing.T) {
 	if len(got) != 4 {
 		t.Fatalf("violations %+v, want 4", got)
 	}
-	wantV := []Violation{
+	wantV := []violation{
 		{Crawler: "openai-crawler", Token: "GPTBot", Status: "unchecked", Path: "/private/a", Rule: robotsgen.Rule{Type: robotsgen.Disallow, Path: "/private/"}, Line: lineOf(t, body, "Disallow: /private/")},
 		{Crawler: "google-crawler", Status: "unchecked", Path: "/admin/x", Rule: robotsgen.Rule{Type: robotsgen.Disallow, Path: "/admin/"}, Line: lineOf(t, body, "Disallow: /admin/")},
 		{Crawler: "other", Token: "ExampleBot", Status: "unchecked", Path: "/x", Rule: robotsgen.Rule{Type: robotsgen.Disallow, Path: "/x"}, Line: lineOf(t, body, "Disallow: /x")},
@@ -154,7 +154,7 @@ func TestObserveEnforced(t *testing.T) {
 		}
 		return identity.Identity{Bot: "openai-crawler", Status: identity.Verified}
 	}
-	c := observedCore(t, observedFile(), &policy.Enforce{Impostors: &policy.Impostors{}}, Options{Counters: counters, Identify: identify, Violations: func(*http.Request, Violation) { reports++ }})
+	c := observedCore(t, observedFile(), &policy.Enforce{Impostors: &policy.Impostors{}}, Options{Counters: counters, Identify: identify, violations: func(*http.Request, violation) { reports++ }})
 	if _, blocked := c.Enforce(uaRequest("/private/a", "GPTBot/1.2")); !blocked {
 		t.Fatal("not enforced")
 	}
@@ -177,8 +177,8 @@ func TestObserveEnforced(t *testing.T) {
 // next interval's first report counts those suppressed; another crawler has its own budget.
 func TestViolationLimit(t *testing.T) {
 	clock := &fakeClock{t: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)}
-	var got []Violation
-	c := observedCore(t, observedFile(), nil, Options{Now: clock.now, Violations: func(_ *http.Request, v Violation) { got = append(got, v) }})
+	var got []violation
+	c := observedCore(t, observedFile(), nil, Options{Now: clock.now, violations: func(_ *http.Request, v violation) { got = append(got, v) }})
 	for i := 0; i < 3*ViolationBurst; i++ {
 		c.Enforce(uaRequest("/private/a", "GPTBot/1.2"))
 		clock.advance(time.Second)
@@ -202,8 +202,8 @@ func TestViolationLimit(t *testing.T) {
 // an interval, rather than suppressing reports until the clock has caught up.
 func TestViolationLimitClockStep(t *testing.T) {
 	clock := &fakeClock{t: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)}
-	var got []Violation
-	c := observedCore(t, observedFile(), nil, Options{Now: clock.now, Violations: func(_ *http.Request, v Violation) { got = append(got, v) }})
+	var got []violation
+	c := observedCore(t, observedFile(), nil, Options{Now: clock.now, violations: func(_ *http.Request, v violation) { got = append(got, v) }})
 	c.Enforce(uaRequest("/private/a", "GPTBot/1.2"))
 	clock.advance(-time.Hour)
 	c.Enforce(uaRequest("/private/a", "GPTBot/1.2"))
@@ -265,7 +265,7 @@ func BenchmarkObserve(b *testing.B) {
 	for _, mode := range []string{"Off", "On", "Enforce", "EnforceOn"} {
 		opts := Options{}
 		if strings.HasSuffix(mode, "On") {
-			opts = Options{Counters: metrics.NewCounters(), Violations: func(*http.Request, Violation) {}}
+			opts = Options{Counters: metrics.NewCounters(), violations: func(*http.Request, violation) {}}
 		}
 		var enforce *policy.Enforce
 		if strings.HasPrefix(mode, "Enforce") {
@@ -347,7 +347,7 @@ func TestObservedEnforcementAgrees(t *testing.T) {
 			t.Fatal(err)
 		}
 		counters := metrics.NewCounters()
-		observed, err := newEnforcer(rt, nil, &policy.Enforce{}, Options{Counters: counters, Violations: func(*http.Request, Violation) {}})
+		observed, err := newEnforcer(rt, nil, &policy.Enforce{}, Options{Counters: counters, violations: func(*http.Request, violation) {}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -370,8 +370,8 @@ func TestObservedEnforcementAgrees(t *testing.T) {
 			for range 2 {
 				r := uaRequest(path, "")
 				r.Header["User-Agent"] = values
-				pb, pBlocked := plain.Check(r)
-				ob, oBlocked := observed.Check(r)
+				pb, pBlocked := plain.Check(r, identity.Identity{})
+				ob, oBlocked := observed.Check(r, identity.Identity{})
 				if pBlocked != oBlocked || pBlocked && fmt.Sprint(pb) != fmt.Sprint(ob) {
 					t.Fatalf("%q %s: plain %v %+v, observed %v %+v", values, path, pBlocked, pb, oBlocked, ob)
 				}
@@ -413,7 +413,7 @@ func TestEnforceNeverRobotsTxt(t *testing.T) {
 		{"enforce", &policy.Enforce{Impostors: &policy.Impostors{}}, Options{Identify: impostor}},
 		{"enforce and counters", &policy.Enforce{Impostors: &policy.Impostors{}}, Options{Identify: impostor, Counters: metrics.NewCounters()}},
 		{"crawl_delay", &policy.Enforce{CrawlDelay: true, Impostors: &policy.Impostors{}}, Options{Identify: impostor}},
-		{"violations", nil, Options{Violations: func(r *http.Request, _ Violation) {
+		{"violations", nil, Options{violations: func(r *http.Request, _ violation) {
 			if r.URL.Path == "/robots.txt" {
 				t.Error("robots.txt reported as a violation")
 			}
@@ -473,8 +473,8 @@ func BenchmarkViolation(b *testing.B) {
 			groups[i] = g
 		}
 		clock := &fakeClock{t: time.Unix(0, 0)}
-		var got Violation
-		c := observedCore(b, robotsgen.File{Groups: groups}, nil, Options{Now: clock.now, Violations: func(_ *http.Request, v Violation) { got = v }})
+		var got violation
+		c := observedCore(b, robotsgen.File{Groups: groups}, nil, Options{Now: clock.now, violations: func(_ *http.Request, v violation) { got = v }})
 		r := uaRequest(fmt.Sprintf("/sec%d/9/x", n-1), fmt.Sprintf("Mozilla/5.0 (compatible; ScaleBot%d/1.0)", n-1))
 		b.Run(fmt.Sprintf("groups=%d", n), func(b *testing.B) {
 			b.ReportAllocs()

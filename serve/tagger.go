@@ -3,6 +3,7 @@ package serve
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"mime"
 	"net/http"
 	"path"
@@ -21,16 +22,34 @@ import (
 	"github.com/sitepolicy/caddy-robots/usage"
 )
 
-// Log receives what the serving core has to say about requests. Either func may be nil.
-type Log struct {
+// requestLog is how the parts of a Core log (Options.Logger). Each func is nil without a
+// Logger.
+type requestLog struct {
 	// Debug is told why a response was left unchanged (a HEAD request, a 206, an encoded
 	// body, ...) or why a backend's header could not be read in full.
 	Debug func(r *http.Request, msg string)
-
 	// Warn is told what an operator must act on: restrictions dropped to keep the Robots-Tag
 	// field within the size parsers honour, or meta elements that a misplaced directive keeps
-	// from ever being added. Each kind of warning is given once per Tagger.
+	// from ever being added. Each kind of warning is given once per tagger.
 	Warn func(r *http.Request, msg string)
+	// File is told what happens to merge_file, which no request causes.
+	File func(msg string)
+}
+
+// newRequestLog logs through l (nil: nothing), each line about a request with its method,
+// host and URI.
+func newRequestLog(l *slog.Logger) requestLog {
+	if l == nil {
+		return requestLog{}
+	}
+	at := func(level slog.Level) func(*http.Request, string) {
+		return func(r *http.Request, msg string) {
+			if l.Enabled(r.Context(), level) {
+				l.Log(r.Context(), level, msg, "method", r.Method, "host", r.Host, "uri", r.RequestURI)
+			}
+		}
+	}
+	return requestLog{Debug: at(slog.LevelDebug), Warn: at(slog.LevelWarn), File: func(msg string) { l.Warn(msg) }}
 }
 
 // tagger sets one route's robots tags on responses. Everything it sends for its own rules is
@@ -44,7 +63,7 @@ type tagger struct {
 	tdmFile *tdmLocated
 	meta    bool
 	xrt     bool
-	log     Log
+	log     requestLog
 
 	out tagOutput
 
@@ -361,7 +380,7 @@ func joinKey(lines []string) string {
 // "rules", "except[1]", `content_usage["key"]`, "tdm.policy", "meta", "x_robots_tag",
 // "licenses[0]". The RSL license URLs (licenses) are checked as robots.txt's
 // (robotsgen.File.Licenses) and sent as Link field lines, and with meta as <link> elements.
-func newTagger(rules map[string][]string, except []string, contentUsage map[string]string, tdm *policy.TDM, meta, xRobotsTag bool, licenses []string, log Log) (*tagger, error) {
+func newTagger(rules map[string][]string, except []string, contentUsage map[string]string, tdm *policy.TDM, meta, xRobotsTag bool, licenses []string, log requestLog) (*tagger, error) {
 	p, err := tagemit.NewPolicyExcept(rules, except)
 	if err != nil {
 		err = configerr.Prefix("rules", err)

@@ -31,20 +31,8 @@ func tdmRoute(paths []string, res int, pol string) policy.Route {
 
 const pol = "https://provider.com/policies/policy.json"
 
-// tdmFront is frontEnd with the TDMRep file served, as nethttp does.
-func tdmFront(c *serve.Core, next http.Handler) http.Handler {
-	inner := frontEnd(c, next)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if c.IsTDMRep(r) {
-			if err := c.ServeTDMRep(w, r); err != nil {
-				se := err.(*serve.StatusError)
-				serve.WriteError(w, se.Code, se.Msg)
-			}
-			return
-		}
-		inner.ServeHTTP(w, r)
-	})
-}
+// tdmFront is frontEnd, which serves the TDMRep file as nethttp does.
+func tdmFront(c *serve.Core, next http.Handler) http.Handler { return frontEnd(c, next) }
 
 // TestTDMFields: a route's declaration is the tdm-reservation and tdm-policy fields of report
 // #sec-tdm-header (the report's two examples), combined over routes (a 1 from any route wins, with its
@@ -258,7 +246,9 @@ func TestTDMRepFile(t *testing.T) {
 		mustCore(t, policy.Config{RobotsTag: []policy.Route{{Tags: policy.Tags{Rules: rules("*", "noindex")}}}}, serve.Options{TDMRepFile: true}),
 		mustCore(t, cfg),
 	} {
-		if c.IsTDMRep(httptest.NewRequest("GET", tdmrep.WellKnownPath, nil)) {
+		handled := false
+		next := serve.HandlerFunc(func(http.ResponseWriter, *http.Request) error { handled = true; return nil })
+		if _ = c.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", tdmrep.WellKnownPath, nil), next); !handled {
 			t.Error("a Core without a declaration or TDMRepFile serves tdmrep.json")
 		}
 	}
@@ -290,7 +280,7 @@ func TestTDMRepFileZeroRules(t *testing.T) {
 	} {
 		core := mustCore(t, policy.Config{RobotsTag: c.routes}, serve.Options{TDMRepFile: true})
 		rec := httptest.NewRecorder()
-		if err := core.ServeTDMRep(rec, httptest.NewRequest("GET", tdmrep.WellKnownPath, nil)); err != nil {
+		if err := core.ServeHTTP(rec, httptest.NewRequest("GET", tdmrep.WellKnownPath, nil), nil); err != nil {
 			t.Fatal(err)
 		}
 		var got []tdmrep.Rule
@@ -376,7 +366,7 @@ func TestTDMRepFileAgrees(t *testing.T) {
 			leftOut = leftOut || strings.Contains(w.Message(), "says nothing")
 		}
 		rec := httptest.NewRecorder()
-		if err := core.ServeTDMRep(rec, httptest.NewRequest("GET", tdmrep.WellKnownPath, nil)); err != nil {
+		if err := core.ServeHTTP(rec, httptest.NewRequest("GET", tdmrep.WellKnownPath, nil), nil); err != nil {
 			t.Fatal(err)
 		}
 		var rules []tdmrep.Rule

@@ -86,7 +86,7 @@ func unwrapPath(err error) error {
 // the Upstream is nil. warn (may be nil) is told the lines of File that Parse skipped or
 // changed, with their line numbers, the combinations Merge could not encode exactly, and
 // what happens when File changes.
-func newMergingRobotsTxt(declared robotsgen.File, maxAge time.Duration, o policy.Merge, log Log, warn func(msg string)) (*robotsTxt, *upstream, error) {
+func newMergingRobotsTxt(declared robotsgen.File, maxAge time.Duration, o policy.Merge, log requestLog, fetchFor func(*http.Request, Handler) Fetch) (*robotsTxt, *upstream, error) {
 	rt, err := newRobotsTxt(declared, maxAge)
 	var info os.FileInfo
 	if o.MergeFile != "" {
@@ -96,6 +96,7 @@ func newMergingRobotsTxt(declared robotsgen.File, maxAge time.Duration, o policy
 	if err != nil || oerr != nil {
 		return nil, nil, errors.Join(err, oerr)
 	}
+	warn := log.File
 	if warn == nil {
 		warn = func(string) {}
 	}
@@ -119,11 +120,12 @@ func newMergingRobotsTxt(declared robotsgen.File, maxAge time.Duration, o policy
 		maxAge = policy.DefaultRobotsTxtMaxAge
 	}
 	return rt, &upstream{
-		rt:      rt,
-		maxAge:  maxAge,
-		timeout: timeout,
-		log:     log,
-		hosts:   make(map[originKey]*hostEntry),
+		rt:       rt,
+		maxAge:   maxAge,
+		timeout:  timeout,
+		log:      log,
+		fetchFor: fetchFor,
+		hosts:    make(map[originKey]*hostEntry),
 	}, nil
 }
 
@@ -152,7 +154,9 @@ type upstream struct {
 	rt      *robotsTxt // the declared file's responder (with merge_file's): headers, 405s, its body when there are no rules
 	maxAge  time.Duration
 	timeout time.Duration
-	log     Log
+	log     requestLog
+	// fetchFor is Options.Upstream: the Fetch asking next for r's robots.txt; nil: next.
+	fetchFor func(r *http.Request, next Handler) Fetch
 
 	mu      sync.RWMutex
 	hosts   map[originKey]*hostEntry // at most maxOriginCache
@@ -206,10 +210,9 @@ func (u *upstream) Stop() {
 func (u *upstream) Fetches() int64 { return u.fetches.Load() }
 
 // ServeHTTP answers a request for robots.txt (use RobotsTxt.Matches first) with the merged
-// file, as RobotsTxt.ServeHTTP does with the declared one. fetchFor is called, while r is being
-// handled, only when a fetch starts: it returns the Fetch for the sub-request, copying from r
-// whatever that needs.
-func (u *upstream) ServeHTTP(w http.ResponseWriter, r *http.Request, fetchFor func(r *http.Request) Fetch) error {
+// file, as RobotsTxt.ServeHTTP does with the declared one. A fetch that starts asks next for
+// the backend's file (fetcher).
+func (u *upstream) ServeHTTP(w http.ResponseWriter, r *http.Request, next Handler) error {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return u.rt.ServeHTTP(w, r) // the 405
 	}
@@ -226,7 +229,7 @@ func (u *upstream) ServeHTTP(w http.ResponseWriter, r *http.Request, fetchFor fu
 			return u.rt.serveBody(w, r, st.body, st.modTime, st.lastModified)
 		}
 	}
-	e, flight := u.start(key, r, fetchFor)
+	e, flight := u.start(key, r, next)
 	if st == nil || st.body == nil {
 		// Nothing to serve yet: wait for the fetch (ours or one already running).
 		select {
@@ -279,7 +282,7 @@ func (u *upstream) enforceFor(r *http.Request) *enforceState {
 
 // start starts a fetch for key unless one is running, and returns the entry of key and the
 // channel closed when the running fetch has stored its state there.
-func (u *upstream) start(key originKey, r *http.Request, fetchFor func(*http.Request) Fetch) (*hostEntry, chan struct{}) {
+func (u *upstream) start(key originKey, r *http.Request, next Handler) (*hostEntry, chan struct{}) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	e := u.hosts[key]
@@ -311,7 +314,7 @@ func (u *upstream) start(key originKey, r *http.Request, fetchFor func(*http.Req
 	u.fetches.Add(1)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), u.timeout)
 	sub := subRequest(ctx, r)
-	fetch := fetchFor(r)
+	fetch := u.fetcher(r, next)
 	go func() {
 		defer cancel()
 		st := u.fetch(ctx, e.state.Load(), key, sub, fetch)
@@ -323,6 +326,20 @@ func (u *upstream) start(key originKey, r *http.Request, fetchFor func(*http.Req
 		u.mu.Unlock()
 	}()
 	return e, flight
+}
+
+// fetcher is the Fetch asking next for the backend's robots.txt, called while r is handled
+// (Options.Upstream copies from r what the sub-request needs).
+func (u *upstream) fetcher(r *http.Request, next Handler) Fetch {
+	if u.fetchFor != nil {
+		return u.fetchFor(r, next)
+	}
+	if next == nil {
+		return func(http.ResponseWriter, *http.Request) error {
+			return &StatusError{http.StatusBadGateway, "no handler to ask for robots.txt"}
+		}
+	}
+	return next.ServeHTTP
 }
 
 // expireLater arms e's timer to mark st expired after its ttl; u.mu is held. An entry no longer
@@ -369,8 +386,38 @@ func subRequest(ctx context.Context, r *http.Request) *http.Request {
 }
 
 // fetch runs one fetch and returns the state it leaves; prev is the state before (nil if
-// none).
+// none). What the backend answers decides (see upstream): a failure, no rules, or its file
+// merged.
 func (u *upstream) fetch(ctx context.Context, prev *hostState, key originKey, sub *http.Request, fetch Fetch) *hostState {
+	rec, status, fail := u.call(ctx, sub, fetch)
+	switch {
+	case fail != nil:
+		return u.failed(prev, sub, key, fail)
+	case status == http.StatusTooManyRequests || status >= 500 || status < 200:
+		return u.failed(prev, sub, key, &StatusError{status, fmt.Sprintf("the backend answered %d for robots.txt", status)})
+	case status >= 300:
+		u.warn(sub, fmt.Sprintf("robots.txt of %s: the backend answered %d, which means it has no rules (RFC 9309 §2.3.1.3; redirects are not followed): serving the declared file", key, status))
+		return u.noRules(prev, sub)
+	}
+	body, fail := decodedBody(rec)
+	if fail != nil {
+		return u.failed(prev, sub, key, fail)
+	}
+	if looksLikeHTML(rec.header["Content-Type"], body) {
+		u.warn(sub, fmt.Sprintf("robots.txt of %s: the backend answered with an HTML page, which means it has no rules: serving the declared file", key))
+		return u.noRules(prev, sub)
+	}
+	if len(body) > robotsgen.MaxSize || rec.full {
+		u.warn(sub, fmt.Sprintf("robots.txt of %s: the backend's file is over %d bytes; only its complete lines within the limit are merged (RFC 9309 §2.5)", key, robotsgen.MaxSize))
+	}
+	return u.merge(prev, key, sub, body)
+}
+
+// call runs fetch for sub within ctx's deadline and returns what it recorded and the status
+// it answered (a failed Fetch's: a *StatusError's, else 502); fail is set when the backend
+// did not answer in time.
+func (u *upstream) call(ctx context.Context, sub *http.Request, fetch Fetch) (*recorder, int, *StatusError) {
+	// Not a named result: the goroutine keeps writing into rec after a timeout.
 	rec := &recorder{header: http.Header{}}
 	done := make(chan error, 1)
 	go func() {
@@ -386,10 +433,9 @@ func (u *upstream) fetch(ctx context.Context, prev *hostState, key originKey, su
 	case err = <-done:
 	case <-ctx.Done():
 		// The handler ignores its context: leave it writing into a recorder no one reads.
-		return u.failed(prev, sub, key, &StatusError{http.StatusGatewayTimeout, fmt.Sprintf("no robots.txt from the backend within %s", u.timeout)})
 	}
 	if ctx.Err() != nil {
-		return u.failed(prev, sub, key, &StatusError{http.StatusGatewayTimeout, fmt.Sprintf("no robots.txt from the backend within %s", u.timeout)})
+		return nil, 0, &StatusError{http.StatusGatewayTimeout, fmt.Sprintf("no robots.txt from the backend within %s", u.timeout)}
 	}
 	status := rec.status
 	if status == 0 {
@@ -406,13 +452,12 @@ func (u *upstream) fetch(ctx context.Context, prev *hostState, key originKey, su
 			status = http.StatusBadGateway
 		}
 	}
-	switch {
-	case status == http.StatusTooManyRequests || status >= 500 || status < 200:
-		return u.failed(prev, sub, key, &StatusError{status, fmt.Sprintf("the backend answered %d for robots.txt", status)})
-	case status >= 300:
-		u.warn(sub, fmt.Sprintf("robots.txt of %s: the backend answered %d, which means it has no rules (RFC 9309 §2.3.1.3; redirects are not followed): serving the declared file", key, status))
-		return u.noRules(prev, sub)
-	}
+	return rec, status, nil
+}
+
+// decodedBody is the body rec holds, gzip decoded (at most robotsgen.MaxSize+1 bytes); an
+// encoding that is not read, or does not decode, is a 502.
+func decodedBody(rec *recorder) ([]byte, *StatusError) {
 	body := rec.body.Bytes()
 	switch enc := strings.ToLower(strings.TrimSpace(rec.header.Get("Content-Encoding"))); enc {
 	case "", "identity":
@@ -422,20 +467,18 @@ func (u *upstream) fetch(ctx context.Context, prev *hostState, key originKey, su
 			body, zerr = io.ReadAll(io.LimitReader(zr, robotsgen.MaxSize+1))
 		}
 		if zerr != nil && !(errors.Is(zerr, io.ErrUnexpectedEOF) && rec.full) {
-			return u.failed(prev, sub, key, &StatusError{http.StatusBadGateway, fmt.Sprintf("the backend's gzip-encoded robots.txt does not decode: %v", zerr)})
+			return nil, &StatusError{http.StatusBadGateway, fmt.Sprintf("the backend's gzip-encoded robots.txt does not decode: %v", zerr)}
 		}
 	default:
-		return u.failed(prev, sub, key, &StatusError{http.StatusBadGateway, fmt.Sprintf("the backend's robots.txt has Content-Encoding %q, which is not read", enc)})
+		return nil, &StatusError{http.StatusBadGateway, fmt.Sprintf("the backend's robots.txt has Content-Encoding %q, which is not read", enc)}
 	}
-	if looksLikeHTML(rec.header["Content-Type"], body) {
-		u.warn(sub, fmt.Sprintf("robots.txt of %s: the backend answered with an HTML page, which means it has no rules: serving the declared file", key))
-		return u.noRules(prev, sub)
-	}
-	if len(body) > robotsgen.MaxSize || rec.full {
-		u.warn(sub, fmt.Sprintf("robots.txt of %s: the backend's file is over %d bytes; only its complete lines within the limit are merged (RFC 9309 §2.5)", key, robotsgen.MaxSize))
-	}
-	// The merge can be larger than the backend's file (its groups are repeated for the tokens
-	// only the declared file names); cut the backend's file further until the merge fits.
+	return body, nil
+}
+
+// merge is the state serving the backend's file body merged with the declared one. The
+// merge can be larger than the backend's file (its groups are repeated for the tokens only
+// the declared file names): the backend's file is cut further until the merge fits.
+func (u *upstream) merge(prev *hostState, key originKey, sub *http.Request, body []byte) *hostState {
 	limit := robotsgen.MaxSize
 	base := u.rt.state.Load()
 	for range 8 {

@@ -19,17 +19,15 @@ func upstreamFor(t *testing.T, maxAge time.Duration) (*upstream, func() string) 
 		UserAgents: []string{"*"},
 		Rules:      []robotsgen.Rule{{Type: robotsgen.Disallow, Path: "/drafts/"}},
 	}}}
-	_, u, err := newMergingRobotsTxt(declared, maxAge, policy.Merge{MergeUpstream: true}, Log{}, nil)
+	_, u, err := newMergingRobotsTxt(declared, maxAge, policy.Merge{MergeUpstream: true}, requestLog{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fetch := func(*http.Request) Fetch {
-		return func(w http.ResponseWriter, _ *http.Request) error {
-			w.Header().Set("Content-Type", "text/plain")
-			_, err := w.Write([]byte("User-agent: *\nDisallow: /wp-admin/\n"))
-			return err
-		}
-	}
+	fetch := HandlerFunc(func(w http.ResponseWriter, _ *http.Request) error {
+		w.Header().Set("Content-Type", "text/plain")
+		_, err := w.Write([]byte("User-agent: *\nDisallow: /wp-admin/\n"))
+		return err
+	})
 	get := func() string {
 		w := httptest.NewRecorder()
 		if err := u.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "http://example.com/robots.txt", nil), fetch); err != nil {

@@ -62,7 +62,7 @@ func TestUsageMergeCache(t *testing.T) {
 // TestNewTaggerUsage: a route needs rules or preferences; preferences are checked with
 // their field paths; meta and x_robots_tag need rules.
 func TestNewTaggerUsage(t *testing.T) {
-	if _, err := newTagger(nil, nil, map[string]string{"train-ai": "n"}, nil, false, false, nil, Log{}); err != nil {
+	if _, err := newTagger(nil, nil, map[string]string{"train-ai": "n"}, nil, false, false, nil, requestLog{}); err != nil {
 		t.Errorf("preferences alone: %v", err)
 	}
 	for _, c := range []struct {
@@ -78,7 +78,7 @@ func TestNewTaggerUsage(t *testing.T) {
 		{nil, map[string]string{"train-ai": "n"}, true, false, "meta", "has none"},
 		{nil, map[string]string{"train-ai": "n"}, false, true, "x_robots_tag", "has none"},
 	} {
-		_, err := newTagger(c.rules, nil, c.prefs, nil, c.meta, c.xrt, nil, Log{})
+		_, err := newTagger(c.rules, nil, c.prefs, nil, c.meta, c.xrt, nil, requestLog{})
 		found := false
 		for _, e := range configerr.All(err) {
 			found = found || e.Path == c.path && strings.Contains(e.Error(), c.probl)
@@ -104,10 +104,10 @@ func TestNewTaggerXRobotsTagSize(t *testing.T) {
 			break
 		}
 	}
-	if _, err := newTagger(rules, nil, nil, nil, false, false, nil, Log{}); err != nil {
+	if _, err := newTagger(rules, nil, nil, nil, false, false, nil, requestLog{}); err != nil {
 		t.Fatalf("without x_robots_tag: %v", err)
 	}
-	_, err := newTagger(rules, nil, nil, nil, false, true, nil, Log{})
+	_, err := newTagger(rules, nil, nil, nil, false, true, nil, requestLog{})
 	if es := configerr.All(err); len(es) != 1 || es[0].Path != "x_robots_tag" || !strings.Contains(es[0].Error(), "X-Robots-Tag lines would be") {
 		t.Fatalf("with x_robots_tag: %v", err)
 	}

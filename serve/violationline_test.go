@@ -151,17 +151,15 @@ func TestViolationLineProperty(t *testing.T) {
 		case 2:
 			rt.MergeUpstream = true
 		}
-		var got []Violation
+		var got []violation
 		// The clock moves an interval per reading: no violation is suppressed.
 		clock := &fakeClock{t: time.Unix(0, 0)}
 		now := func() time.Time { clock.advance(ViolationInterval); return clock.now() }
-		c, err := New(policy.Config{RobotsTxt: rt}, Options{Now: now, Violations: func(_ *http.Request, v Violation) { got = append(got, v) }})
+		c, err := New(policy.Config{RobotsTxt: rt}, Options{Now: now, violations: func(_ *http.Request, v violation) { got = append(got, v) }})
 		if err != nil {
 			continue // a generated config may be refused (a preset group naming nothing new)
 		}
-		backend := func(*http.Request) Fetch {
-			return func(w http.ResponseWriter, _ *http.Request) error { _, err := w.Write([]byte(other)); return err }
-		}
+		backend := HandlerFunc(func(w http.ResponseWriter, _ *http.Request) error { _, err := w.Write([]byte(other)); return err })
 		for _, host := range []string{"a.example", "b.example"} {
 			req := func(path, ua string) *http.Request {
 				r := httptest.NewRequest("GET", "https://"+host+path, nil)

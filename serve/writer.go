@@ -45,7 +45,7 @@ type tagWriter struct {
 	sink    injectSink
 	meta    []byte
 	tdm     tdmrep.Declaration // what the TDMRep meta elements state, with meta
-	// tdmFile is the served tdmrep.json's rules given by TagTDMRep (a front end whose file
+	// tdmFile is the served tdmrep.json's rules given by Options.TDMRep (a front end whose file
 	// another Core serves); nil: the taggers' own (tagger.tdmFile).
 	tdmFile   *tdmLocated
 	debugFunc func(*http.Request, string)
