@@ -97,3 +97,41 @@ func TestEveryBlockAccountedFor(t *testing.T) {
 	}
 	t.Logf("%d blocks checked by tests, %d not tested (with reasons)", checked, untested)
 }
+
+// TestNoConflictMarkers: no Markdown page, Go file or script of the repository keeps a merge's
+// conflict markers (ba49609 committed docs/report.md with both sides of one).
+func TestNoConflictMarkers(t *testing.T) {
+	checked := 0
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata" || path == filepath.Join("..", "bench", "out")) {
+			return filepath.SkipDir
+		}
+		switch filepath.Ext(path) {
+		case ".md", ".go", ".sh", ".json", ".mod":
+		default:
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		checked++
+		for i, line := range strings.Split(string(src), "\n") {
+			for _, m := range []string{"<<<<<<< ", "=======", ">>>>>>> "} {
+				if strings.HasPrefix(line, m) && (m != "=======" || line == m) {
+					t.Errorf("%s:%d: a merge conflict marker: %q", path, i+1, line)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 100 {
+		t.Fatalf("checked %d files: the walk missed the repository", checked)
+	}
+}
