@@ -232,45 +232,55 @@ func (b *Builder) Add(e *Entry) {
 	}
 	r := b.decide(e.Agent, e.Target, ai)
 	if r.RobotsTxt {
-		rt := &out.RobotsTxt
-		rt.Fetches++
-		if rt.First == nil || e.Time.Before(*rt.First) {
-			tt := e.Time.UTC()
-			rt.First = &tt
-		}
-		if rt.Last == nil || e.Time.After(*rt.Last) {
-			tt := e.Time.UTC()
-			rt.Last = &tt
-		}
+		addFetch(&out.RobotsTxt, e.Time)
 	}
 	p := pathOf(e.Target)
 	c.paths.add(p)
-	if v := r.Violation; v != nil {
-		out.Violations.Count++
-		t.Violations++
-		b.timeline.add(ts, seriesViolations)
-		// Keyed by the path as kept (clip), as the paths are: long paths that share their
-		// first maxKey bytes count together.
-		k := violationKey{clip(p), v.Line, v.Text}
-		if k.rule == "" {
-			k.rule = ruleText(v)
+	if r.Violation != nil {
+		b.addViolation(c, e, ts, p, r.Violation)
+	}
+}
+
+// addFetch counts a fetch of robots.txt at tm.
+func addFetch(rt *RobotsFetches, tm time.Time) {
+	rt.Fetches++
+	if rt.First == nil || tm.Before(*rt.First) {
+		tt := tm.UTC()
+		rt.First = &tt
+	}
+	if rt.Last == nil || tm.After(*rt.Last) {
+		tt := tm.UTC()
+		rt.Last = &tt
+	}
+}
+
+// addViolation counts the crawler c's request e for the path p (as pathOf reads it) that
+// robots.txt disallows by v.
+func (b *Builder) addViolation(c *crawlerAcc, e *Entry, ts int64, p []byte, v *policycheck.RuleInfo) {
+	c.out.Violations.Count++
+	b.rep.Totals.Violations++
+	b.timeline.add(ts, seriesViolations)
+	// Keyed by the path as kept (clip), as the paths are: long paths that share their
+	// first maxKey bytes count together.
+	k := violationKey{clip(p), v.Line, v.Text}
+	if k.rule == "" {
+		k.rule = ruleText(v)
+	}
+	row := c.violations[k]
+	if row == nil {
+		if len(c.violations) >= MaxViolations {
+			c.violOther++
+			return
 		}
-		row := c.violations[k]
-		if row == nil {
-			if len(c.violations) >= MaxViolations {
-				c.violOther++
-				return
-			}
-			row = &Violation{Path: k.path, Rule: k.rule, Line: v.Line, First: e.Time.UTC(), Last: e.Time.UTC()}
-			c.violations[k] = row
-		}
-		row.Count++
-		if e.Time.Before(row.First) {
-			row.First = e.Time.UTC()
-		}
-		if e.Time.After(row.Last) {
-			row.Last = e.Time.UTC()
-		}
+		row = &Violation{Path: k.path, Rule: k.rule, Line: v.Line, First: e.Time.UTC(), Last: e.Time.UTC()}
+		c.violations[k] = row
+	}
+	row.Count++
+	if e.Time.Before(row.First) {
+		row.First = e.Time.UTC()
+	}
+	if e.Time.After(row.Last) {
+		row.Last = e.Time.UTC()
 	}
 }
 

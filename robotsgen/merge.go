@@ -532,13 +532,22 @@ func encodePriority(ra, rb []Rule) ([]Rule, []string) {
 	padRules(as, bs, coAB, coAA)
 	notes := keepOrderWithinA(as, coAA)
 	notes = append(notes, outrankB(as, bs, coAB)...)
+	// Each rule once, in order; a set, not appendNewRule's scan: the other file may have
+	// thousands of rules (a backend's robots.txt of up to MaxSize bytes).
 	var out []Rule
+	seen := make(map[Rule]bool, len(as)+len(bs))
+	add := func(r Rule) {
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
 	for _, a := range as {
-		out = appendNewRule(out, Rule{Type: a.Type, Path: padPattern(a.Path, a.ell-a.size)})
+		add(Rule{Type: a.Type, Path: padPattern(a.Path, a.ell-a.size)})
 	}
 	for _, b := range bs {
 		if !b.drop {
-			out = appendNewRule(out, b.Rule)
+			add(b.Rule)
 		}
 	}
 	return out, notes

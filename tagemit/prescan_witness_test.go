@@ -24,7 +24,7 @@ func TestInjectorKeepsEncoding(t *testing.T) {
 		`<meta http-equiv="Content-Type" content="text/html; charset=windows-1251">`, `<meta content="text/html;charset=koi8-r" http-equiv=content-type>`}
 	rng := rand.New(rand.NewSource(11))
 	n := 6000
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		n = 600
 	}
 	moved, kept := 0, 0

@@ -104,121 +104,154 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return cli.ExitUsage
 	}
-	cmd := args[0]
-	fs := flag.NewFlagSet("robots "+cmd, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage) }
-	config := fs.String("config", "", "the middleware's JSON config (required)")
-	format := fs.String("format", "text", "output format: text or json (report: or html)")
-	var hosts, listFiles, sigAgents multi
-	fs.Var(&hosts, "host", "a host name the site answers to (repeatable); lets lint check sitemap hosts")
-	var robotsFile, listsDir *string
-	var noDNS *bool
-	var check cli.CheckFlags
-	var output *string
-	if cmd == "report" {
-		listsDir = fs.String("crawler-lists", "", "verify crawlers with the lists kept in this directory (identity.ListsOptions.Dir); nothing is fetched")
-		fs.Var(&listFiles, "crawler-list-file", "verify crawlers with the list the catalogue names at URL read from FILE, as URL=FILE (repeatable)")
-		output = fs.String("o", "", "write the report to this file instead of standard output")
-		robotsFile = fs.String("robots-file", "", "replay against this robots.txt file, saved as the site served it, instead of the config's")
-	}
-	if cmd == "check" {
-		check.Add(fs)
-		robotsFile = &check.RobotsFile
-		listsDir = fs.String("crawler-lists", "", "verify crawlers with the lists kept in this directory (identity.ListsOptions.Dir); nothing is fetched")
-		fs.Var(&listFiles, "crawler-list-file", "verify crawlers with the list the catalogue names at URL read from FILE, as URL=FILE (identity.ListsOptions.Local; repeatable; alone, offline)")
-		noDNS = fs.Bool("no-reverse-dns", false, "verify without reverse DNS (identity.ServiceOptions.NoDNS)")
-		fs.Var(&sigAgents, "signature-agent", "judge Web Bot Auth signatures as nethttp.Options.Signatures does, trusting the agent at URL as the catalogue's bot BOT (its ID) with the keys of FILE (a JWK Set or one JWK), as URL=BOT=FILE (repeatable; no key directory is fetched)")
-	}
+	fs, o := newFlagSet(args[0], stderr)
 	logs, err := parseInterspersed(fs, args[1:])
 	if err != nil {
 		return cli.ExitUsage
 	}
 	fail := func(err error) int {
-		fmt.Fprintf(stderr, "robots %s: %v\n", cmd, err)
-		if *format == "json" {
+		fmt.Fprintf(stderr, "robots %s: %v\n", o.cmd, err)
+		if o.format == "json" {
 			_ = cli.WriteErrorJSON(stdout, err)
 		}
 		return cli.ExitUsage
 	}
-	if len(logs) > 0 && cmd != "report" {
+	if len(logs) > 0 && o.cmd != "report" {
 		return fail(fmt.Errorf("unexpected argument %q", logs[0]))
 	}
-	checkFormat := cli.CheckFormat
-	if cmd == "report" {
-		checkFormat = cli.CheckReportFormat
-	}
-	if err := checkFormat(*format); err != nil {
+	site, cfgSitemaps, err := o.site()
+	if err != nil {
 		return fail(err)
 	}
-	if *config == "" && (cmd != "check" || *robotsFile == "") {
-		return fail(errors.New("--config is required"))
-	}
-	site := &policycheck.Site{}
-	var cfgSitemaps []string
-	if *config != "" {
-		cfg, err := readConfig(*config)
-		if err != nil {
-			return fail(err)
-		}
-		site = policycheck.FromConfig(cfg, hosts...)
-		if cfg.RobotsTxt != nil {
-			cfgSitemaps = cfg.RobotsTxt.Sitemaps
-		}
-		site.Name = *config
-	}
 	var status int
-	switch cmd {
+	switch o.cmd {
 	case "report":
-		if len(hosts) > 1 {
-			return fail(errors.New("report replays one host: give --host once"))
-		}
-		if *listsDir != "" || len(listFiles) > 0 {
-			// Verification from the lists only: a log has too many addresses to look up.
-			svc, err := crawlerService(*listsDir, listFiles, true, stderr)
-			if err != nil {
-				return fail(err)
-			}
-			defer svc.Stop()
-			site.Crawlers = svc
-		}
-		status, err = cli.RunReport(stdout, stderr, stdin, site, cli.ReportOptions{Name: *config, Hosts: siteHosts(hosts, cfgSitemaps), Host: strings.Join(hosts, ""), RobotsFile: *robotsFile, Logs: logs, Format: *format, Output: *output})
+		status, err = o.report(site, cfgSitemaps, logs, stdin, stdout, stderr)
 	case "lint":
-		status, err = cli.RunLint(stdout, []*policycheck.Site{site}, *format)
+		status, err = cli.RunLint(stdout, []*policycheck.Site{site}, o.format)
 	default:
-		if check.URL == "" {
-			return fail(errors.New("--url is required"))
-		}
-		var req policycheck.Request
-		if req, err = check.Request(time.Now()); err != nil {
-			return fail(err)
-		}
-		if *listsDir != "" || len(listFiles) > 0 {
-			svc, err := crawlerService(*listsDir, listFiles, *noDNS, stderr)
-			if err != nil {
-				return fail(err)
-			}
-			defer svc.Stop()
-			site.Crawlers = svc
-		}
-		if len(sigAgents) > 0 {
-			if site.Signatures, err = signatureVerifier(sigAgents); err != nil {
-				return fail(err)
-			}
-		}
-		var rep *policycheck.Report
-		rep, err = cli.Check(site, req)
-		if err == nil && site.Crawlers == nil && check.ClientIP != "" {
-			rep.Notes = append(rep.Notes, "to verify crawlers as the middleware's Verifier does, give --crawler-lists DIR or --crawler-list-file URL=FILE")
-		}
-		if err == nil {
-			status, err = cli.RunCheck(stdout, rep, nil, *format)
-		}
+		status, err = o.check(site, stdout, stderr)
 	}
 	if err != nil {
 		return fail(err)
 	}
 	return status
+}
+
+// options are the flags of a command; those the command has not keep their zero value.
+type options struct {
+	cmd                          string
+	config, format               string
+	hosts, listFiles, sigAgents  multi
+	robotsFile, listsDir, output string
+	noDNS                        bool
+	request                      cli.CheckFlags // check's request, declared once for both tools
+}
+
+// newFlagSet returns the flags of the command cmd (check, lint or report), parsed into o.
+func newFlagSet(cmd string, stderr io.Writer) (fs *flag.FlagSet, o *options) {
+	o = &options{cmd: cmd}
+	fs = flag.NewFlagSet("robots "+cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	fs.StringVar(&o.config, "config", "", "the middleware's JSON config (required)")
+	fs.StringVar(&o.format, "format", "text", "output format: text or json (report: or html)")
+	fs.Var(&o.hosts, "host", "a host name the site answers to (repeatable); lets lint check sitemap hosts")
+	if cmd == "report" {
+		fs.StringVar(&o.listsDir, "crawler-lists", "", "verify crawlers with the lists kept in this directory (identity.ListsOptions.Dir); nothing is fetched")
+		fs.Var(&o.listFiles, "crawler-list-file", "verify crawlers with the list the catalogue names at URL read from FILE, as URL=FILE (repeatable)")
+		fs.StringVar(&o.output, "o", "", "write the report to this file instead of standard output")
+		fs.StringVar(&o.robotsFile, "robots-file", "", "replay against this robots.txt file, saved as the site served it, instead of the config's")
+	}
+	if cmd == "check" {
+		o.request.Add(fs)
+		fs.StringVar(&o.listsDir, "crawler-lists", "", "verify crawlers with the lists kept in this directory (identity.ListsOptions.Dir); nothing is fetched")
+		fs.Var(&o.listFiles, "crawler-list-file", "verify crawlers with the list the catalogue names at URL read from FILE, as URL=FILE (identity.ListsOptions.Local; repeatable; alone, offline)")
+		fs.BoolVar(&o.noDNS, "no-reverse-dns", false, "verify without reverse DNS (identity.ServiceOptions.NoDNS)")
+		fs.Var(&o.sigAgents, "signature-agent", "judge Web Bot Auth signatures as nethttp.Options.Signatures does, trusting the agent at URL as the catalogue's bot BOT (its ID) with the keys of FILE (a JWK Set or one JWK), as URL=BOT=FILE (repeatable; no key directory is fetched)")
+	}
+	return fs, o
+}
+
+// site checks the format and reads the config (which check may go without, given
+// --robots-file) into the site the command decides for; it also returns the config's
+// sitemap URLs, which title a report.
+func (o *options) site() (*policycheck.Site, []string, error) {
+	checkFormat := cli.CheckFormat
+	if o.cmd == "report" {
+		checkFormat = cli.CheckReportFormat
+	}
+	if err := checkFormat(o.format); err != nil {
+		return nil, nil, err
+	}
+	if o.config == "" && (o.cmd != "check" || o.request.RobotsFile == "") {
+		return nil, nil, errors.New("--config is required")
+	}
+	if o.config == "" {
+		return &policycheck.Site{}, nil, nil
+	}
+	cfg, err := readConfig(o.config)
+	if err != nil {
+		return nil, nil, err
+	}
+	site := policycheck.FromConfig(cfg, o.hosts...)
+	site.Name = o.config
+	var sitemaps []string
+	if cfg.RobotsTxt != nil {
+		sitemaps = cfg.RobotsTxt.Sitemaps
+	}
+	return site, sitemaps, nil
+}
+
+// report runs the report command over logs.
+func (o *options) report(site *policycheck.Site, cfgSitemaps, logs []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	if len(o.hosts) > 1 {
+		return cli.ExitUsage, errors.New("report replays one host: give --host once")
+	}
+	if o.listsDir != "" || len(o.listFiles) > 0 {
+		// Verification from the lists only: a log has too many addresses to look up.
+		svc, err := crawlerService(o.listsDir, o.listFiles, true, stderr)
+		if err != nil {
+			return cli.ExitUsage, err
+		}
+		defer svc.Stop()
+		site.Crawlers = svc
+	}
+	return cli.RunReport(stdout, stderr, stdin, site, cli.ReportOptions{Name: o.config, Hosts: siteHosts(o.hosts, cfgSitemaps), Host: strings.Join(o.hosts, ""), RobotsFile: o.robotsFile, Logs: logs, Format: o.format, Output: o.output})
+}
+
+// check runs the check command: the request of the flags (signed with --sign-key), decided
+// with the crawler verification and the signature verifier they ask for.
+func (o *options) check(site *policycheck.Site, stdout, stderr io.Writer) (int, error) {
+	if o.request.URL == "" {
+		return cli.ExitUsage, errors.New("--url is required")
+	}
+	req, err := o.request.Request(time.Now())
+	if err != nil {
+		return cli.ExitUsage, err
+	}
+	if o.listsDir != "" || len(o.listFiles) > 0 {
+		svc, err := crawlerService(o.listsDir, o.listFiles, o.noDNS, stderr)
+		if err != nil {
+			return cli.ExitUsage, err
+		}
+		defer svc.Stop()
+		site.Crawlers = svc
+	}
+	if len(o.sigAgents) > 0 {
+		var err error
+		if site.Signatures, err = signatureVerifier(o.sigAgents); err != nil {
+			return cli.ExitUsage, err
+		}
+	}
+	rep, err := cli.Check(site, req)
+	if err != nil {
+		return cli.ExitUsage, err
+	}
+	if site.Crawlers == nil && o.request.ClientIP != "" {
+		rep.Notes = append(rep.Notes, "to verify crawlers as the middleware's Verifier does, give --crawler-lists DIR or --crawler-list-file URL=FILE")
+	}
+	return cli.RunCheck(stdout, rep, nil, o.format)
 }
 
 // parseInterspersed parses args with fs, flags before and after the arguments that are no

@@ -82,22 +82,11 @@ func RunReport(w, stderr io.Writer, stdin io.Reader, site *policycheck.Site, opt
 	if err := CheckReportHost(opts.Host); err != nil {
 		return ExitUsage, err
 	}
-	origin := opts.Origin
-	switch {
-	case origin != "":
-	case opts.Host != "":
-		origin = "https://" + opts.Host
-	default:
-		origin = "http://localhost"
-	}
 	logs := opts.Logs
 	if len(logs) == 0 {
 		logs = []string{"-"}
 	}
-	if n := slices.Index(logs, "-"); n >= 0 && slices.Index(logs[n+1:], "-") >= 0 {
-		return ExitUsage, errors.New(`standard input ("-") given twice: it can be read once`)
-	}
-	var files []*os.File
+	files, err := openLogs(logs)
 	defer func() {
 		for _, f := range files {
 			if f != nil {
@@ -105,48 +94,22 @@ func RunReport(w, stderr io.Writer, stdin io.Reader, site *policycheck.Site, opt
 			}
 		}
 	}()
-	for _, name := range logs {
-		if name == "-" {
-			files = append(files, nil)
-			continue
-		}
-		f, err := os.Open(name)
-		if err != nil {
-			return ExitUsage, err
-		}
-		files = append(files, f)
-		if st, err := f.Stat(); err != nil {
-			return ExitUsage, err
-		} else if st.IsDir() {
-			return ExitUsage, fmt.Errorf("%s is a directory, not a log (give its files, e.g. %s)", name, filepath.Join(name, "access.log"))
-		}
+	if err != nil {
+		return ExitUsage, err
 	}
-	var rp *policycheck.Replay
-	var err error
-	if opts.RobotsFile != "" {
-		rp, err = policycheck.NewFileReplay(site, opts.RobotsFile, origin)
-	} else {
-		rp, err = policycheck.NewReplay(site, origin)
-	}
+	rp, err := newReplay(site, opts)
 	if err != nil {
 		return ExitUsage, err
 	}
 	defer rp.Close()
 	// The output is created before the logs are read: a mistyped directory fails at once,
-	// not after an hour of reading. It must be none of the logs, which creating it empties.
+	// not after an hour of reading.
+	file, err := createOutput(opts.Output, logs, files)
+	if err != nil {
+		return ExitUsage, err
+	}
 	out := w
-	var file *os.File
-	if opts.Output != "" {
-		if ost, err := os.Stat(opts.Output); err == nil {
-			for i, f := range files {
-				if st, err := f.Stat(); f != nil && err == nil && os.SameFile(st, ost) {
-					return ExitUsage, fmt.Errorf("-o %s is the log %s: the report would overwrite it", opts.Output, logs[i])
-				}
-			}
-		}
-		if file, err = os.Create(opts.Output); err != nil {
-			return ExitUsage, err
-		}
+	if file != nil {
 		defer file.Close()
 		out = file
 	}
@@ -163,25 +126,8 @@ func RunReport(w, stderr io.Writer, stdin io.Reader, site *policycheck.Site, opt
 		}
 	}
 	rep := b.Report()
-	rep.Site.Config = opts.Name
-	rep.Site.Name = opts.Name
-	if len(opts.Hosts) > 0 {
-		rep.Site.Hosts = slices.Clone(opts.Hosts)
-		rep.Site.Name = strings.Join(opts.Hosts, ", ")
-	}
-	if opts.RobotsFile != "" {
-		rep.Site.Config += ", robots.txt " + opts.RobotsFile
-	} else if rt := site.RobotsTxt; rt != nil && rt.Config.MergeUpstream {
-		rep.Notes = append(rep.Notes, "robots_txt merges the backend's own robots.txt at serve time (merge_upstream), which the report cannot see: requests are replayed against the declared file (with merge_file's). A disallow holds in the merge; an allow may not. To replay against the file as served, save the site's /robots.txt and give it with --robots-file")
-	}
-	switch opts.Format {
-	case "json":
-		err = rep.WriteJSON(out)
-	case "html":
-		err = rep.WriteHTML(out)
-	default:
-		err = rep.WriteText(out)
-	}
+	describeSite(rep, site, opts)
+	err = writeReport(out, rep, opts.Format)
 	if file != nil {
 		err = errors.Join(err, file.Close())
 	}
@@ -198,4 +144,91 @@ func RunReport(w, stderr io.Writer, stdin io.Reader, site *policycheck.Site, opt
 		return ExitFail, nil
 	}
 	return ExitOK, nil
+}
+
+// openLogs opens the log files named, nil for standard input ("-", which may be named
+// once), and refuses a directory. The files opened are returned with an error too, for the
+// caller to close.
+func openLogs(logs []string) ([]*os.File, error) {
+	if n := slices.Index(logs, "-"); n >= 0 && slices.Index(logs[n+1:], "-") >= 0 {
+		return nil, errors.New(`standard input ("-") given twice: it can be read once`)
+	}
+	var files []*os.File
+	for _, name := range logs {
+		if name == "-" {
+			files = append(files, nil)
+			continue
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			return files, err
+		}
+		files = append(files, f)
+		if st, err := f.Stat(); err != nil {
+			return files, err
+		} else if st.IsDir() {
+			return files, fmt.Errorf("%s is a directory, not a log (give its files, e.g. %s)", name, filepath.Join(name, "access.log"))
+		}
+	}
+	return files, nil
+}
+
+// newReplay returns the replay of the site's requests, against opts.RobotsFile if it is
+// given, at opts.Origin (https://Host, or http://localhost without Host, when "").
+func newReplay(site *policycheck.Site, opts ReportOptions) (*policycheck.Replay, error) {
+	origin := opts.Origin
+	switch {
+	case origin != "":
+	case opts.Host != "":
+		origin = "https://" + opts.Host
+	default:
+		origin = "http://localhost"
+	}
+	if opts.RobotsFile != "" {
+		return policycheck.NewFileReplay(site, opts.RobotsFile, origin)
+	}
+	return policycheck.NewReplay(site, origin)
+}
+
+// createOutput creates the file the report is written to, none when name is "". It must be
+// none of the logs (files, opened from the names logs), which creating it would empty.
+func createOutput(name string, logs []string, files []*os.File) (*os.File, error) {
+	if name == "" {
+		return nil, nil
+	}
+	if ost, err := os.Stat(name); err == nil {
+		for i, f := range files {
+			if st, err := f.Stat(); f != nil && err == nil && os.SameFile(st, ost) {
+				return nil, fmt.Errorf("-o %s is the log %s: the report would overwrite it", name, logs[i])
+			}
+		}
+	}
+	return os.Create(name)
+}
+
+// describeSite says in rep which site and config it replayed, and what it could not see.
+func describeSite(rep *logreport.Report, site *policycheck.Site, opts ReportOptions) {
+	rep.Site.Config = opts.Name
+	rep.Site.Name = opts.Name
+	if len(opts.Hosts) > 0 {
+		rep.Site.Hosts = slices.Clone(opts.Hosts)
+		rep.Site.Name = strings.Join(opts.Hosts, ", ")
+	}
+	if opts.RobotsFile != "" {
+		rep.Site.Config += ", robots.txt " + opts.RobotsFile
+	} else if rt := site.RobotsTxt; rt != nil && rt.Config.MergeUpstream {
+		rep.Notes = append(rep.Notes, "robots_txt merges the backend's own robots.txt at serve time (merge_upstream), which the report cannot see: requests are replayed against the declared file (with merge_file's). A disallow holds in the merge; an allow may not. To replay against the file as served, save the site's /robots.txt and give it with --robots-file")
+	}
+}
+
+// writeReport writes rep in format: "json", "html", or text.
+func writeReport(out io.Writer, rep *logreport.Report, format string) error {
+	switch format {
+	case "json":
+		return rep.WriteJSON(out)
+	case "html":
+		return rep.WriteHTML(out)
+	default:
+		return rep.WriteText(out)
+	}
 }

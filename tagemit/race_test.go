@@ -1,0 +1,5 @@
+//go:build race
+
+package tagemit
+
+const raceEnabled = true
