@@ -381,6 +381,11 @@ func TestMergeProperty(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		pairs = 1000
 	}
+	if raceEnabled {
+		// Under the race detector only races are looked for: the first 250 cases of the
+		// same seed, all of which the full-size run without -race (./test.sh) checks too.
+		pairs = 250
+	}
 	r := rand.New(rand.NewPCG(14, 9309))
 	n := map[string]int{}
 	ex := exceptionCounts{}
@@ -566,6 +571,11 @@ func TestMergeUsageProperty(t *testing.T) {
 	pairs := 5000
 	if testing.Short() || raceEnabled {
 		pairs = 500
+	}
+	if raceEnabled {
+		// Under the race detector only races are looked for: the first 125 cases of the
+		// same seed, all of which the full-size run without -race (./test.sh) checks too.
+		pairs = 125
 	}
 	r := rand.New(rand.NewPCG(11, 14))
 	checked, both, inexactPairs, googleDiffer := 0, 0, 0, 0
