@@ -110,12 +110,24 @@ lane() {
 		(
 			t=$SECONDS
 			echo "== go test without -race in $mod (full-size property tests, allocation tests): $(echo $pkgs)"
+			# One go test per package, each with its own -run (norace_run), in two streams side
+			# by side: robotsgen's full-size property tests (the longest run of all) in one,
+			# the other packages one after another in the other.
+			norace_stream() {
+				local r=0 p
+				for p in "$@"; do
+					(cd "$mod" && go test -count=1 -timeout 30m -run "$(norace_run "$mod/$p")" "$p") 2>&1 || r=1
+				done
+				return $r
+			}
 			r=0
-			# One go test per package, each with its own -run (norace_run); robotsgen's, the
-			# longest, first.
-			for p in $(echo $pkgs | tr ' ' '\n' | grep -x './robotsgen'; echo $pkgs | tr ' ' '\n' | grep -vx './robotsgen'); do
-				(cd "$mod" && go test -count=1 -timeout 30m -run "$(norace_run "$mod/$p")" "$p") 2>&1 || r=1
-			done
+			# shellcheck disable=SC2046
+			norace_stream $(echo $pkgs | tr ' ' '\n' | grep -x './robotsgen') >"$out.norace1" &
+			first=$!
+			# shellcheck disable=SC2046
+			norace_stream $(echo $pkgs | tr ' ' '\n' | grep -vx './robotsgen') || r=1
+			wait "$first" || r=1
+			cat "$out.norace1"
 			printf '%5d s  go test without -race in %s (full-size property tests, allocation tests; beside go test -race)\n' $((SECONDS - t)) "$mod" >>"$times"
 			exit $r
 		) >"$out.norace" &
