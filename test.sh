@@ -57,7 +57,7 @@ norace_run() {
 			'//go:build !race') sed -n 's/^func \(\(Test\|Fuzz\)[A-Za-z0-9_]*\)(.*/\1/p' "$f" ;;
 			'//go:build race') ;;
 			*) awk '/^func /{ fn=$2; sub(/\(.*/, "", fn); if ($2 ~ /^\(/) fn="(method)" }
-				/raceEnabled/ && !/^(const|var)/ && fn != "" && fn != "init" { print fn }' "$f" ;;
+				/[rR]aceEnabled/ && !/^(const|var)/ && fn != "" && fn != "init" { print fn }' "$f" ;;
 			esac
 		done | sort -u
 	)
