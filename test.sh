@@ -116,7 +116,12 @@ lane() {
 			norace_stream() {
 				local r=0 p
 				for p in "$@"; do
-					(cd "$mod" && go test -count=1 -timeout 30m -run "$(norace_run "$mod/$p")" "$p") 2>&1 || r=1
+					# robotsgen's property tests allocate much and keep little: with GOGC=400
+					# its run takes 40% less CPU time (TestMergeProperty: 51 s, 30 s with it). It
+					# has no allocation or memory test, which the setting could change.
+					gogc=${GOGC:-100}
+					[ "$p" = ./robotsgen ] && gogc=400
+					(cd "$mod" && GOGC=$gogc go test -count=1 -timeout 30m -run "$(norace_run "$mod/$p")" "$p") 2>&1 || r=1
 				done
 				return $r
 			}
