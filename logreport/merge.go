@@ -116,10 +116,10 @@ func (im *impostorAcc) merge(o *impostorAcc) {
 // each, so in the sum; any other is other's in one of them at least, and so in the sum.
 func (c *counter) merge(o *counter) {
 	if c.n == nil {
-		c.n = map[string]int64{}
+		c.n = map[string]*int64{}
 	}
 	for k, n := range o.n {
-		c.addN(k, n)
+		c.addN(k, *n)
 	}
 	c.other += o.other
 }

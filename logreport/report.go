@@ -82,6 +82,8 @@ type Builder struct {
 // carries (one of the several crawlers an entry may hold) and the group of the file.
 type agentInfo struct {
 	bot, name, token string
+	// key is its row's key (rowKey), made once per User-Agent rather than per request.
+	key string
 }
 
 // crawlerAcc is what the Builder counts of one crawler.
@@ -182,7 +184,9 @@ func (t *violationTable) add(k violationKey, row Violation) {
 // the keys of the smallest rank (rankBefore), so that which are kept depends on the keys
 // seen, not on their order, and counters of parts of a log merge exactly.
 type counter struct {
-	n     map[string]int64
+	// n are the counts by key, pointers so that a count is added to without making the
+	// key a string (an assignment to m[string(b)] does).
+	n     map[string]*int64
 	other int64
 	// worst is the key of n of the largest rank, and worstRank its rank, when worstOK.
 	worst     string
@@ -194,14 +198,14 @@ type counter struct {
 // than maxKey bytes that share their first maxKey bytes count together.
 func (c *counter) add(k []byte) {
 	if c.n == nil {
-		c.n = map[string]int64{}
+		c.n = map[string]*int64{}
 	}
 	if len(k) > maxKey {
 		c.addN(clip(k), 1)
 		return
 	}
-	if _, ok := c.n[string(k)]; ok {
-		c.n[string(k)]++
+	if p := c.n[string(k)]; p != nil {
+		*p++
 		return
 	}
 	if len(c.n) >= MaxPaths && !rankBefore(k, c.worstKey(), c.worstRank) {
@@ -213,12 +217,12 @@ func (c *counter) add(k []byte) {
 
 // addN counts n requests for the key k.
 func (c *counter) addN(k string, n int64) {
-	if _, ok := c.n[k]; ok {
-		c.n[k] += n
+	if p := c.n[k]; p != nil {
+		*p += n
 		return
 	}
 	if len(c.n) < MaxPaths {
-		c.n[k] = n
+		c.n[k] = &n
 		c.worstOK = false
 		return
 	}
@@ -229,9 +233,9 @@ func (c *counter) addN(k string, n int64) {
 	}
 	// k takes the place of the worst key, whose counts are other's from now on: a key that
 	// leaves never comes back, since the worst key kept only ranks lower from then on.
-	c.other += c.n[w]
+	c.other += *c.n[w]
 	delete(c.n, w)
-	c.n[k] = n
+	c.n[k] = &n
 	c.worstOK = false
 }
 
@@ -274,7 +278,7 @@ func rankBefore[A string | []byte](a A, b string, rb uint64) bool {
 func (c *counter) top(n int) ([]PathCount, int64) {
 	all := make([]PathCount, 0, len(c.n))
 	for k, v := range c.n {
-		all = append(all, PathCount{Path: k, Count: v})
+		all = append(all, PathCount{Path: k, Count: *v})
 	}
 	slices.SortFunc(all, func(a, b PathCount) int {
 		if a.Count != b.Count {
@@ -405,7 +409,7 @@ func (b *Builder) addImpostor(e *Entry, ai agentInfo, ts int64) {
 	t.Impostors++
 	t.ImpostorBytes = addSat(t.ImpostorBytes, e.Size)
 	b.timeline.add(ts, seriesImpostors)
-	k := rowKey(ai)
+	k := ai.key
 	im := b.impostors[k]
 	if im == nil {
 		im = &impostorAcc{out: &Impostor{Token: ai.token, First: e.Time.UTC(), Last: e.Time.UTC()}, statuses: map[int]int64{}}
@@ -487,6 +491,7 @@ func (b *Builder) agent(ua []byte) agentInfo {
 	}
 	r := b.rp.Request(string(ua), "/")
 	ai := agentInfo{bot: r.Bot, name: r.Name, token: r.Token}
+	ai.key = rowKey(ai)
 	if len(ua) > maxCached {
 		return ai
 	}
@@ -537,7 +542,7 @@ func describe(ai agentInfo) (id, name, operator string, categories []string) {
 }
 
 func (b *Builder) crawler(ai agentInfo) *crawlerAcc {
-	k := rowKey(ai)
+	k := ai.key
 	if c, ok := b.byID[k]; ok {
 		return c
 	}
