@@ -77,6 +77,8 @@ func New(opts Options) (*Store, error) {
 		ReadTimeout: timeout, WriteTimeout: timeout, PoolTimeout: timeout,
 		ContextTimeoutEnabled: true,
 		MaxRetries:            -1,
+		DialerRetries:         1,
+		DialerRetryTimeout:    10 * time.Millisecond,
 		// Nothing on connect but what logging in needs.
 		DisableIdentity:          true,
 		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},

@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"io"
 	"net/netip"
 	"slices"
 	"sync"
@@ -188,4 +189,16 @@ func TestCrawlDelayRace(t *testing.T) {
 			t.Fatalf("round %d: %d of %d racing requests were granted the slot, want 1", round, n, workers)
 		}
 	}
+}
+
+// syncWriter serializes writes to w.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -141,5 +142,20 @@ func (s *Server) Restart() {
 			s.t.Fatalf("redis-server restart on %s: %v", s.Addr, err)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Pause stops the server without closing its connections (SIGSTOP): a server that hangs,
+// whose clients wait for answers that do not come, until Resume.
+func (s *Server) Pause() { s.signal(syscall.SIGSTOP) }
+
+// Resume continues a paused server (SIGCONT).
+func (s *Server) Resume() { s.signal(syscall.SIGCONT) }
+
+func (s *Server) signal(sig syscall.Signal) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd != nil {
+		s.cmd.Process.Signal(sig)
 	}
 }
