@@ -290,4 +290,3 @@ func (s *Store) keyCount(ctx context.Context) (int, error) {
 	}
 	return n, iter.Err()
 }
-
