@@ -150,7 +150,7 @@ func TestFleetOutage(t *testing.T) {
 	srv := redistest.Start(t)
 	const timeout = 150 * time.Millisecond
 	var logs strings.Builder
-	fl := newFleet(t, srv, 3, Options{KeyPrefix: "outage:", Timeout: policy.Duration(timeout), Backoff: policy.Duration(100 * time.Millisecond),
+	fl := newFleet(t, srv, 3, Options{KeyPrefix: "outage:", Timeout: policy.Duration(timeout), Backoff: policy.Duration(time.Second),
 		Logger: slog.New(slog.NewTextHandler(&syncWriter{w: &logs}, nil))})
 	// Each request waits at most the timeout for the store; the rest is the loopback
 	// request on a loaded 2-core box.
@@ -172,14 +172,15 @@ func TestFleetOutage(t *testing.T) {
 		down, back func()
 	}{{"killed", srv.Kill, srv.Restart}, {"paused", srv.Pause, srv.Resume}} {
 		fault.down()
-		failed := func() uint64 {
+		count := func(r fleet.Reason) uint64 {
 			var n uint64
 			for _, in := range fl {
-				n += in.store.Stats().Fallbacks(fleet.OpCrawlDelay, fleet.Failed) + in.store.Stats().Fallbacks(fleet.OpCrawlDelay, fleet.Skipped)
+				n += in.store.Stats().Fallbacks(fleet.OpCrawlDelay, r)
 			}
 			return n
 		}
-		before := failed()
+		failed := func() uint64 { return count(fleet.Failed) + count(fleet.Skipped) }
+		before, skipped := failed(), count(fleet.Skipped)
 		for i := range 9 {
 			// Fails open: every request is served, whatever the budget said.
 			if code := get(fl[i%3].url + "/b"); code != 200 {
@@ -188,6 +189,11 @@ func TestFleetOutage(t *testing.T) {
 		}
 		if got := failed() - before; got < 9 {
 			t.Fatalf("%s: %d fallbacks counted for 9 requests", fault.name, got)
+		}
+		// After a failure an instance backs off: its next requests do not try the store,
+		// and so do not each wait the timeout.
+		if got := count(fleet.Skipped) - skipped; got < 3 {
+			t.Fatalf("%s: %d of 9 requests skipped the store during its backoff, want at least 3", fault.name, got)
 		}
 		fault.back()
 		// Recovery without a restart: once the backoff is over, the budget is the fleet's
