@@ -165,7 +165,7 @@ func TestFleetReverseDNS(t *testing.T) {
 			d.Wait()
 		}
 	}
-	if n, err := stores[0].client.Exists(context.Background(), "rdns:dns:{"+flaky.String()+"}").Result(); err != nil || n != 0 {
+	if n, err := stores[0].client.Exists(context.Background(), "rdns:dns:"+flaky.String()).Result(); err != nil || n != 0 {
 		t.Fatalf("a temporary failure was stored as a verdict (%d, %v)", n, err)
 	}
 	srv.Kill()

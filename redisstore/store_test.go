@@ -141,7 +141,7 @@ func TestStore(t *testing.T) {
 			t.Fatalf("another instance while the lookup is claimed: %+v", ans)
 		}
 		names := []string{"crawl-192-0-2-7.googlebot.com", "x.googlebot.com"}
-		if err := a.PutDNSVerdict(ctx, addr, names, time.Hour); err != nil {
+		if err := a.PutDNSVerdict(ctx, addr, names, time.Hour, 2); err != nil {
 			t.Fatal(err)
 		}
 		ans, _ = b.DNSVerdict(ctx, addr, time.Minute)
@@ -150,9 +150,19 @@ func TestStore(t *testing.T) {
 		}
 		neg := netip.MustParseAddr("2001:db8::1")
 		a.DNSVerdict(ctx, neg, time.Minute)
-		a.PutDNSVerdict(ctx, neg, nil, time.Hour)
+		a.PutDNSVerdict(ctx, neg, nil, time.Hour, 2)
 		if ans, _ := b.DNSVerdict(ctx, neg, time.Minute); !ans.Found || ans.Names != nil {
 			t.Fatalf("negative verdict: %+v", ans)
+		}
+		// The fleet keeps at most 2 verdicts here: a third is not stored, and its claim
+		// is released so that another instance may look it up.
+		third := netip.MustParseAddr("192.0.2.9")
+		a.DNSVerdict(ctx, third, time.Minute)
+		if err := a.PutDNSVerdict(ctx, third, nil, time.Hour, 2); err != nil {
+			t.Fatal(err)
+		}
+		if ans, _ := b.DNSVerdict(ctx, third, time.Minute); ans.Found || !ans.Claimed {
+			t.Fatalf("a verdict beyond the bound: %+v, want none stored and the lookup free to claim", ans)
 		}
 	})
 }
