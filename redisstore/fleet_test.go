@@ -16,6 +16,7 @@ import (
 	"github.com/sitepolicy/caddy-robots/nethttp"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/redisstore/redistest"
+	"github.com/sitepolicy/caddy-robots/serve"
 )
 
 const fleetConfig = `{"robots_txt": {"groups": [
@@ -115,6 +116,16 @@ func TestFleetNethttp(t *testing.T) {
 		t.Fatalf("30 browser requests sent %d commands to the store, want none (%v, then %v)", total(after)-total(before), before, after)
 	}
 
+	// A crawler whose group has no crawl_delay, on a path it may fetch: nothing to share.
+	for i := range 6 {
+		if got := fetch(t, fl[i%3].url+"/page", "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)"); got != 200 {
+			t.Fatalf("bingbot: %d", got)
+		}
+	}
+	if after := commandStats(t, srv); total(after) != total(before) {
+		t.Fatalf("requests that need no shared state sent %d commands to the store", total(after)-total(before))
+	}
+
 	var codes []int
 	for i := range 6 {
 		codes = append(codes, fetch(t, fl[i%3].url+"/page", gptbot))
@@ -128,6 +139,32 @@ func TestFleetNethttp(t *testing.T) {
 	// Every command is one of the script (SET, PTTL) or EVALSHA itself.
 	if got := after["evalsha"] - before["evalsha"]; got != 6 || total(after)-total(before) != got+after["set"]-before["set"]+after["pttl"]-before["pttl"] {
 		t.Fatalf("6 crawler requests: %d EVALSHA round trips, want 6 (%v, then %v)", got, before, after)
+	}
+}
+
+// TestFleetRefusalLog: the refusal log's limit is the fleet's: three instances refusing a
+// crawler 30 times log ViolationBurst lines between them, not three times as many.
+func TestFleetRefusalLog(t *testing.T) {
+	srv := redistest.Start(t)
+	var logs strings.Builder
+	w := &syncWriter{w: &logs}
+	var urls []string
+	for range 3 {
+		mw, err := nethttp.NewFromJSON([]byte(fleetConfig), nethttp.Options{Store: newStore(t, srv, Options{KeyPrefix: "refusals:"}), Logger: slog.New(slog.NewJSONHandler(w, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs := httptest.NewServer(mw.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })))
+		t.Cleanup(hs.Close)
+		urls = append(urls, hs.URL)
+	}
+	for i := range 30 {
+		if got := fetch(t, urls[i%3]+"/private/"+strconv.Itoa(i), gptbot); got != 403 {
+			t.Fatalf("GPTBot on /private/: %d, want 403", got)
+		}
+	}
+	if n := strings.Count(logs.String(), "robots.txt disallows this path for GPTBot"); n != serve.ViolationBurst {
+		t.Fatalf("the fleet logged %d refusals of 30, want %d:\n%s", n, serve.ViolationBurst, logs.String())
 	}
 }
 
