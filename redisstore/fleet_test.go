@@ -142,29 +142,42 @@ func TestFleetNethttp(t *testing.T) {
 	}
 }
 
-// TestFleetRefusalLog: the refusal log's limit is the fleet's: three instances refusing a
-// crawler 30 times log ViolationBurst lines between them, not three times as many.
-func TestFleetRefusalLog(t *testing.T) {
+// TestFleetLogLimits: the refusal and violation logs' limits are the fleet's: three
+// instances refusing a crawler 30 times (or serving it 30 disallowed paths) log
+// ViolationBurst lines between them, not three times as many.
+func TestFleetLogLimits(t *testing.T) {
 	srv := redistest.Start(t)
-	var logs strings.Builder
-	w := &syncWriter{w: &logs}
-	var urls []string
-	for range 3 {
-		mw, err := nethttp.NewFromJSON([]byte(fleetConfig), nethttp.Options{Store: newStore(t, srv, Options{KeyPrefix: "refusals:"}), Logger: slog.New(slog.NewJSONHandler(w, nil))})
-		if err != nil {
-			t.Fatal(err)
-		}
-		hs := httptest.NewServer(mw.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })))
-		t.Cleanup(hs.Close)
-		urls = append(urls, hs.URL)
-	}
-	for i := range 30 {
-		if got := fetch(t, urls[i%3]+"/private/"+strconv.Itoa(i), gptbot); got != 403 {
-			t.Fatalf("GPTBot on /private/: %d, want 403", got)
-		}
-	}
-	if n := strings.Count(logs.String(), "robots.txt disallows this path for GPTBot"); n != serve.ViolationBurst {
-		t.Fatalf("the fleet logged %d refusals of 30, want %d:\n%s", n, serve.ViolationBurst, logs.String())
+	for _, c := range []struct {
+		name, config, line string
+		violations         bool
+		status             int
+	}{
+		{"refusals", fleetConfig, "robots.txt disallows this path for GPTBot", false, 403},
+		{"violations", `{"robots_txt": {"groups": [{"user_agents": ["GPTBot"], "rules": [{"type": "disallow", "path": "/private/"}]}]}}`, serve.ViolationMessage, true, 200},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var logs strings.Builder
+			w := &syncWriter{w: &logs}
+			var urls []string
+			for range 3 {
+				mw, err := nethttp.NewFromJSON([]byte(c.config), nethttp.Options{Store: newStore(t, srv, Options{KeyPrefix: c.name + ":"}),
+					LogViolations: c.violations, Logger: slog.New(slog.NewJSONHandler(w, nil))})
+				if err != nil {
+					t.Fatal(err)
+				}
+				hs := httptest.NewServer(mw.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })))
+				t.Cleanup(hs.Close)
+				urls = append(urls, hs.URL)
+			}
+			for i := range 30 {
+				if got := fetch(t, urls[i%3]+"/private/"+strconv.Itoa(i), gptbot); got != c.status {
+					t.Fatalf("GPTBot on /private/: %d, want %d", got, c.status)
+				}
+			}
+			if n := strings.Count(logs.String(), c.line); n != serve.ViolationBurst {
+				t.Fatalf("the fleet logged %d lines of 30, want %d:\n%s", n, serve.ViolationBurst, logs.String())
+			}
+		})
 	}
 }
 
