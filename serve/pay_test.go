@@ -232,8 +232,11 @@ func TestPayProperty(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			settles := fac.Calls("settle")
 			w = do(sig)
-			paid := strings.Contains(decoded(w.Header().Get("Payment-Response")), `"success":true`)
+			// Paid: the facilitator settled it (a call, and its transaction in the answer).
+			paid := strings.Contains(decoded(w.Header().Get("Payment-Response")), `"success":true`) &&
+				fac.Calls("settle") == settles+1 && strings.Contains(decoded(w.Header().Get("Payment-Response")), `"transaction":"0x`)
 			if served != 0 && !paid || served > 1 || (w.Code == 200) != paid {
 				t.Fatalf("%s %s priced %s, paying (edited %v): %d, served %d, PAYMENT-RESPONSE %s", name, path, want, client.Edit != nil, w.Code, served, decoded(w.Header().Get("Payment-Response")))
 			}
