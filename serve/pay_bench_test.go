@@ -93,12 +93,12 @@ func BenchmarkPay(b *testing.B) {
 			_ = with.ServeHTTP(w, r, benchContent)
 		}
 	})
+	n := 0 // nonces across runs: the facilitator spends each once
 	b.Run("priced/paid-loopback", func(b *testing.B) {
 		r := req("/articles/a", "GPTBot", "verified")
 		rec := httptest.NewRecorder()
 		_ = with.ServeHTTP(rec, r, benchContent)
 		required := rec.Header().Get("Payment-Required")
-		n := 0
 		client := &x402test.Client{From: "0xC", Nonce: func() string { n++; return fmt.Sprint(n) }}
 		w := &nopWriter{h: http.Header{}}
 		b.ReportAllocs()
