@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -350,7 +351,9 @@ func resourceOf(r *http.Request) x402.ResourceInfo {
 // is still one payment.
 func PaymentID(payload json.RawMessage) (string, error) {
 	var v any
-	if err := json.Unmarshal(payload, &v); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.UseNumber() // numbers as written: two amounts never round to one id
+	if err := dec.Decode(&v); err != nil {
 		return "", err
 	}
 	b, err := json.Marshal(v)
