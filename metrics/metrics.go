@@ -143,6 +143,7 @@ type Counters struct {
 	requests []atomic.Uint64 // [crawler][status][outcome]
 	robots   []atomic.Uint64 // [crawler]
 	store    atomic.Pointer[fleet.Stats]
+	pay      payCounters
 }
 
 // NewCounters returns counters with a slot for every crawler (NumCrawlers), identity status
@@ -152,6 +153,7 @@ func NewCounters() *Counters {
 	return &Counters{
 		requests: make([]atomic.Uint64, n*numStatuses*int(numOutcomes)),
 		robots:   make([]atomic.Uint64, n),
+		pay:      newPayCounters(n),
 	}
 }
 

@@ -25,12 +25,19 @@ const (
 	RobotsTxtName = "caddy_robots_robots_txt_fetches_total"
 	// StoreFallbacksName counts the calls to a fleet's store that fell back.
 	StoreFallbacksName = "caddy_robots_store_fallbacks_total"
+	// PaymentsName counts priced requests (x402, docs/payment.md) by crawler and outcome.
+	PaymentsName = "caddy_robots_payments_total"
+	// RevenueName sums what crawlers paid, in the asset's atomic units.
+	RevenueName = "caddy_robots_revenue_atomic_total"
+	// FacilitatorCallsName counts calls to the x402 facilitator by endpoint and result.
+	FacilitatorCallsName = "caddy_robots_facilitator_calls_total"
 )
 
 // Collector is a prometheus.Collector over a metrics.Counters.
 type Collector struct {
-	counters                *metrics.Counters
-	requests, robots, store *prometheus.Desc
+	counters                   *metrics.Counters
+	requests, robots, store    *prometheus.Desc
+	payments, revenue, fcalled *prometheus.Desc
 }
 
 // NewCollector returns a Collector of c.
@@ -46,6 +53,15 @@ func NewCollector(c *metrics.Counters) *Collector {
 		store: prometheus.NewDesc(StoreFallbacksName,
 			"Calls to the fleet's shared store (metrics.Counters.ObserveStore) that fell back to the instance's own state, by operation and reason (error: the call failed or timed out; backoff: not tried, the store failed lately).",
 			[]string{"operation", "reason"}, nil),
+		payments: prometheus.NewDesc(PaymentsName,
+			"Priced requests of verified crawlers (x402) by crawler, category and outcome: payment_required, invalid, refused, facilitator_unavailable, not_charged, settle_failed, paid.",
+			[]string{"crawler", "category", "outcome"}, nil),
+		revenue: prometheus.NewDesc(RevenueName,
+			"What crawlers paid and was settled, in the asset's atomic units (robots_txt.pay.decimals).",
+			[]string{"crawler", "category"}, nil),
+		fcalled: prometheus.NewDesc(FacilitatorCallsName,
+			"Calls to the x402 facilitator by endpoint (verify, settle, supported) and result (ok, busy, timeout, error).",
+			[]string{"endpoint", "result"}, nil),
 	}
 }
 
@@ -54,6 +70,9 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.requests
 	ch <- c.robots
 	ch <- c.store
+	ch <- c.payments
+	ch <- c.revenue
+	ch <- c.fcalled
 }
 
 // Collect sends the series counted so far.
@@ -66,6 +85,15 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	})
 	c.counters.EachStoreFallback(func(op, reason string, n uint64) {
 		ch <- prometheus.MustNewConstMetric(c.store, prometheus.CounterValue, float64(n), op, reason)
+	})
+	c.counters.EachPayment(func(s metrics.PaymentSeries) {
+		ch <- prometheus.MustNewConstMetric(c.payments, prometheus.CounterValue, float64(s.Count), s.Crawler, s.Category, s.Outcome)
+	})
+	c.counters.EachRevenue(func(crawler, category string, n uint64) {
+		ch <- prometheus.MustNewConstMetric(c.revenue, prometheus.CounterValue, float64(n), crawler, category)
+	})
+	c.counters.EachFacilitatorCall(func(endpoint, result string, n uint64) {
+		ch <- prometheus.MustNewConstMetric(c.fcalled, prometheus.CounterValue, float64(n), endpoint, result)
 	})
 }
 
