@@ -50,7 +50,10 @@ type Options struct {
 	// Counters, if set, counts the requests of crawlers (the crawler of the bot catalogue
 	// their User-Agent names, or a name of the served robots.txt), by identity status
 	// (Identify's; metrics.Unchecked without it) and outcome, and their requests for
-	// robots.txt. Counting needs robots_txt: without it nothing is counted.
+	// robots.txt; and, for platforms (crawlers.Platform), the HTML pages served to their
+	// crawlers and to browsers whose Referer names one of their hosts (metrics.HTMLPage,
+	// Counters.CrawledHTML and Referred; the Referer only counts, it never changes a
+	// response). Counting needs robots_txt: without it nothing is counted.
 	Counters *metrics.Counters
 	// LogViolations logs, at info level, the requests from crawlers for paths the served
 	// robots.txt disallows for them that are served (not refused by enforcement): at most
@@ -254,6 +257,9 @@ func (c *Core) Close() {
 //   - a verified crawler's request that robots_txt.pay prices (Price) is charged with x402:
 //     answered 402 with the price, or its payment verified, next run and its success
 //     settled before it is sent (docs/payment.md);
+//   - with Options.Counters, a request of a platform's crawler, or a browser's whose Referer
+//     names a platform's host, is counted for that platform if its response is an HTML page
+//     (metrics.Counters.CrawledHTML, Referred);
 //   - next runs, with the robots tags of every route that applies to r set on its response
 //     (Tag); with no route, it is next.ServeHTTP.
 //
@@ -273,16 +279,33 @@ func (c *Core) ServeHTTP(w http.ResponseWriter, r *http.Request, next Handler) e
 			return c.fail(w, r, f.serve(w, r))
 		}
 	}
+	var (
+		pc      platformCount
+		counted bool
+	)
 	if c.enforce != nil {
-		if b, refused := c.enforce.Check(r, id); refused {
+		var sn seen
+		if b, refused := c.enforce.checkSeen(r, id, &sn); refused {
 			return c.refuse(w, r, b)
 		}
+		pc, counted = c.enforce.platformVisit(r, id, sn)
+	}
+	if counted {
+		// The count wraps a paid request too: a page paid for is a page crawled.
+		cw := getCountWriter(w, r, c.enforce.observe.counters, pc)
+		defer cw.release()
+		w = cw
 	}
 	if c.pay != nil {
 		if pr := c.pay.price(r, id); pr != nil {
 			return c.charge(w, r, next, pr, id)
 		}
 	}
+	return c.serveNext(w, r, next)
+}
+
+// serveNext is the end of ServeHTTP: next, with the robots tags of the routes that apply.
+func (c *Core) serveNext(w http.ResponseWriter, r *http.Request, next Handler) error {
 	if len(c.routes) == 0 {
 		return next.ServeHTTP(w, r)
 	}

@@ -417,14 +417,6 @@ func (c *Core) charge(w http.ResponseWriter, r *http.Request, next Handler, pr *
 	return err
 }
 
-// serveNext runs next with the tags of the routes that apply to r.
-func (c *Core) serveNext(w http.ResponseWriter, r *http.Request, next Handler) error {
-	if len(c.routes) == 0 {
-		return next.ServeHTTP(w, r)
-	}
-	return c.tag(w, r, next)
-}
-
 // mismatch says why a payment does not pay for res at pr's price, or "": it must name res,
 // accept pr's scheme, network, asset and recipient, and an amount no smaller than pr's.
 func mismatch(p *x402.PaymentPayload, req *x402.PaymentRequirements, res x402.ResourceInfo) string {

@@ -8,7 +8,9 @@
 //	mw, err := nethttp.New(cfg, nethttp.Options{Counters: counters})
 //
 // Only series counted at least once are exported, as a CounterVec exports only the label
-// values it has seen; every label value is a name of the bot catalogue or a fixed word.
+// values it has seen (but for the referred visits, exported at 0 for a platform that crawled:
+// its ratio is then infinite, not missing); every label
+// value is a name of the bot catalogue, a platform ID of the catalogue, or a fixed word.
 package prom
 
 import (
@@ -31,13 +33,25 @@ const (
 	RevenueName = "caddy_robots_revenue_atomic_total"
 	// FacilitatorCallsName counts calls to the x402 facilitator by endpoint and result.
 	FacilitatorCallsName = "caddy_robots_facilitator_calls_total"
+	// CrawledHTMLName counts HTML pages (metrics.HTMLPage) served to each platform's
+	// crawlers, by identity status; ReferredName counts HTML pages served to browsers whose
+	// Referer names one of the platform's hosts. Their ratio over a window is the platform's
+	// crawl-to-refer ratio (docs/observability.md).
+	CrawledHTMLName = "caddy_robots_platform_crawled_html_pages_total"
+	ReferredName    = "caddy_robots_platform_referred_visits_total"
 )
+
+// Names returns the names of the metrics a Collector exports.
+func Names() []string {
+	return []string{RequestsName, RobotsTxtName, StoreFallbacksName, PaymentsName, RevenueName, FacilitatorCallsName, CrawledHTMLName, ReferredName}
+}
 
 // Collector is a prometheus.Collector over a metrics.Counters.
 type Collector struct {
 	counters                   *metrics.Counters
 	requests, robots, store    *prometheus.Desc
 	payments, revenue, fcalled *prometheus.Desc
+	crawled, referred          *prometheus.Desc
 }
 
 // NewCollector returns a Collector of c.
@@ -62,6 +76,12 @@ func NewCollector(c *metrics.Counters) *Collector {
 		fcalled: prometheus.NewDesc(FacilitatorCallsName,
 			"Calls to the x402 facilitator by endpoint (verify, settle, supported) and result (ok, busy, timeout, error).",
 			[]string{"endpoint", "result"}, nil),
+		crawled: prometheus.NewDesc(CrawledHTMLName,
+			"HTML pages (GET, 2xx, Content-Type text/html or application/xhtml+xml) served to the crawlers of a platform (crawlers.Platforms: its operators' crawlers), by identity status; impostors are no platform's.",
+			[]string{"platform", "identity_status"}, nil),
+		referred: prometheus.NewDesc(ReferredName,
+			"HTML pages (as for "+CrawledHTMLName+") served to browsers (User-Agent naming no crawler) whose Referer names a host of the platform's products; a claim, like User-Agent. Exported, 0 included, for every platform that crawled or referred.",
+			[]string{"platform"}, nil),
 	}
 }
 
@@ -73,6 +93,8 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.payments
 	ch <- c.revenue
 	ch <- c.fcalled
+	ch <- c.crawled
+	ch <- c.referred
 }
 
 // Collect sends the series counted so far.
@@ -94,6 +116,12 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	})
 	c.counters.EachFacilitatorCall(func(endpoint, result string, n uint64) {
 		ch <- prometheus.MustNewConstMetric(c.fcalled, prometheus.CounterValue, float64(n), endpoint, result)
+	})
+	c.counters.EachCrawledHTML(func(platform, status string, n uint64) {
+		ch <- prometheus.MustNewConstMetric(c.crawled, prometheus.CounterValue, float64(n), platform, status)
+	})
+	c.counters.EachReferred(func(platform string, n uint64) {
+		ch <- prometheus.MustNewConstMetric(c.referred, prometheus.CounterValue, float64(n), platform)
 	})
 }
 
