@@ -52,7 +52,7 @@ func (o crawlersOption) parseStore() error {
 		sub := d.Val()
 		args := d.RemainingArgs()
 		one := func(field *string) error {
-			o.at.mark(field)
+			o.at.markWritten(field, sub, strings.Join(args, " "))
 			if len(args) != 1 {
 				return d.Errf("crawlers: store redis: %s takes one argument", sub)
 			}
