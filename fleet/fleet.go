@@ -52,8 +52,10 @@ type Store interface {
 	// the claim (neither Found nor Claimed: its verdict will be there soon).
 	DNSVerdict(ctx context.Context, addr netip.Addr, claim time.Duration) (DNSAnswer, error)
 	// PutDNSVerdict stores the verdict of a lookup of addr, a definite answer only (the
-	// confirmed host names, none for a definite no), for ttl, and releases the claim.
-	PutDNSVerdict(ctx context.Context, addr netip.Addr, names []string, ttl time.Duration) error
+	// confirmed host names, none for a definite no), for ttl, and releases the claim. The
+	// store keeps at most max unexpired verdicts: beyond, the verdict is not stored (the
+	// instance keeps it, and others look the address up themselves).
+	PutDNSVerdict(ctx context.Context, addr netip.Addr, names []string, ttl time.Duration, max int) error
 	// Stats are the store's counts of the calls that failed or were not tried.
 	Stats() *Stats
 }

@@ -32,14 +32,14 @@ func (d *ReverseDNS) fromStore(addr netip.Addr, masks []string) (st DNSStatus, c
 }
 
 // share stores the definite answer of a lookup this instance claimed, for as long as it
-// caches it. A store that fails keeps nothing: the claim expires and another instance looks
-// up.
+// caches it, the fleet keeping at most MaxEntries verdicts as each instance does. A store
+// that fails keeps nothing: the claim expires and another instance looks up.
 func (d *ReverseDNS) share(addr netip.Addr, names []string) {
 	ttl := d.opts.Negative
 	if len(names) > 0 {
 		ttl = d.opts.Positive
 	}
-	d.opts.Store.PutDNSVerdict(context.Background(), addr, names, ttl)
+	d.opts.Store.PutDNSVerdict(context.Background(), addr, names, ttl, d.opts.MaxEntries)
 }
 
 // StoreAnswers returns how many answers came from the fleet's store (DNSOptions.Store):

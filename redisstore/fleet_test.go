@@ -1,258 +1,268 @@
-package redisstore_test
+package redisstore
 
 import (
 	"context"
-	"crypto/ed25519"
-	"encoding/base64"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
+	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"golang.org/x/net/dns/dnsmessage"
-
+	"github.com/redis/go-redis/v9"
 	"github.com/sitepolicy/caddy-robots/fleet"
-	"github.com/sitepolicy/caddy-robots/identity"
-	"github.com/sitepolicy/caddy-robots/identity/dnstest"
 	"github.com/sitepolicy/caddy-robots/nethttp"
 	"github.com/sitepolicy/caddy-robots/policy"
-	"github.com/sitepolicy/caddy-robots/redisstore"
 	"github.com/sitepolicy/caddy-robots/redisstore/redistest"
-	"github.com/sitepolicy/caddy-robots/webbotauth"
+	"github.com/sitepolicy/caddy-robots/serve"
 )
+
+const fleetConfig = `{"robots_txt": {"groups": [
+	{"user_agents": ["GPTBot"], "crawl_delay": 30, "rules": [{"type": "disallow", "path": "/private/"}]},
+	{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/admin/"}]}],
+	"enforce": {"crawl_delay": true}}}`
 
 const (
-	googlebotUA = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
-	ccbotUA     = "CCBot/2.0 (https://commoncrawl.org/faq/)"
-	agentURL    = "https://agent.example"
+	gptbot  = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)"
+	browser = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
 )
 
-// fleetConfig is the site of every instance: CCBot's group has a crawl delay of one second,
-// enforced.
-const fleetConfig = `{"robots_txt": {"groups": [{"user_agents": ["CCBot"], "crawl_delay": 1, "rules": [{"type": "allow", "path": "/"}]}], "enforce": {"crawl_delay": true}}}`
-
-// fleetInstance is one nethttp server of a fleet, with the store client, verification and
-// Web Bot Auth verifier of its own that a process of its own would have.
-type fleetInstance struct {
-	url   string
-	store *redisstore.Store
-}
-
-// startNetHTTPFleet starts n loopback servers of the nethttp middleware on fleetConfig, each
-// with its own client of the Redis server at addr (prefix), or none (share false: each its
-// own state). Reverse DNS asks dns; Web Bot Auth trusts agentURL with pub, replay protection
-// on. The client address is the X-Test-Client header (a proxy's report). The handler
-// answers with the request's identity: "status|by".
-func startNetHTTPFleet(t *testing.T, n int, share bool, addr, prefix string, dns *dnstest.Server, pub ed25519.PublicKey) []fleetInstance {
+// commandStats returns the calls of each command the server has run (INFO commandstats),
+// asked on a client of its own; INFO itself and that client's HELLO are left out.
+func commandStats(t testing.TB, srv *redistest.Server) map[string]int64 {
 	t.Helper()
-	key, err := webbotauth.ParseJWK([]byte(fmt.Sprintf(`{"kty":"OKP","crv":"Ed25519","x":%q}`, base64.RawURLEncoding.EncodeToString(pub))))
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr, DisableIdentity: true})
+	defer c.Close()
+	info, err := c.Info(context.Background(), "commandstats").Result()
 	if err != nil {
 		t.Fatal(err)
 	}
-	discard := slog.New(slog.DiscardHandler)
-	out := make([]fleetInstance, n)
-	for i := range out {
-		var store fleet.Store
-		if share {
-			s, err := redisstore.New(redisstore.Options{Address: addr, KeyPrefix: prefix, Timeout: policy.Duration(2 * time.Second)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
-			out[i].store, store = s, s
+	out := map[string]int64{}
+	for line := range strings.Lines(info) {
+		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":calls=")
+		if !ok || name == "cmdstat_info" || name == "cmdstat_hello" {
+			continue
 		}
-		svc := identity.NewService(identity.ServiceOptions{NoLists: true,
-			DNS: identity.DNSOptions{Resolver: dns.Resolver(), Wait: 5 * time.Second, Store: store}})
-		svc.Start(context.Background())
-		t.Cleanup(svc.Stop)
-		sigs, err := webbotauth.NewVerifier(webbotauth.Options{
-			Agents: []webbotauth.Agent{{URL: agentURL, Bot: "openai-crawler", Keys: []webbotauth.Key{key}}},
-			Nonces: webbotauth.NewNonces(0), Store: store})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := nethttp.NewFromJSON([]byte(fleetConfig), nethttp.Options{Logger: discard, Store: store, Verifier: svc.Verifier, Signatures: sigs,
-			ClientAddr: func(r *http.Request) netip.Addr {
-				a, _ := netip.ParseAddr(r.Header.Get("X-Test-Client"))
-				return a
-			}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := httptest.NewServer(m.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			id, _ := nethttp.Identity(r)
-			io.WriteString(w, id.Status.String()+"|"+id.By)
-		})))
-		t.Cleanup(srv.Close)
-		out[i].url = srv.URL
+		calls, _, _ := strings.Cut(rest, ",")
+		out[strings.TrimPrefix(name, "cmdstat_")], _ = strconv.ParseInt(calls, 10, 64)
 	}
 	return out
 }
 
-// TestFleetNetHTTP is the fleet of docs/fleet.md with the net/http front end: three loopback
-// servers, each with its own client of one real redis-server, as three processes would be:
-//   - one crawler driven round-robin across the three at ten times its crawl delay is served
-//     no more than one instance would serve it;
-//   - a Web Bot Auth signature accepted by one instance is a replay on the others (a fresh
-//     nonce verifies there: the refusal is the replay's);
-//   - each address is looked up in reverse DNS once for the whole fleet (a DNS server on
-//     loopback counts the PTR queries).
-//
-// The same fleet without the store (share false) fails each part: see
-// TestFleetNetHTTPWithoutStore.
-func TestFleetNetHTTP(t *testing.T) {
-	t.Parallel()
-	for _, err := range checkFleet(t, true) {
-		t.Error(err)
+func total(m map[string]int64) (n int64) {
+	for _, v := range m {
+		n += v
 	}
+	return n
 }
 
-// TestFleetNetHTTPWithoutStore: the same fleet with per-process state breaks each of the
-// three properties TestFleetNetHTTP checks, so that the checks are shown to catch a fleet
-// that does not share.
-func TestFleetNetHTTPWithoutStore(t *testing.T) {
-	t.Parallel()
-	errs := checkFleet(t, false)
-	for _, part := range []string{"crawl-delay", "replay", "reverse-dns"} {
-		found := false
-		for _, err := range errs {
-			found = found || strings.HasPrefix(err, part+":")
-		}
-		if !found {
-			t.Errorf("without the store, the %s check passed: it cannot tell a fleet that shares", part)
-		}
-	}
+// instance is one server of a fleet: a nethttp middleware with a Store of its own (a client
+// of its own, as another process would have).
+type instance struct {
+	url   string
+	store *Store
 }
 
-// checkFleet runs the three checks on a fleet of three, sharing or not, and returns what
-// failed, each prefixed by its part.
-func checkFleet(t *testing.T, share bool) []string {
-	var errs []string
-	fail := func(part, format string, args ...any) { errs = append(errs, part+": "+fmt.Sprintf(format, args...)) }
-	addr := redistest.Shared(t)
-	dns := dnstest.NewServer(t)
-	var mu sync.Mutex
-	ptr := map[netip.Addr]int{}
-	dns.SetFault(func(q dnstest.Query) dnstest.Fault {
-		if q.Type == dnsmessage.TypePTR {
-			mu.Lock()
-			ptr[q.Addr]++
-			mu.Unlock()
-		}
-		return dnstest.Answer
-	})
-	googlebots := []netip.Addr{netip.MustParseAddr("66.249.66.1"), netip.MustParseAddr("66.249.66.2"), netip.MustParseAddr("66.249.66.3")}
-	for _, a := range googlebots {
-		name := "crawl-" + strings.ReplaceAll(a.String(), ".", "-") + ".googlebot.com"
-		dns.SetPTR(a, name)
-		dns.SetAddrs(name, a)
-	}
-	priv := ed25519.NewKeyFromSeed([]byte("caddy-robots nethttp fleet test!"))
-	nodes := startNetHTTPFleet(t, 3, share, addr, redistest.Prefix(t), dns, priv.Public().(ed25519.PublicKey))
-	get := func(r *http.Request) (int, string) {
-		t.Helper()
-		resp, err := http.DefaultClient.Do(r)
+func newFleet(t *testing.T, srv *redistest.Server, n int, opts Options) []instance {
+	t.Helper()
+	var out []instance
+	for range n {
+		st := newStore(t, srv, opts)
+		mw, err := nethttp.NewFromJSON([]byte(fleetConfig), nethttp.Options{Store: st, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(body)
+		hs := httptest.NewServer(mw.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })))
+		t.Cleanup(hs.Close)
+		out = append(out, instance{hs.URL, st})
 	}
-	request := func(url, ua, client string) *http.Request {
-		r, err := http.NewRequest("GET", url+"/page", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.Header.Set("User-Agent", ua)
-		r.Header.Set("X-Test-Client", client)
-		return r
+	return out
+}
+
+func fetch(t testing.TB, url, ua string) int {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("User-Agent", ua)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestFleetNethttp: three nethttp instances sharing a real redis-server hold a crawler to
+// one crawl-delay budget, one round trip (EVALSHA) per crawler request, none for a
+// browser's.
+func TestFleetNethttp(t *testing.T) {
+	srv := redistest.Start(t)
+	fl := newFleet(t, srv, 3, Options{KeyPrefix: "nethttp:"})
+	// The script is loaded once (EVALSHA, then EVAL on NOSCRIPT): warm it up with another
+	// crawler's budget so that the counts below are of steady state.
+	if _, _, err := fl[0].store.TakeDelay(context.Background(), "warm-up", time.Millisecond); err != nil {
+		t.Fatal(err)
 	}
 
-	// Crawl-delay: ten requests per crawl delay (1 s), round-robin, for three seconds. One
-	// instance serves at most one per second, the first at once (the budget is timed by the
-	// store's clock: the requests' latency is allowed on top).
-	const delay, every, n = time.Second, 100 * time.Millisecond, 31
-	served := 0
-	var first, last time.Time
-	tick := time.NewTicker(every)
-	for i := range n {
-		if i > 0 {
-			<-tick.C
-		}
-		last = time.Now()
-		if i == 0 {
-			first = last
-		}
-		status, body := get(request(nodes[i%3].url, ccbotUA, "203.0.113.7"))
-		switch status {
-		case http.StatusOK:
-			served++
-		case http.StatusTooManyRequests:
-		default:
-			t.Fatalf("crawl-delay request %d: %d %q", i, status, body)
+	before := commandStats(t, srv)
+	for i := range 30 {
+		if got := fetch(t, fl[i%3].url+"/articles/"+strconv.Itoa(i), browser); got != 200 {
+			t.Fatalf("browser: %d", got)
 		}
 	}
-	tick.Stop()
-	if most := int((last.Sub(first)+200*time.Millisecond)/delay) + 1; served > most || served < 2 {
-		fail("crawl-delay", "the fleet served %d of %d requests over %v at one per %v; one instance serves 2 to %d", served, n, last.Sub(first), every, most)
+	if after := commandStats(t, srv); total(after) != total(before) {
+		t.Fatalf("30 browser requests sent %d commands to the store, want none (%v, then %v)", total(after)-total(before), before, after)
 	}
 
-	// Replay: the signature one instance accepted is refused by the others.
-	sign := func(url, nonce string) *http.Request {
-		r := request(url, "Mozilla/5.0 Firefox/133.0", "203.0.113.9")
-		// The authority signed is the load balancer's, the same on every instance.
-		r.Host = "fleet.example"
-		if err := webbotauth.Sign(r, webbotauth.SignOptions{Key: priv, Agent: agentURL, Nonce: nonce, Validity: 5 * time.Minute}); err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
-	for i, node := range nodes {
-		if status, body := get(sign(node.url, fmt.Sprintf("fresh-%d", i))); status != 200 || body != "verified|signature" {
-			t.Fatalf("instance %d, a fresh nonce: %d %q, want verified|signature", i, status, body)
+	// A crawler whose group has no crawl_delay, on a path it may fetch: nothing to share.
+	for i := range 6 {
+		if got := fetch(t, fl[i%3].url+"/page", "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)"); got != 200 {
+			t.Fatalf("bingbot: %d", got)
 		}
 	}
-	r := sign(nodes[0].url, "once")
-	if _, body := get(r.Clone(r.Context())); body != "verified|signature" {
-		t.Fatalf("instance 0, the nonce's first use: %q", body)
-	}
-	for i, node := range nodes[1:] {
-		again := r.Clone(r.Context())
-		again.URL.Host = strings.TrimPrefix(node.url, "http://")
-		if _, body := get(again); body == "verified|signature" {
-			fail("replay", "the signature instance 0 accepted, replayed on instance %d, is verified again", i+1)
-		}
+	if after := commandStats(t, srv); total(after) != total(before) {
+		t.Fatalf("requests that need no shared state sent %d commands to the store", total(after)-total(before))
 	}
 
-	// Reverse DNS: each address's first request, on each instance in turn, waits for the
-	// lookup or for the verdict another instance stores.
-	for _, a := range googlebots {
-		for i, node := range nodes {
-			for deadline := time.Now().Add(20 * time.Second); ; {
-				status, body := get(request(node.url, googlebotUA, a.String()))
-				if body == "verified|reverse-dns" {
-					break
+	var codes []int
+	for i := range 6 {
+		codes = append(codes, fetch(t, fl[i%3].url+"/page", gptbot))
+	}
+	if want := []int{200, 429, 429, 429, 429, 429}; !slicesEqual(codes, want) {
+		t.Fatalf("GPTBot round-robin over three instances, crawl_delay 30: %v, want %v (the fleet serves what one instance would)", codes, want)
+	}
+	after := commandStats(t, srv)
+	// The refusals are logged at debug level, which this logger does not write: no round
+	// trip for the log's limit either.
+	// Every command is one of the script (SET, PTTL) or EVALSHA itself.
+	if got := after["evalsha"] - before["evalsha"]; got != 6 || total(after)-total(before) != got+after["set"]-before["set"]+after["pttl"]-before["pttl"] {
+		t.Fatalf("6 crawler requests: %d EVALSHA round trips, want 6 (%v, then %v)", got, before, after)
+	}
+}
+
+// TestFleetLogLimits: the refusal and violation logs' limits are the fleet's: three
+// instances refusing a crawler 30 times (or serving it 30 disallowed paths) log
+// ViolationBurst lines between them, not three times as many.
+func TestFleetLogLimits(t *testing.T) {
+	srv := redistest.Start(t)
+	for _, c := range []struct {
+		name, config, line string
+		violations         bool
+		status             int
+	}{
+		{"refusals", fleetConfig, "robots.txt disallows this path for GPTBot", false, 403},
+		{"violations", `{"robots_txt": {"groups": [{"user_agents": ["GPTBot"], "rules": [{"type": "disallow", "path": "/private/"}]}]}}`, serve.ViolationMessage, true, 200},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var logs strings.Builder
+			w := &syncWriter{w: &logs}
+			var urls []string
+			for range 3 {
+				mw, err := nethttp.NewFromJSON([]byte(c.config), nethttp.Options{Store: newStore(t, srv, Options{KeyPrefix: c.name + ":"}),
+					LogViolations: c.violations, Logger: slog.New(slog.NewJSONHandler(w, nil))})
+				if err != nil {
+					t.Fatal(err)
 				}
-				if status != 200 || body != "pending|" || time.Now().After(deadline) {
-					t.Fatalf("%s on instance %d: %d %q, want verified|reverse-dns", a, i, status, body)
+				hs := httptest.NewServer(mw.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })))
+				t.Cleanup(hs.Close)
+				urls = append(urls, hs.URL)
+			}
+			for i := range 30 {
+				if got := fetch(t, urls[i%3]+"/private/"+strconv.Itoa(i), gptbot); got != c.status {
+					t.Fatalf("GPTBot on /private/: %d, want %d", got, c.status)
 				}
-				time.Sleep(20 * time.Millisecond)
+			}
+			if n := strings.Count(logs.String(), c.line); n != serve.ViolationBurst {
+				t.Fatalf("the fleet logged %d lines of 30, want %d:\n%s", n, serve.ViolationBurst, logs.String())
+			}
+		})
+	}
+}
+
+func slicesEqual(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestFleetOutage kills, pauses and restarts the redis-server under three instances: no
+// request fails, none waits much longer than the timeout, crawl-delay fails open and is
+// counted, and the fleet shares its budget again once the server is back, without a restart.
+func TestFleetOutage(t *testing.T) {
+	srv := redistest.Start(t)
+	const timeout = 150 * time.Millisecond
+	var logs strings.Builder
+	fl := newFleet(t, srv, 3, Options{KeyPrefix: "outage:", Timeout: policy.Duration(timeout), Backoff: policy.Duration(time.Second),
+		Logger: slog.New(slog.NewTextHandler(&syncWriter{w: &logs}, nil))})
+	// Each request waits at most the timeout for the store; the rest is the loopback
+	// request on a loaded 2-core box.
+	const bound = timeout + 700*time.Millisecond
+	get := func(url string) int {
+		start := time.Now()
+		code := fetch(t, url, gptbot)
+		if d := time.Since(start); d > bound {
+			t.Errorf("a request took %v with the store in trouble (timeout %v)", d, timeout)
+		}
+		return code
+	}
+	if get(fl[0].url+"/a") != 200 || get(fl[1].url+"/a") != 429 {
+		t.Fatal("the fleet does not share the budget before the outage")
+	}
+
+	for _, fault := range []struct {
+		name       string
+		down, back func()
+	}{{"killed", srv.Kill, srv.Restart}, {"paused", srv.Pause, srv.Resume}} {
+		fault.down()
+		count := func(r fleet.Reason) uint64 {
+			var n uint64
+			for _, in := range fl {
+				n += in.store.Stats().Fallbacks(fleet.OpCrawlDelay, r)
+			}
+			return n
+		}
+		failed := func() uint64 { return count(fleet.Failed) + count(fleet.Skipped) }
+		before, skipped := failed(), count(fleet.Skipped)
+		for i := range 9 {
+			// Fails open: every request is served, whatever the budget said.
+			if code := get(fl[i%3].url + "/b"); code != 200 {
+				t.Fatalf("%s: request %d: status %d, want 200 (crawl-delay fails open)", fault.name, i, code)
 			}
 		}
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	for _, a := range googlebots {
-		if ptr[a] != 1 {
-			fail("reverse-dns", "%s: %d PTR queries from the fleet of 3, want 1", a, ptr[a])
+		if got := failed() - before; got < 9 {
+			t.Fatalf("%s: %d fallbacks counted for 9 requests", fault.name, got)
+		}
+		// After a failure an instance backs off: its next requests do not try the store,
+		// and so do not each wait the timeout.
+		if got := count(fleet.Skipped) - skipped; got < 3 {
+			t.Fatalf("%s: %d of 9 requests skipped the store during its backoff, want at least 3", fault.name, got)
+		}
+		fault.back()
+		// Recovery without a restart: once the backoff is over, the budget is the fleet's
+		// again (the killed server restarted empty; the paused one kept the budget taken
+		// before the outage, so the first request may be refused already).
+		for deadline := time.Now().Add(15 * time.Second); ; {
+			if get(fl[0].url+"/c") == 429 && get(fl[2].url+"/c") == 429 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the fleet does not share the budget again after the server came back", fault.name)
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	return errs
+	if !strings.Contains(logs.String(), "fleet store: a call failed") || !strings.Contains(logs.String(), "fleet store: answering again") {
+		t.Errorf("the outage and the recovery are not logged:\n%s", logs.String())
+	}
+	if n := strings.Count(logs.String(), "fleet store: a call failed"); n > 3 {
+		t.Errorf("%d lines about failures: at most one per instance per %v", n, LogInterval)
+	}
 }

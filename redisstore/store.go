@@ -77,6 +77,8 @@ func New(opts Options) (*Store, error) {
 		ReadTimeout: timeout, WriteTimeout: timeout, PoolTimeout: timeout,
 		ContextTimeoutEnabled: true,
 		MaxRetries:            -1,
+		DialerRetries:         1,
+		DialerRetryTimeout:    10 * time.Millisecond,
 		// Nothing on connect but what logging in needs.
 		DisableIdentity:          true,
 		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
@@ -152,11 +154,21 @@ local v = redis.call('GET', KEYS[1])
 if v then return {1, v, redis.call('PTTL', KEYS[1])} end
 if redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[1]) then return {2} end
 return {0}`)
-	// putDNS: KEYS[1] the verdict, KEYS[2] the claim; ARGV[1] the names, ARGV[2] the ms.
+	// putDNS: KEYS[1] the verdict, KEYS[2] the claim, KEYS[3] the index of verdicts, a sorted
+	// set of addresses by the Unix ms they expire (the server's TIME); ARGV[1] the address,
+	// ARGV[2] the names, ARGV[3] the ms, ARGV[4] the bound. Returns 1 when stored, 0 when the
+	// index is full of unexpired verdicts.
 	putDNS = redis.NewScript(`
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ms = tonumber(ARGV[3])
 redis.call('DEL', KEYS[2])
-return 0`)
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. now)
+if not redis.call('ZSCORE', KEYS[3], ARGV[1]) and redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[4]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ms)
+redis.call('ZADD', KEYS[3], now + ms, ARGV[1])
+if redis.call('PTTL', KEYS[3]) < ms then redis.call('PEXPIRE', KEYS[3], ms) end
+return 1`)
 )
 
 // suppressedTTL is how long the count of log lines left out is kept without a line logged.
@@ -230,12 +242,12 @@ func (s *Store) AllowLog(ctx context.Context, key string, burst int, interval ti
 }
 
 // AddNonce implements fleet.Store.
-func (s *Store) AddNonce(ctx context.Context, hash [16]byte, trusted bool, until time.Time, max int) (fleet.NonceResult, error) {
+func (s *Store) AddNonce(ctx context.Context, hash [16]byte, trusted bool, until time.Time, maxNonces int) (fleet.NonceResult, error) {
 	k := s.prefix + "nonces:untrusted"
 	if trusted {
 		k = s.prefix + "nonces:trusted"
 	}
-	v, err := s.call(ctx, fleet.OpNonce, addNonce, []string{k}, string(hash[:]), until.Unix(), max)
+	v, err := s.call(ctx, fleet.OpNonce, addNonce, []string{k}, string(hash[:]), until.Unix(), maxNonces)
 	if err != nil {
 		return 0, err
 	}
@@ -246,7 +258,7 @@ func (s *Store) AddNonce(ctx context.Context, hash [16]byte, trusted bool, until
 // DNSVerdict implements fleet.Store.
 func (s *Store) DNSVerdict(ctx context.Context, addr netip.Addr, claim time.Duration) (fleet.DNSAnswer, error) {
 	a := addr.Unmap().String()
-	v, err := s.call(ctx, fleet.OpDNS, dnsVerdict, []string{s.prefix + "dns:{" + a + "}", s.prefix + "dns:{" + a + "}:lookup"}, max(1, claim.Milliseconds()))
+	v, err := s.call(ctx, fleet.OpDNS, dnsVerdict, []string{s.prefix + "dns:" + a, s.prefix + "dns-lookup:" + a}, max(1, claim.Milliseconds()))
 	if err != nil {
 		return fleet.DNSAnswer{}, err
 	}
@@ -273,9 +285,10 @@ func (s *Store) DNSVerdict(ctx context.Context, addr netip.Addr, claim time.Dura
 }
 
 // PutDNSVerdict implements fleet.Store.
-func (s *Store) PutDNSVerdict(ctx context.Context, addr netip.Addr, names []string, ttl time.Duration) error {
+func (s *Store) PutDNSVerdict(ctx context.Context, addr netip.Addr, names []string, ttl time.Duration, maxVerdicts int) error {
 	a := addr.Unmap().String()
-	_, err := s.call(ctx, fleet.OpDNS, putDNS, []string{s.prefix + "dns:{" + a + "}", s.prefix + "dns:{" + a + "}:lookup"}, strings.Join(names, " "), max(1, ttl.Milliseconds()))
+	_, err := s.call(ctx, fleet.OpDNS, putDNS, []string{s.prefix + "dns:" + a, s.prefix + "dns-lookup:" + a, s.prefix + "dns-index"},
+		a, strings.Join(names, " "), max(1, ttl.Milliseconds()), maxVerdicts)
 	return err
 }
 
@@ -288,4 +301,3 @@ func (s *Store) keyCount(ctx context.Context) (int, error) {
 	}
 	return n, iter.Err()
 }
-

@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"io"
 	"net/netip"
 	"slices"
 	"sync"
@@ -140,7 +141,7 @@ func TestStore(t *testing.T) {
 			t.Fatalf("another instance while the lookup is claimed: %+v", ans)
 		}
 		names := []string{"crawl-192-0-2-7.googlebot.com", "x.googlebot.com"}
-		if err := a.PutDNSVerdict(ctx, addr, names, time.Hour); err != nil {
+		if err := a.PutDNSVerdict(ctx, addr, names, time.Hour, 2); err != nil {
 			t.Fatal(err)
 		}
 		ans, _ = b.DNSVerdict(ctx, addr, time.Minute)
@@ -149,9 +150,19 @@ func TestStore(t *testing.T) {
 		}
 		neg := netip.MustParseAddr("2001:db8::1")
 		a.DNSVerdict(ctx, neg, time.Minute)
-		a.PutDNSVerdict(ctx, neg, nil, time.Hour)
+		a.PutDNSVerdict(ctx, neg, nil, time.Hour, 2)
 		if ans, _ := b.DNSVerdict(ctx, neg, time.Minute); !ans.Found || ans.Names != nil {
 			t.Fatalf("negative verdict: %+v", ans)
+		}
+		// The fleet keeps at most 2 verdicts here: a third is not stored, and its claim
+		// is released so that another instance may look it up.
+		third := netip.MustParseAddr("192.0.2.9")
+		a.DNSVerdict(ctx, third, time.Minute)
+		if err := a.PutDNSVerdict(ctx, third, nil, time.Hour, 2); err != nil {
+			t.Fatal(err)
+		}
+		if ans, _ := b.DNSVerdict(ctx, third, time.Minute); ans.Found || !ans.Claimed {
+			t.Fatalf("a verdict beyond the bound: %+v, want none stored and the lookup free to claim", ans)
 		}
 	})
 }
@@ -188,4 +199,16 @@ func TestCrawlDelayRace(t *testing.T) {
 			t.Fatalf("round %d: %d of %d racing requests were granted the slot, want 1", round, n, workers)
 		}
 	}
+}
+
+// syncWriter serializes writes to w.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"fmt"
+	"log/slog"
 	"math"
 	"net/http"
 	"strconv"
@@ -58,6 +59,9 @@ type enforcer struct {
 	refusals *logLimit
 	// store, if set, holds the fleet's crawl-delay budgets (Options.Store).
 	store fleet.Store
+	// log is Options.Logger (nil: none), which says whether a refusal's line would be
+	// written at all: one that would not is not worth a round trip to the store.
+	log *slog.Logger
 }
 
 // enforceState is what enforcement decides with for one version of the served file.
@@ -235,7 +239,7 @@ func retryAfter(wait time.Duration) int {
 // "enforce").
 func newEnforcer(rt *robotsTxt, up *upstream, cfg *policy.Enforce, opts Options) (*enforcer, error) {
 	e := &enforcer{rt: rt, up: up, observe: newObserver(opts, false), identified: opts.Identify != nil,
-		refusals: newLogLimit(metrics.NumCrawlers()*refusalKinds, opts), store: opts.Store}
+		refusals: newLogLimit(metrics.NumCrawlers()*refusalKinds, opts), store: opts.Store, log: opts.Logger}
 	e.refusals.store, e.refusals.name = opts.Store, refusalLimitName
 	st := rt.state.Load()
 	es := newEnforceState(st.matching, nil)
@@ -301,7 +305,7 @@ func (e *enforcer) identifies() bool {
 func (e *enforcer) Check(r *http.Request, id identity.Identity) (Block, bool) {
 	b, blocked := e.check(r, id)
 	if blocked {
-		n, ok := e.refusals.allowShared(r.Context(), refusalKey(b))
+		n, ok := e.allowRefusalLine(r, b)
 		b.Unlogged, b.Suppressed = !ok, n
 	}
 	return b, blocked

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"log/slog"
 	"net/http"
 	"strconv"
 	"time"
@@ -25,6 +26,20 @@ func (e *enforcer) takeDelay(r *http.Request, ds *delaySlot, tok string, k int, 
 		return 0, false
 	}
 	return wait, limited
+}
+
+// allowRefusalLine is the refusal log's limit for b (Block.Unlogged, Block.Suppressed): the
+// fleet's when there is a store and the line would be written at its level (Core.refuse),
+// else the process's.
+func (e *enforcer) allowRefusalLine(r *http.Request, b Block) (suppressed int, ok bool) {
+	level := slog.LevelInfo
+	if b.RetryAfter > 0 {
+		level = slog.LevelDebug
+	}
+	if e.store == nil || e.log == nil || !e.log.Enabled(r.Context(), level) {
+		return e.refusals.allow(refusalKey(b))
+	}
+	return e.refusals.allowShared(r.Context(), refusalKey(b))
 }
 
 // The prefixes of the store's keys of crawl-delay budgets (the name of a group of the

@@ -24,24 +24,24 @@ func NonceHash(agent, keyID, nonce string) [16]byte {
 }
 
 // addNonce records a signature's nonce until the Unix second until: in the fleet's store
-// when there is one, and in the process's Nonces, which decide alone when the store fails
-// (a replay on this instance is then still refused). It returns false and "" for a replay,
-// false and NonceStoreFull when the nonce cannot be recorded.
+// when there is one, which decides (a nonce seen on any instance is a replay), and then in the
+// process's Nonces too, which decide alone when the store fails: a replay on this instance is
+// then still refused. It returns false and "" for a replay, false and NonceStoreFull when the
+// nonce cannot be recorded.
 func (v *Verifier) addNonce(r *http.Request, agent, keyID, nonce string, trusted bool, until, now int64) (bool, string) {
 	if v.store == nil {
 		return v.nonces.add(agent, keyID, nonce, trusted, until, now)
 	}
 	res, err := v.store.AddNonce(r.Context(), NonceHash(agent, keyID, nonce), trusted, time.Unix(until, 0), v.nonces.max)
-	ok, why := v.nonces.add(agent, keyID, nonce, trusted, until, now)
-	if err != nil {
-		return ok, why
-	}
 	switch {
+	case err != nil:
+		return v.nonces.add(agent, keyID, nonce, trusted, until, now)
 	case res == fleet.NonceSeen:
 		return false, ""
 	case res == fleet.NonceFull:
 		return false, NonceStoreFull
-	case !ok && why == "":
+	}
+	if ok, why := v.nonces.add(agent, keyID, nonce, trusted, until, now); !ok && why == "" {
 		// Seen here though the store had forgotten it (the server restarted empty): a
 		// replay all the same.
 		return false, ""

@@ -23,12 +23,14 @@ import (
 const (
 	RequestsName  = "caddy_robots_crawler_requests_total"
 	RobotsTxtName = "caddy_robots_robots_txt_fetches_total"
+	// StoreFallbacksName counts the calls to a fleet's store that fell back.
+	StoreFallbacksName = "caddy_robots_store_fallbacks_total"
 )
 
 // Collector is a prometheus.Collector over a metrics.Counters.
 type Collector struct {
-	counters         *metrics.Counters
-	requests, robots *prometheus.Desc
+	counters                *metrics.Counters
+	requests, robots, store *prometheus.Desc
 }
 
 // NewCollector returns a Collector of c.
@@ -41,13 +43,17 @@ func NewCollector(c *metrics.Counters) *Collector {
 		robots: prometheus.NewDesc(RobotsTxtName,
 			"Requests for /robots.txt by crawlers of the bot or AI catalogue.",
 			[]string{"crawler", "category"}, nil),
+		store: prometheus.NewDesc(StoreFallbacksName,
+			"Calls to the fleet's shared store (metrics.Counters.ObserveStore) that fell back to the instance's own state, by operation and reason (error: the call failed or timed out; backoff: not tried, the store failed lately).",
+			[]string{"operation", "reason"}, nil),
 	}
 }
 
-// Describe sends the two metrics' descriptions.
+// Describe sends the metrics' descriptions.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.requests
 	ch <- c.robots
+	ch <- c.store
 }
 
 // Collect sends the series counted so far.
@@ -57,6 +63,9 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	})
 	c.counters.EachRobotsTxt(func(crawler, category string, n uint64) {
 		ch <- prometheus.MustNewConstMetric(c.robots, prometheus.CounterValue, float64(n), crawler, category)
+	})
+	c.counters.EachStoreFallback(func(op, reason string, n uint64) {
+		ch <- prometheus.MustNewConstMetric(c.store, prometheus.CounterValue, float64(n), op, reason)
 	})
 }
 

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -170,4 +171,19 @@ func Shared(t testing.TB) string {
 // runs, and two tests, never meet.
 func Prefix(t testing.TB) string {
 	return fmt.Sprintf("test:%s:%d:", strings.ReplaceAll(t.Name(), " ", "_"), time.Now().UnixNano())
+}
+
+// Pause stops the server without closing its connections (SIGSTOP): a server that hangs,
+// whose clients wait for answers that do not come, until Resume.
+func (s *Server) Pause() { s.signal(syscall.SIGSTOP) }
+
+// Resume continues a paused server (SIGCONT).
+func (s *Server) Resume() { s.signal(syscall.SIGCONT) }
+
+func (s *Server) signal(sig syscall.Signal) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd != nil {
+		s.cmd.Process.Signal(sig)
+	}
 }
