@@ -169,9 +169,9 @@ trap 'rm -rf "$log" "$lanes"' EXIT
 redis_note=""
 redis_tests() {
 	# The tests that need redis-server: those of the test files using redistest.
-	grep -rl --include='*_test.go' 'redistest\.' . | while read -r f; do
-		echo "  $(dirname "$f"): $(sed -n 's/^func \(Test[A-Za-z0-9_]*\)(.*/\1/p' "$f" | tr '\n' ' ')"
-	done
+	grep -rl --include='*_test.go' 'redistest\.' . | sort | while read -r f; do
+		sed -n "s|^func \(Test[A-Za-z0-9_]*\)(.*|$(dirname "$f") \1|p" "$f"
+	done | awk '$1 != d { if (d != "") print ""; d = $1; printf "  %s:", d } { printf " %s", $2 } END { print "" }'
 }
 if command -v redis-server >/dev/null; then
 	for _ in 1 2 3 4 5 6 7 8 9 10; do

@@ -85,7 +85,7 @@ STORE_ADMIN=$(free_port) STORE_PORT=$(free_port)
 LOCAL_ADMIN=$(free_port) LOCAL_PORT=$(free_port)
 caddyfile "$STORE_ADMIN" "$STORE_PORT" "		store redis {
 			address 127.0.0.1:$REDIS_PORT
-			prefix bench:
+			key_prefix bench:
 		}" >"$OUT/fleet-store.Caddyfile"
 caddyfile "$LOCAL_ADMIN" "$LOCAL_PORT" "" >"$OUT/fleet-local.Caddyfile"
 for side in store local; do
