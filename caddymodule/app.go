@@ -434,6 +434,7 @@ func (a *Crawlers) validate() error {
 func (a *Crawlers) Start() error {
 	appStarts.Add(1)
 	runningCrawlers.Store(a)
+	a.observeStore()
 	if !a.svc.Start(context.Background()) {
 		return nil // a reload with the same config: the running verification goes on
 	}

@@ -108,3 +108,13 @@ func (a *Crawlers) fleetStore() fleet.Store {
 	}
 	return a.store
 }
+
+// observeStore makes the process's counters (the handlers' metrics) report the fallbacks of
+// the running config's store (caddy_robots_store_fallbacks_total), none without one.
+func (a *Crawlers) observeStore() {
+	var st *fleet.Stats
+	if a.store != nil {
+		st = a.store.Stats()
+	}
+	processCounters().ObserveStore(st)
+}

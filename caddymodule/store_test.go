@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/caddyserver/caddy/v2/caddyconfig"
+
+	"github.com/sitepolicy/caddy-robots/metrics/prom"
 )
 
 // TestStoreOptionErrorsNameTheLine: every problem of the crawlers option's store is refused
@@ -157,5 +159,38 @@ func TestStoreKeptOverReload(t *testing.T) {
 	tester.InitServer(globalsWith(option("{env.ROBOTS_TEST_STORE_PREFIX}"))+expand(site+":@PORT2@ {\n\trespond 2\n}\n"), "caddyfile")
 	if running().store == second {
 		t.Error("a changed {env.*} value kept the old client")
+	}
+}
+
+// TestStoreOutageThroughCaddy: with the store down (nothing listens at its address), a
+// crawler whose crawl-delay needs it is served (crawl-delay fails open), never refused, and
+// the fallbacks are counted in Caddy's /metrics (caddy_robots_store_fallbacks_total), the
+// first as an error and those in the backoff that follows as not tried.
+func TestStoreOutageThroughCaddy(t *testing.T) {
+	option := "\tcrawlers {\n\t\tlists off\n\t\treverse_dns off\n\t\tstore redis {\n\t\t\taddress 127.0.0.1:" + fmt.Sprint(freePorts(1)[0]) + "\n\t\t\tbackoff 1h\n\t\t}\n\t}\n"
+	caddyTesterWithGlobals(t, option, `:@PORT@ {
+	robots_txt {
+		metrics
+		group GPTBot {
+			crawl_delay 30
+		}
+		enforce {
+			crawl_delay
+		}
+	}
+	respond "ok"
+}
+`)
+	before := seriesOf(scrapeMetrics(t), prom.StoreFallbacksName)
+	for i := range 3 {
+		resp, _ := do(t, "GET", siteURL("/page"), "User-Agent: Mozilla/5.0 (compatible; GPTBot/1.2)")
+		if resp.StatusCode != 200 {
+			t.Errorf("request %d of GPTBot with the store down: %d, want 200 (crawl-delay fails open)", i, resp.StatusCode)
+		}
+	}
+	got := delta(before, seriesOf(scrapeMetrics(t), prom.StoreFallbacksName))
+	want := map[string]float64{"operation=crawl_delay,reason=error": 1, "operation=crawl_delay,reason=backoff": 2}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("fallbacks counted %v, want %v", got, want)
 	}
 }
