@@ -3,6 +3,7 @@
 #
 #   bench/fleet.sh                               # 5 interleaved rounds of 5 s per side
 #   ROUNDS=9 DURATION=5s CONNS=8 bench/fleet.sh
+#   PAIRS=browser bench/fleet.sh                 # only some of the pairs (crawler, browser)
 #
 # Starts a redis-server on a free loopback port and two Caddy processes (bench/out/caddy, built
 # as bench/run.sh builds it) with the same site and the same crawlers app: one with the store
@@ -133,7 +134,7 @@ run_wrk() {
 median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 
 printf '\n%-8s %12s %12s %18s %18s %14s\n' request store_req/s local_req/s "store p50/p99 µs" "local p50/p99 µs" "p50 added µs"
-for pair in crawler browser; do
+for pair in ${PAIRS:-crawler browser}; do
 	ua=$CRAWLER_UA
 	[ $pair = browser ] && ua=$BROWSER_UA
 	rs=() rl=()
