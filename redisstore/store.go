@@ -291,13 +291,3 @@ func (s *Store) PutDNSVerdict(ctx context.Context, addr netip.Addr, names []stri
 		a, strings.Join(names, " "), max(1, ttl.Milliseconds()), maxVerdicts)
 	return err
 }
-
-// keyCount is for tests and sizing: how many keys under the prefix.
-func (s *Store) keyCount(ctx context.Context) (int, error) {
-	n := 0
-	iter := s.client.Scan(ctx, 0, s.prefix+"*", 1000).Iterator()
-	for iter.Next(ctx) {
-		n++
-	}
-	return n, iter.Err()
-}
