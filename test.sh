@@ -160,6 +160,44 @@ lane() {
 }
 lanes=$(mktemp -d)
 trap 'rm -rf "$log" "$lanes"' EXIT
+# Redis (docs/fleet.md): the tests of the shared store run against a real redis-server. One is
+# started here on a free loopback port, when installed, for the tests that only need a server
+# (ROBOTS_REDIS_ADDR; tests that kill and restart one start their own), and stopped when this
+# script ends, however it ends (a watcher stops it when this shell is gone). Without it those
+# tests skip, and the run says which at the end; ROBOTS_REQUIRE_REDIS=1 (.ci/run) makes them
+# fail instead.
+redis_note=""
+redis_tests() {
+	# The tests that need redis-server: those of the test files using redistest.
+	grep -rl --include='*_test.go' 'redistest\.' . | sort | while read -r f; do
+		sed -n "s|^func \(Test[A-Za-z0-9_]*\)(.*|$(dirname "$f") \1|p" "$f"
+	done | awk '$1 != d { if (d != "") print ""; d = $1; printf "  %s:", d } { printf " %s", $2 } END { print "" }'
+}
+if command -v redis-server >/dev/null; then
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		redis_port=$((20000 + RANDOM % 40000))
+		redis-server --bind 127.0.0.1 --port "$redis_port" --save '' --appendonly no --logfile '' >"$lanes/redis.log" 2>&1 &
+		redis_pid=$!
+		until grep -q 'Ready to accept connections' "$lanes/redis.log" || ! kill -0 "$redis_pid" 2>/dev/null; do sleep 0.1; done
+		kill -0 "$redis_pid" 2>/dev/null && break # else the port was taken: another
+		redis_pid=""
+	done
+	if [ -n "$redis_pid" ]; then
+		export ROBOTS_REDIS_ADDR=127.0.0.1:$redis_port
+		echo "== redis-server on $ROBOTS_REDIS_ADDR for the shared-store tests"
+		(while kill -0 $$ 2>/dev/null; do sleep 1; done; kill "$redis_pid") >/dev/null 2>&1 &
+	else
+		cat "$lanes/redis.log"
+		redis_note="redis-server did not start (above): the shared-store tests that need it did not run"
+	fi
+else
+	redis_note="redis-server is not installed: these tests of the shared store did not run (they skip; install redis-server to run them):
+$(redis_tests)"
+fi
+if [ -n "$redis_note" ]; then
+	echo "== $redis_note"
+	[ "${ROBOTS_REQUIRE_REDIS:-}" = 1 ] && { echo "ROBOTS_REQUIRE_REDIS=1: that is a failure"; status=1; }
+fi
 # Static checks: staticcheck (pinned, fetched by the go command), built while the lanes start.
 staticcheck=honnef.co/go/tools/cmd/staticcheck@v0.7.0
 (GOBIN="$lanes" go install "$staticcheck" >"$lanes/staticcheck.out" 2>&1; echo $? >"$lanes/staticcheck.rc") &
@@ -206,4 +244,5 @@ echo "packages: $passed passed, $failed failed (with -race, and again without it
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
 	echo "go vet, the build or a static check failed: see above"
 fi
+[ -n "$redis_note" ] && echo "$redis_note"
 exit "$status"

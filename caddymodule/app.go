@@ -24,6 +24,7 @@ import (
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/identity"
+	"github.com/sitepolicy/caddy-robots/redisstore"
 	"github.com/sitepolicy/caddy-robots/webbotauth"
 )
 
@@ -55,6 +56,12 @@ type Crawlers struct {
 	// Signatures configures Web Bot Auth: the signature agents trusted, and the bots of the
 	// catalogue their signed requests are.
 	Signatures *CrawlerSignatures `json:"signatures,omitempty"`
+	// Store, if set, is the store the instances of a fleet share (docs/fleet.md); without
+	// it each process keeps its own state.
+	Store *CrawlerStore `json:"store,omitempty"`
+
+	store    *redisstore.Store // nil without Store
+	storeKey string            // the store's key in stores
 
 	svc    *identity.Service
 	sigs   *webbotauth.Verifier  // nil without signatures
@@ -193,8 +200,15 @@ func (a *Crawlers) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return err
 	}
-	a.key = string(key)
+	// The verification keeps the store's client: a changed value of a placeholder in the
+	// store's config makes a new one.
+	storeKey, err := a.provisionStore(ctx.Slogger())
+	if err != nil {
+		return configerr.Prefix("crawlers", err)
+	}
+	a.key = string(key) + "\x00" + storeKey
 	opts := a.serviceOptions(ctx.Slogger())
+	opts.DNS.Store = a.fleetStore() // the server's verification shares its verdicts; check's does not
 	v, _, err := services.LoadOrNew(a.key, func() (caddy.Destructor, error) {
 		e := serviceEntry{Service: identity.NewService(opts)}
 		if a.Signatures != nil {
@@ -227,6 +241,10 @@ func (a *Crawlers) signatureVerifier(fetch bool, dirKeys map[string][]webbotauth
 		Skew: time.Duration(a.Signatures.Skew), MaxValidity: time.Duration(a.Signatures.MaxValidity)}
 	if a.Signatures.ReplayProtection {
 		opts.Nonces = webbotauth.NewNonces(0)
+		if fetch {
+			// The server's nonces are the fleet's; a check's are its own.
+			opts.Store = a.fleetStore()
+		}
 	}
 	agents, err := a.signatureAgents(dirKeys)
 	if err != nil {
@@ -398,6 +416,9 @@ func (a *Crawlers) validate() error {
 		positive("reverse_dns.max_entries", int64(d.MaxEntries), fmt.Sprint(d.MaxEntries))
 		positive("reverse_dns.max_in_flight", int64(d.MaxInFlight), fmt.Sprint(d.MaxInFlight))
 	}
+	if err := a.validateStore(); err != nil {
+		errs = append(errs, err)
+	}
 	if d := a.ReverseDNS; d != nil && d.Resolver != "" {
 		if _, err := identity.ResolverAt(d.Resolver); err != nil {
 			// The error starts with the value, quoted; the path's value shows it.
@@ -413,6 +434,7 @@ func (a *Crawlers) validate() error {
 func (a *Crawlers) Start() error {
 	appStarts.Add(1)
 	runningCrawlers.Store(a)
+	a.observeStore()
 	if !a.svc.Start(context.Background()) {
 		return nil // a reload with the same config: the running verification goes on
 	}
@@ -457,11 +479,11 @@ func (a *Crawlers) Stop() error { return nil }
 // Cleanup releases this config's use of the verification.
 func (a *Crawlers) Cleanup() error {
 	runningCrawlers.CompareAndSwap(a, nil)
+	var err error
 	if a.key != "" {
-		_, err := services.Delete(a.key)
-		return err
+		_, err = services.Delete(a.key)
 	}
-	return nil
+	return errors.Join(err, a.releaseStore())
 }
 
 // Service is the verification the app answers with: the server's, shared over reloads, or

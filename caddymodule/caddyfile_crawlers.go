@@ -44,6 +44,7 @@ func init() {
 //			signatures_replay_protection  # refuse a nonce seen before
 //			signatures_skew <duration>    # clock difference tolerated (default 60s)
 //			signatures_max_validity <duration>  # longest validity accepted (default 24h)
+//			store redis { ... }           # the store a fleet shares (parseStore)
 //		}
 //	}
 func parseCrawlersOption(d *caddyfile.Dispenser, existing any) (any, error) {
@@ -171,6 +172,8 @@ func (o crawlersOption) parse() error {
 		return o.duration(&o.sigs().Skew)
 	case "signatures_max_validity":
 		return o.duration(&o.sigs().MaxValidity)
+	case "store":
+		return o.parseStore()
 	case "signatures_fetch_untrusted":
 		o.set(&o.sigs().FetchUntrusted)
 		o.sigs().FetchUntrusted = true

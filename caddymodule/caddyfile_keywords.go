@@ -23,7 +23,7 @@ var (
 	// The blocks of license_document and of its content elements (RSL documents).
 	licenseDocumentSubdirectives = []string{"content"}
 	licenseContentSubdirectives  = []string{"permits", "prohibits", "payment", "standard", "custom"}
-	crawlersSubdirectives        = []string{"lists", "list_file", "lists_dir", "refresh", "max_age", "fetch_timeout", "reverse_dns", "dns_timeout", "dns_wait", "dns_max_in_flight", "dns_resolver", "signature_agent", "signatures_fetch_untrusted", "signatures_replay_protection", "signatures_skew", "signatures_max_validity"}
+	crawlersSubdirectives        = []string{"lists", "list_file", "lists_dir", "refresh", "max_age", "fetch_timeout", "reverse_dns", "dns_timeout", "dns_wait", "dns_max_in_flight", "dns_resolver", "signature_agent", "signatures_fetch_untrusted", "signatures_replay_protection", "signatures_skew", "signatures_max_validity", "store"}
 )
 
 // A block of the Caddyfile syntax, for unknownSubdirective.

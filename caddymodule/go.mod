@@ -15,6 +15,11 @@ require (
 )
 
 require (
+	github.com/redis/go-redis/v9 v9.23.0 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
+)
+
+require (
 	cel.dev/expr v0.25.3 // indirect
 	cloud.google.com/go/auth v0.23.3 // indirect
 	cloud.google.com/go/auth/oauth2adapt v0.2.8 // indirect
@@ -105,6 +110,7 @@ require (
 	github.com/shurcooL/sanitized_anchor_name v1.0.0 // indirect
 	github.com/sirupsen/logrus v1.10.2 // indirect
 	github.com/sitepolicy/caddy-robots/metrics/prom v0.0.0-00010101000000-000000000000
+	github.com/sitepolicy/caddy-robots/redisstore v0.0.0-00010101000000-000000000000
 	github.com/slackhq/nebula v1.11.2 // indirect
 	github.com/smallstep/certificates v0.30.2 // indirect
 	github.com/smallstep/cli-utils v0.12.2 // indirect
@@ -179,3 +185,5 @@ require (
 replace github.com/sitepolicy/caddy-robots => ../
 
 replace github.com/sitepolicy/caddy-robots/metrics/prom => ../metrics/prom
+
+replace github.com/sitepolicy/caddy-robots/redisstore => ../redisstore

@@ -127,6 +127,8 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 		// from here on (for the handlers after this one, and the deferred ones before it:
 		// checkPlaceholderReads).
 		opts.Identify = func(r *http.Request) identity.Identity { return a.identify(r).id }
+		// The fleet's crawl-delay budgets and log limits, when the app has a store.
+		opts.Store = a.fleetStore()
 	}
 	if h.Metrics {
 		opts.Counters = processCounters()

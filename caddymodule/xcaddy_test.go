@@ -122,7 +122,7 @@ func TestXcaddyManifest(t *testing.T) {
 		}
 		replaced[r.Old] = true
 	}
-	for _, need := range []string{self, root, modulePath(t, "../metrics/prom")} {
+	for _, need := range []string{self, root, modulePath(t, "../metrics/prom"), modulePath(t, "../redisstore")} {
 		if !replaced[need] {
 			t.Errorf("xcaddy.json does not replace %s with its directory in this repository", need)
 		}

@@ -145,6 +145,34 @@ func (s *Server) Restart() {
 	}
 }
 
+// AddrEnv is the environment variable holding the address of a redis-server that ./test.sh
+// started for the whole run.
+const AddrEnv = "ROBOTS_REDIS_ADDR"
+
+// Shared returns the address of a running redis-server for a test that only needs one (it
+// neither kills nor restarts it): the run's (AddrEnv), which saves a start per test, else
+// one of its own (Start: skipped, or failed, without redis-server). Tests sharing a server
+// keep their keys apart under a key prefix of their own (Prefix).
+func Shared(t testing.TB) string {
+	t.Helper()
+	addr := os.Getenv(AddrEnv)
+	if addr == "" {
+		return Start(t).Addr
+	}
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatalf("%s=%s: the run's redis-server does not answer: %v", AddrEnv, addr, err)
+	}
+	c.Close()
+	return addr
+}
+
+// Prefix is a key prefix of t's own on a shared server: its name and the time, so that two
+// runs, and two tests, never meet.
+func Prefix(t testing.TB) string {
+	return fmt.Sprintf("test:%s:%d:", strings.ReplaceAll(t.Name(), " ", "_"), time.Now().UnixNano())
+}
+
 // Pause stops the server without closing its connections (SIGSTOP): a server that hangs,
 // whose clients wait for answers that do not come, until Resume.
 func (s *Server) Pause() { s.signal(syscall.SIGSTOP) }
