@@ -93,6 +93,33 @@ func TestRobotsCommandHelp(t *testing.T) {
 	}
 }
 
+// TestModulesRegistered checks that the command the README runs carries this project's
+// handlers and the standard modules the example site uses: the built binary's
+// list-modules (here, not in a test of cmd/caddy-robots, whose test binary would be a
+// second link of Caddy with -race).
+func TestModulesRegistered(t *testing.T) {
+	out, errOut, st := runCaddy(t, ".", "list-modules")
+	if st != 0 {
+		t.Fatalf("caddy list-modules: status %d\n%s", st, errOut)
+	}
+	listed := map[string]bool{}
+	for _, l := range strings.Split(out, "\n") {
+		listed[strings.TrimSpace(l)] = true
+	}
+	for _, id := range []string{
+		"http.handlers.robots_txt",
+		"http.handlers.robots_tag",
+		"http.handlers.file_server",
+		"http.handlers.encode",
+		"http.handlers.reverse_proxy",
+		"caddy.adapters.caddyfile",
+	} {
+		if !listed[id] {
+			t.Errorf("module %s is not in caddy-robots (list-modules):\n%s", id, out)
+		}
+	}
+}
+
 func regexpLine(out, name, short string) bool {
 	for _, l := range strings.Split(out, "\n") {
 		f := strings.Fields(l)

@@ -291,7 +291,13 @@ func loadCorpus(t testing.TB) map[string][]byte {
 func TestInjectorCorpus(t *testing.T) {
 	p := corpusPolicy(t)
 	for name, doc := range loadCorpus(t) {
-		for _, chunk := range []int{1, 7, len(doc) + 1} {
+		chunks := []int{1, 7, len(doc) + 1} // byte by byte, in 7-byte writes, whole
+		if raceEnabled {
+			// Races only: the page whole. The byte-wise writes take most of the time, and
+			// the run without -race (./test.sh) has every chunking.
+			chunks = chunks[2:]
+		}
+		for _, chunk := range chunks {
 			for _, flush := range []bool{false, true} {
 				if flush && chunk == 1 && len(doc) > 20000 {
 					continue // byte-wise flushing of the huge pages adds nothing but time
@@ -432,8 +438,12 @@ func TestInjectorXHTMLSelfCloses(t *testing.T) {
 func TestInjectorRandomChunking(t *testing.T) {
 	p := corpusPolicy(t)
 	r := rand.New(rand.NewSource(5))
+	patterns := 5
+	if raceEnabled {
+		patterns = 1 // races only: the first pattern of each page of the run without -race
+	}
 	for name, doc := range loadCorpus(t) {
-		for i := 0; i < 5; i++ {
+		for i := 0; i < patterns; i++ {
 			in, w := runInjector(t, doc, p, InjectorOptions{}, func() int { return 1 + r.Intn(300) }, r.Intn(2) == 0)
 			t.Run(name, func(t *testing.T) { checkDOM(t, doc, w.out.Bytes(), in, p) })
 		}

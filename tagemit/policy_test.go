@@ -9,7 +9,12 @@ import (
 	"github.com/dunglas/httpsfv"
 )
 
+// propertyRuns is the size of the property tests without the race detector.
 const propertyRuns = 10000
+
+// raceRuns is their size under it, where only races are looked for: the first cases of the
+// same seeds, all of which the full-size run without -race (./test.sh) checks too.
+const raceRuns = propertyRuns / 40
 
 func mustPolicy(t testing.TB, m map[string][]string) Policy {
 	t.Helper()
@@ -165,7 +170,11 @@ func TestRulesRoundTrip(t *testing.T) {
 // and parsing each serialisation back gives the same policy. Seeded, 10,000 policies.
 func TestRoundTripProperty(t *testing.T) {
 	r := rand.New(rand.NewSource(20261122))
-	for i := 0; i < propertyRuns; i++ {
+	runs := propertyRuns
+	if raceEnabled {
+		runs = raceRuns
+	}
+	for i := 0; i < runs; i++ {
 		p := randomPolicy(r)
 		rt := p.RobotsTag()
 		list, err := httpsfv.UnmarshalList([]string{rt})
@@ -205,7 +214,11 @@ func TestRoundTripProperty(t *testing.T) {
 // TestUnionProperty checks the union's algebra and that it never loses a restriction.
 func TestUnionProperty(t *testing.T) {
 	r := rand.New(rand.NewSource(99))
-	for i := 0; i < propertyRuns; i++ {
+	runs := propertyRuns
+	if raceEnabled {
+		runs = raceRuns
+	}
+	for i := 0; i < runs; i++ {
 		a, b, c := randomPolicy(r), randomPolicy(r), randomPolicy(r)
 		ab := a.Union(b)
 		if !ab.Equal(b.Union(a)) {

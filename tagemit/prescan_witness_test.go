@@ -27,6 +27,9 @@ func TestInjectorKeepsEncoding(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		n = 600
 	}
+	if raceEnabled {
+		n = 150 // races only: the first cases of the full-size run without -race (./test.sh)
+	}
 	moved, kept := 0, 0
 	for i := range n {
 		var b strings.Builder

@@ -1,5 +1,5 @@
 //go:build race
 
-package prom_test
+package usage
 
 const raceEnabled = true

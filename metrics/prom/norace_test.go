@@ -1,5 +1,0 @@
-//go:build !race
-
-package prom_test
-
-const raceEnabled = false
