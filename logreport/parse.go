@@ -27,6 +27,13 @@ type Entry struct {
 	Method, Target []byte
 	// Agent is the User-Agent header; nil when there was none ("-").
 	Agent []byte
+	// Referer is the Referer header; nil when there was none ("-", or a Common line).
+	Referer []byte
+	// ContentType is the response's Content-Type, when the log records the response's
+	// headers (Caddy's "resp_headers"), and HasContentType says whether it does: a logged
+	// response without one has HasContentType and no ContentType.
+	ContentType    []byte
+	HasContentType bool
 	// Status is the response status.
 	Status int
 	// Size is the size of the response body in bytes; 0 for "-".
@@ -121,7 +128,8 @@ func parseCLF(line []byte, e *Entry) (string, error) {
 	if len(line) == 0 {
 		return FormatCommon, nil
 	}
-	if _, line, ok = quoted(line); !ok { // referer
+	ref, line, ok := quoted(line)
+	if !ok {
 		return FormatCombined, bad(`no "referer"`)
 	}
 	ua, _, ok := quoted(skipSpace(line))
@@ -130,6 +138,9 @@ func parseCLF(line []byte, e *Entry) (string, error) {
 	}
 	if !(len(ua) == 1 && ua[0] == '-') && len(ua) > 0 {
 		e.Agent = unescape(ua)
+	}
+	if !(len(ref) == 1 && ref[0] == '-') && len(ref) > 0 {
+		e.Referer = unescape(ref)
 	}
 	return FormatCombined, nil
 }
@@ -351,6 +362,11 @@ type caddyLine struct {
 	} `json:"request"`
 	Status int   `json:"status"`
 	Size   int64 `json:"size"`
+	// RespHeaders are the response's headers; only Content-Type is read (a struct, not a
+	// map: the other headers are skipped without being kept).
+	RespHeaders *struct {
+		ContentType []string `json:"Content-Type"`
+	} `json:"resp_headers"`
 }
 
 // parseCaddy reads Caddy's JSON access log entry.
@@ -378,8 +394,18 @@ func parseCaddy(line []byte, e *Entry) error {
 		e.Method, e.Target = []byte(c.Request.Method), t
 	}
 	for k, v := range c.Request.Headers {
-		if strings.EqualFold(k, "User-Agent") && len(v) > 0 {
+		switch {
+		case len(v) == 0:
+		case strings.EqualFold(k, "User-Agent"):
 			e.Agent = []byte(v[0])
+		case strings.EqualFold(k, "Referer"):
+			e.Referer = []byte(v[0])
+		}
+	}
+	if rh := c.RespHeaders; rh != nil {
+		e.HasContentType = true
+		if len(rh.ContentType) > 0 {
+			e.ContentType = []byte(rh.ContentType[0])
 		}
 	}
 	e.Status, e.Size = c.Status, c.Size

@@ -77,12 +77,16 @@ type Builder struct {
 	// inputUnreadable are the unreadable lines of input.
 	inputUnreadable int64
 	entry           Entry
+	// platforms counts the crawl-to-refer section (platforms.go).
+	platforms platformsAcc
 }
 
 // agentInfo is what a User-Agent names: the bot of the catalogue, the crawler's name it
 // carries (one of the several crawlers an entry may hold) and the group of the file.
 type agentInfo struct {
 	bot, name, token string
+	// platform is the platform of the catalogue whose crawler it is; "" for none.
+	platform string
 }
 
 // crawlerAcc is what the Builder counts of one crawler.
@@ -180,6 +184,7 @@ func NewBuilder(rp *policycheck.Replay, opts Options) *Builder {
 	b.rep.Site.RobotsTxt = string(rp.RobotsTxt())
 	b.rep.Site.Host = opts.Host
 	b.timeline.init(MaxBuckets)
+	b.platforms.init()
 	return b
 }
 
@@ -206,6 +211,7 @@ func (b *Builder) Add(e *Entry) {
 		t.OtherRequests++
 		t.OtherBytes = addSat(t.OtherBytes, e.Size)
 		b.timeline.add(ts, seriesOther)
+		b.platforms.referral(e, ts)
 		return
 	}
 	verified := false
@@ -227,6 +233,9 @@ func (b *Builder) Add(e *Entry) {
 	}
 	c.statuses[e.Status]++
 	b.timeline.add(ts, c.series)
+	if ai.platform != "" && !c.tool { // a platform's HTTP library (AppEngine-Google) is no crawler of it
+		b.platforms.crawl(ai.platform, out.Name, verified, e, ts)
+	}
 	if e.Target == nil {
 		return
 	}
@@ -372,6 +381,9 @@ func (b *Builder) agent(ua []byte) agentInfo {
 	}
 	r := b.rp.Request(string(ua), "/")
 	ai := agentInfo{bot: r.Bot, name: r.Name, token: r.Token}
+	if bn, ok := crawlers.LookupBotName(r.Bot, r.Name); ok {
+		ai.platform = crawlerPlatform(bn.Operator)
+	}
 	if len(ua) > maxCached {
 		return ai
 	}
@@ -509,6 +521,7 @@ func (b *Builder) Report() *Report {
 	}
 	slices.SortFunc(rep.Impostors, func(a, b *Impostor) int { return rowOrder(a.Requests, b.Requests, a.Name, b.Name, a.Token, b.Token) })
 	rep.Timeline = b.timeline.summary()
+	rep.CrawlToRefer = b.platforms.report(rep.Timeline)
 	if rep.Totals.Requests == 0 {
 		rep.Range = Range{}
 	}
@@ -544,6 +557,9 @@ type Report struct {
 	Impostors []*Impostor `json:"impostors"`
 	// Timeline is the requests over time, of crawlers, of other clients and of violations.
 	Timeline Timeline `json:"timeline"`
+	// CrawlToRefer is, per platform, the HTML pages its crawlers fetched and the HTML visits
+	// its products referred.
+	CrawlToRefer CrawlToRefer `json:"crawl_to_refer"`
 }
 
 // Site is the config the requests were replayed against.
