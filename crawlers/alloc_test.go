@@ -35,3 +35,11 @@ func TestIdentifyBotDoesNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+func TestRefererPlatformDoesNotAllocate(t *testing.T) {
+	for _, ref := range []string{"https://www.google.com/", "https://WWW.Google.CO.UK/search?q=x", "https://notgoogle.com/", "https://a.b.c.d.e.example/", "android-app://com.google.android.gm/", ""} {
+		if n := testing.AllocsPerRun(100, func() { crawlers.RefererPlatform(ref) }); n != 0 {
+			t.Errorf("RefererPlatform(%q) allocates %v times", ref, n)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 // Command gencrawlers writes catalog_gen.go of package crawlers from a
 // robots.json of the ai.robots.txt project, and with -bots bots_gen.go from a
-// well-known-bots.json of the arcjet/well-known-bots project.
+// well-known-bots.json of the arcjet/well-known-bots project, and with -platforms
+// platforms_gen.go from data/platforms.json (the project's own data: no licence).
 //
 // From the crawlers directory (go generate ./crawlers/ runs it there):
 //
@@ -29,10 +30,15 @@ func main() {
 	license := flag.String("license", "", "MIT licence text of the data (default: LICENSE beside -data)")
 	out := flag.String("out", "catalog_gen.go", "Go file to write")
 	botsFlag := flag.Bool("bots", false, "the input is well-known-bots.json (the bot catalogue), not robots.json")
+	platformsFlag := flag.Bool("platforms", false, "the input is platforms.json (the platforms), not robots.json")
 	flag.Parse()
 	generate := gen.Generate
-	if *botsFlag {
+	switch {
+	case *botsFlag:
 		generate = gen.GenerateBots
+	case *platformsFlag:
+		generate = gen.GeneratePlatforms
+		*license = "-" // the project's own data
 	}
 	if *license == "" {
 		*license = filepath.Join(filepath.Dir(*data), "LICENSE")
@@ -51,9 +57,11 @@ func run(generate func(data, license []byte, source string) ([]byte, error), in,
 	if err != nil {
 		return err
 	}
-	lic, err := os.ReadFile(license)
-	if err != nil {
-		return err
+	var lic []byte
+	if license != "-" {
+		if lic, err = os.ReadFile(license); err != nil {
+			return err
+		}
 	}
 	code, err := generate(src, lic, filepath.ToSlash(data))
 	if err != nil {
