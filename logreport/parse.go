@@ -38,6 +38,9 @@ type Entry struct {
 	Status int
 	// Size is the size of the response body in bytes; 0 for "-".
 	Size int64
+	// scratch holds the unescaped Referer of a Combined line, reused from line to line (a
+	// Referer is on most lines, and often escaped: an allocation per line would show).
+	scratch []byte
 }
 
 // Formats of the lines of a log; Parse tells them apart by their first byte.
@@ -57,7 +60,7 @@ func bad(reason string) error { return &ParseError{Reason: reason} }
 // Parse reads one line of an access log into e, overwriting it, and returns its format: a
 // line starting with "{" is Caddy's JSON, any other the Common or Combined Log Format.
 func Parse(line []byte, e *Entry) (format string, err error) {
-	*e = Entry{}
+	*e = Entry{scratch: e.scratch[:0]}
 	line = bytes.TrimRight(line, "\r\n")
 	if len(line) > 0 && line[0] == '{' {
 		return FormatCaddy, parseCaddy(line, e)
@@ -140,7 +143,12 @@ func parseCLF(line []byte, e *Entry) (string, error) {
 		e.Agent = unescape(ua)
 	}
 	if !(len(ref) == 1 && ref[0] == '-') && len(ref) > 0 {
-		e.Referer = unescape(ref)
+		if bytes.IndexByte(ref, '\\') < 0 {
+			e.Referer = ref
+		} else {
+			e.scratch = appendUnescaped(e.scratch[:0], ref)
+			e.Referer = e.scratch
+		}
 	}
 	return FormatCombined, nil
 }
@@ -188,7 +196,11 @@ func unescape(b []byte) []byte {
 	if bytes.IndexByte(b, '\\') < 0 {
 		return b
 	}
-	out := make([]byte, 0, len(b))
+	return appendUnescaped(make([]byte, 0, len(b)), b)
+}
+
+// appendUnescaped appends b to out with its escapes undone (unescape).
+func appendUnescaped(out, b []byte) []byte {
 	for i := 0; i < len(b); i++ {
 		c := b[i]
 		if c != '\\' || i+1 == len(b) {

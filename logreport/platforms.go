@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sitepolicy/caddy-robots/crawlers"
 )
 
 // The crawl-to-refer section: per platform of the catalogue (an operator whose crawlers fetch
@@ -19,7 +21,8 @@ import (
 
 // platformsAcc is what the Builder counts for the crawl-to-refer section.
 type platformsAcc struct {
-	rows map[string]*platformAcc
+	// rows are by the platform's index in crawlers.Platforms; nil until seen.
+	rows []*platformAcc
 	// byType and byPath count the responses the section classified as HTML or not, by the
 	// logged Content-Type and by the path (the fallback).
 	byType, byPath int64
@@ -46,24 +49,24 @@ const (
 )
 
 func (p *platformsAcc) init() {
-	p.rows = map[string]*platformAcc{}
+	p.rows = make([]*platformAcc, crawlers.NumPlatforms())
 	p.timeline.init(MaxBuckets)
 }
 
-func (p *platformsAcc) row(name string) *platformAcc {
-	r := p.rows[name]
+func (p *platformsAcc) row(platform int) *platformAcc {
+	r := p.rows[platform]
 	if r == nil {
 		r = &platformAcc{crawlers: map[string]bool{}, series: p.timeline.newSeries(false)}
 		p.timeline.newSeries(false)
 		p.timeline.newSeries(false)
-		p.rows[name] = r
+		p.rows[platform] = r
 	}
 	return r
 }
 
 // crawl counts a request of a crawler of the platform (not an impostor's: the Builder never
 // calls it for one), when its response is an HTML page.
-func (p *platformsAcc) crawl(platform, crawler string, verified bool, e *Entry, ts int64) {
+func (p *platformsAcc) crawl(platform int, crawler string, verified bool, e *Entry, ts int64) {
 	if !p.html(e) {
 		return
 	}
@@ -88,8 +91,16 @@ func (p *platformsAcc) referral(e *Entry, ts int64) {
 	if len(e.Referer) == 0 {
 		return
 	}
-	platform := referrerPlatform(e.Referer)
-	if platform == "" || !p.html(e) {
+	// Only the scheme and the host matter: cut the rest, so that the string passed stays on
+	// the stack (up to 32 bytes) for most Referers rather than be allocated per request.
+	ref := e.Referer
+	if i := bytes.Index(ref, []byte("://")); i >= 0 {
+		if j := bytes.IndexAny(ref[i+3:], "/?#"); j >= 0 {
+			ref = ref[:i+3+j]
+		}
+	}
+	_, platform, ok := crawlers.RefererPlatform(string(ref))
+	if !ok || !p.html(e) {
 		return
 	}
 	r := p.row(platform)
@@ -135,43 +146,16 @@ func htmlPath(path []byte) bool {
 	return bytes.EqualFold(ext, []byte(".html")) || bytes.EqualFold(ext, []byte(".htm"))
 }
 
-// refererHost is the host of an http or https Referer, without userinfo, port and a final
-// dot, lowercased; nil when the Referer is no such URL.
-func refererHost(ref []byte) []byte {
-	var rest []byte
-	switch {
-	case hasPrefixFold(ref, "https://"):
-		rest = ref[len("https://"):]
-	case hasPrefixFold(ref, "http://"):
-		rest = ref[len("http://"):]
-	default:
-		return nil
-	}
-	if i := bytes.IndexAny(rest, "/?#"); i >= 0 {
-		rest = rest[:i]
-	}
-	if i := bytes.LastIndexByte(rest, '@'); i >= 0 {
-		rest = rest[i+1:]
-	}
-	if len(rest) > 0 && rest[0] == '[' {
-		return nil // an IP address: no platform's product
-	}
-	if i := bytes.LastIndexByte(rest, ':'); i >= 0 {
-		rest = rest[:i]
-	}
-	rest = bytes.TrimSuffix(rest, []byte("."))
-	if len(rest) == 0 {
-		return nil
-	}
-	return rest
-}
-
 // report fills the section of rep, whose timeline it rebins its own to.
 func (p *platformsAcc) report(tl Timeline) CrawlToRefer {
 	out := CrawlToRefer{HTMLBy: HTMLBy{ContentType: p.byType, Path: p.byPath}, Platforms: make([]*Platform, 0, len(p.rows))}
 	n := len(tl.Crawlers)
-	for name, r := range p.rows {
-		row := &Platform{Name: name, Verified: r.verified, Unverified: r.unverified, Referrals: r.referrals, Ratio: ratio(r.verified+r.unverified, r.referrals)}
+	all := crawlers.Platforms()
+	for i, r := range p.rows {
+		if r == nil {
+			continue
+		}
+		row := &Platform{ID: all[i].ID, Name: all[i].Name, Verified: r.verified, Unverified: r.unverified, Referrals: r.referrals, Ratio: ratio(r.verified+r.unverified, r.referrals)}
 		for c := range r.crawlers {
 			row.Crawlers = append(row.Crawlers, c)
 		}
@@ -243,7 +227,9 @@ type HTMLBy struct {
 
 // Platform is what one platform's crawlers took and what its products sent back.
 type Platform struct {
-	// Name is the platform as the catalogue names it.
+	// ID and Name are the platform's in the catalogue (crawlers.Platform): "openai",
+	// "OpenAI".
+	ID   string `json:"id"`
 	Name string `json:"name"`
 	// Crawlers are the names of its crawlers seen fetching an HTML page.
 	Crawlers []string `json:"crawlers"`

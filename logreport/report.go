@@ -85,8 +85,9 @@ type Builder struct {
 // carries (one of the several crawlers an entry may hold) and the group of the file.
 type agentInfo struct {
 	bot, name, token string
-	// platform is the platform of the catalogue whose crawler it is; "" for none.
-	platform string
+	// platform is 1 + the index of the platform of the catalogue whose crawler it is
+	// (crawlers.CrawlerPlatform); 0 for none.
+	platform int
 }
 
 // crawlerAcc is what the Builder counts of one crawler.
@@ -233,8 +234,8 @@ func (b *Builder) Add(e *Entry) {
 	}
 	c.statuses[e.Status]++
 	b.timeline.add(ts, c.series)
-	if ai.platform != "" && !c.tool { // a platform's HTTP library (AppEngine-Google) is no crawler of it
-		b.platforms.crawl(ai.platform, out.Name, verified, e, ts)
+	if ai.platform > 0 && !c.tool { // a platform's HTTP library (AppEngine-Google) is no crawler of it
+		b.platforms.crawl(ai.platform-1, out.Name, verified, e, ts)
 	}
 	if e.Target == nil {
 		return
@@ -381,8 +382,8 @@ func (b *Builder) agent(ua []byte) agentInfo {
 	}
 	r := b.rp.Request(string(ua), "/")
 	ai := agentInfo{bot: r.Bot, name: r.Name, token: r.Token}
-	if bn, ok := crawlers.LookupBotName(r.Bot, r.Name); ok {
-		ai.platform = crawlerPlatform(bn.Operator)
+	if _, i, ok := crawlers.CrawlerPlatform(r.Bot, r.Name); ok {
+		ai.platform = i + 1
 	}
 	if len(ua) > maxCached {
 		return ai
