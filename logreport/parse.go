@@ -29,10 +29,10 @@ type Entry struct {
 	Agent []byte
 	// Referer is the Referer header; nil when there was none ("-", or a Common line).
 	Referer []byte
-	// ContentType is the response's Content-Type, when the log records the response's
-	// headers (Caddy's "resp_headers"), and HasContentType says whether it does: a logged
-	// response without one has HasContentType and no ContentType.
-	ContentType    []byte
+	// ContentType is the response's Content-Type field values, when the log records the
+	// response's headers (Caddy's "resp_headers"), and HasContentType says whether it does: a
+	// logged response without one has HasContentType and no ContentType.
+	ContentType    []string
 	HasContentType bool
 	// Status is the response status.
 	Status int
@@ -415,10 +415,7 @@ func parseCaddy(line []byte, e *Entry) error {
 		}
 	}
 	if rh := c.RespHeaders; rh != nil {
-		e.HasContentType = true
-		if len(rh.ContentType) > 0 {
-			e.ContentType = []byte(rh.ContentType[0])
-		}
+		e.HasContentType, e.ContentType = true, rh.ContentType
 	}
 	e.Status, e.Size = c.Status, c.Size
 	if e.Status < 0 || e.Status > 999 {

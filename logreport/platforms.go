@@ -3,12 +3,14 @@ package logreport
 import (
 	"bytes"
 	"cmp"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/sitepolicy/caddy-robots/crawlers"
+	"github.com/sitepolicy/caddy-robots/mimetype"
 )
 
 // The crawl-to-refer section: per platform of the catalogue (an operator whose crawlers fetch
@@ -108,29 +110,30 @@ func (p *platformsAcc) referral(e *Entry, ts int64) {
 	p.timeline.add(ts, r.series+seriesReferrals)
 }
 
-// html says whether e's response is an HTML page, counting how it was told: by the logged
-// Content-Type when the log records the response's headers (Caddy's JSON log), else by the
-// path (htmlPath). A request whose line had no target is no page.
+// html says whether e's response is an HTML page, as the live counter decides it
+// (metrics.HTMLPage): a GET answered with a 2xx status (HEAD transfers no page, a redirect's
+// browser comes back for the page that counts, an error page is no page anyone was sent to)
+// whose Content-Type is text/html or application/xhtml+xml, read as browsers read it
+// (mimetype.Extract). Where the log does not record the response's headers (Common,
+// Combined, a JSON line without resp_headers), the path stands in for the Content-Type
+// (htmlPath). It counts how it was told.
 func (p *platformsAcc) html(e *Entry) bool {
 	if e.Target == nil {
 		return false
 	}
 	if e.HasContentType {
 		p.byType++
-		return htmlType(e.ContentType)
+	} else {
+		p.byPath++
 	}
-	p.byPath++
+	if string(e.Method) != http.MethodGet || e.Status < 200 || e.Status > 299 {
+		return false
+	}
+	if e.HasContentType {
+		mt, ok := mimetype.Extract(e.ContentType)
+		return ok && (mt.IsHTML() || mt.IsXHTML())
+	}
 	return htmlPath(pathOf(e.Target))
-}
-
-// htmlType says whether a Content-Type is an HTML document's: text/html or
-// application/xhtml+xml, parameters aside, in any case.
-func htmlType(ct []byte) bool {
-	if i := bytes.IndexByte(ct, ';'); i >= 0 {
-		ct = ct[:i]
-	}
-	ct = bytes.TrimSpace(ct)
-	return bytes.EqualFold(ct, []byte("text/html")) || bytes.EqualFold(ct, []byte("application/xhtml+xml"))
 }
 
 // htmlPath is the fallback when the log does not record the Content-Type: a path whose last

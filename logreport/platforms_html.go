@@ -97,7 +97,7 @@ func init() {
 		"half":       func(h int) int { return h / 2 },
 	}).New("crawl-to-refer").Parse(`<section class="panel" id="crawl-to-refer-panel">
 <h2>Crawl-to-refer: what crawlers give back</h2>
-<p class="muted">Per platform: the HTML pages its crawlers fetched (verified and unverified; impostors are never the platform's) per HTML visit its products referred (a browser's request whose <code>Referer</code> is one of the platform's hosts). Lower is better for you; ∞: it referred none. HTML told <span data-k="html_by" data-v="{{.CrawlToRefer.HTMLBy.ContentType}},{{.CrawlToRefer.HTMLBy.Path}}">{{htmlBy .CrawlToRefer}}</span>.</p>
+<p class="muted">Per platform: the HTML pages its crawlers fetched (verified and unverified; impostors are never the platform's) per HTML visit its products referred (a browser's request whose <code>Referer</code> is one of the platform's hosts). Lower is better for you; ∞: it referred none. An HTML page is <span data-k="html_by" data-v="{{.CrawlToRefer.HTMLBy.ContentType}},{{.CrawlToRefer.HTMLBy.Path}}">{{htmlBy .CrawlToRefer}}</span>.</p>
 {{if .CrawlToRefer.Platforms}}{{with ratioChart .Report}}<svg id="crawl-to-refer" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {{.W}} {{.H}}" role="img" aria-label="crawl-to-refer ratio per platform">
 {{range .Lines}}<line class="{{.Class}}" x1="{{f .X1}}" y1="{{f .Y1}}" x2="{{f .X2}}" y2="{{f .Y2}}"/>
 {{end}}{{range .Rects}}<rect class="{{.Class}}" x="{{f .X}}" y="{{f .Y}}" width="{{f .W}}" height="{{f .H}}"><title>{{s .Title}}</title></rect>

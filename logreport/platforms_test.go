@@ -81,7 +81,8 @@ var referers = []struct{ ref, platform string }{
 	{"", ""},
 }
 
-// Paths the fallback reads as HTML pages and as not (a query is no extension).
+// Paths the fallback reads as HTML pages and as not (a query is no extension). A page is
+// only a GET's answered 2xx.
 var (
 	htmlPaths  = []string{"/", "/news/1", "/a/b.html", "/INDEX.HTM", "/about?x=1.png"}
 	otherPaths = []string{"/style.css", "/img/x.png", "/robots.txt", "/feed.xml", "/app.js?v=1"}
@@ -93,6 +94,7 @@ const (
 	ctContrary        // one that does not: the Content-Type decides
 	ctNone            // resp_headers without a Content-Type: not HTML
 	ctUnlogged        // no resp_headers: the path decides
+	ctTwo             // two values: the last valid one decides
 	ctKinds
 )
 
@@ -102,13 +104,14 @@ type referRequest struct {
 	c           referClient
 	ip          string
 	target      string
+	method      string
 	referer     string
 	refPlatform string
 	status      int
-	contentType string // for a Caddy line: the Content-Type logged, when logged
-	respHeaders bool   // for a Caddy line: whether resp_headers is logged
-	html        bool   // its response is an HTML page, as the report must tell
-	byType      bool   // and that is told by the logged Content-Type
+	contentType []string // for a Caddy line: the Content-Type logged, when logged
+	respHeaders bool     // for a Caddy line: whether resp_headers is logged
+	html        bool     // its response is an HTML page, as the report must tell
+	byType      bool     // and that is told by the logged Content-Type
 }
 
 // generateReferrals makes n requests over span from start; caddy says the log is Caddy's
@@ -121,7 +124,18 @@ func generateReferrals(rnd *rand.Rand, n int, start time.Time, span time.Duratio
 		c := referClients[rnd.IntN(len(referClients))]
 		rf := referers[rnd.IntN(len(referers))]
 		r := referRequest{t: start.Add(time.Duration(rnd.Int64N(int64(span)))).Truncate(time.Second), c: c, ip: c.ip,
-			referer: rf.ref, refPlatform: rf.platform, status: []int{200, 200, 200, 301, 404}[rnd.IntN(5)]}
+			referer: rf.ref, refPlatform: rf.platform, method: "GET", status: 200}
+		// Only a GET answered 2xx can be a page.
+		switch rnd.IntN(12) {
+		case 0:
+			r.method = "HEAD"
+		case 1:
+			r.method = "POST"
+		case 2, 3:
+			r.status = []int{301, 304, 404, 500}[rnd.IntN(4)]
+		case 4:
+			r.status = 204
+		}
 		if c.fake != "" && rnd.IntN(5) == 0 {
 			r.ip = c.fake
 		}
@@ -131,27 +145,35 @@ func generateReferrals(rnd *rand.Rand, n int, start time.Time, span time.Duratio
 		} else {
 			r.target = otherPaths[rnd.IntN(len(otherPaths))]
 		}
-		r.html = pathHTML
+		html := pathHTML
 		if caddy {
 			r.respHeaders = true
 			r.byType = true
 			switch rnd.IntN(ctKinds) {
 			case ctMatching:
-				r.contentType = pick(rnd, otherTypes)
+				r.contentType = []string{pick(rnd, otherTypes)}
 				if pathHTML {
-					r.contentType = pick(rnd, htmlTypes)
+					r.contentType = []string{pick(rnd, htmlTypes)}
 				}
 			case ctContrary:
-				r.contentType, r.html = pick(rnd, htmlTypes), true
+				r.contentType, html = []string{pick(rnd, htmlTypes)}, true
 				if pathHTML {
-					r.contentType, r.html = pick(rnd, otherTypes), false
+					r.contentType, html = []string{pick(rnd, otherTypes)}, false
 				}
 			case ctNone:
-				r.html = false
+				html = false
 			case ctUnlogged:
 				r.respHeaders, r.byType = false, false
+			case ctTwo:
+				html = rnd.IntN(2) == 0
+				if html {
+					r.contentType = []string{pick(rnd, otherTypes), pick(rnd, htmlTypes)}
+				} else {
+					r.contentType = []string{pick(rnd, htmlTypes), pick(rnd, otherTypes)}
+				}
 			}
 		}
+		r.html = html && r.method == "GET" && r.status >= 200 && r.status <= 299
 		out = append(out, r)
 	}
 	return out
@@ -166,19 +188,19 @@ func referLine(r referRequest, caddy bool) string {
 		if r.referer != "" {
 			ref = strings.ReplaceAll(r.referer, `"`, `\"`)
 		}
-		return fmt.Sprintf(`%s - - [%s] "GET %s HTTP/1.1" %d 512 "%s" "%s"`, r.ip, r.t.UTC().Format("02/Jan/2006:15:04:05 -0700"), r.target, r.status, ref, r.c.ua)
+		return fmt.Sprintf(`%s - - [%s] "%s %s HTTP/1.1" %d 512 "%s" "%s"`, r.ip, r.t.UTC().Format("02/Jan/2006:15:04:05 -0700"), r.method, r.target, r.status, ref, r.c.ua)
 	}
 	h := map[string][]string{"User-Agent": {r.c.ua}, "Accept": {"*/*"}}
 	if r.referer != "" {
 		h["Referer"] = []string{r.referer}
 	}
 	v := map[string]any{"level": "info", "ts": float64(r.t.UnixNano()) / 1e9, "logger": "http.log.access", "msg": "handled request",
-		"request": map[string]any{"remote_ip": r.ip, "client_ip": r.ip, "proto": "HTTP/2.0", "method": "GET", "host": "example.com", "uri": r.target, "headers": h},
+		"request": map[string]any{"remote_ip": r.ip, "client_ip": r.ip, "proto": "HTTP/2.0", "method": r.method, "host": "example.com", "uri": r.target, "headers": h},
 		"status":  r.status, "size": 512}
 	if r.respHeaders {
 		rh := map[string][]string{"Server": {"Caddy"}}
-		if r.contentType != "" {
-			rh["Content-Type"] = []string{r.contentType}
+		if r.contentType != nil {
+			rh["Content-Type"] = r.contentType
 		}
 		v["resp_headers"] = rh
 	}
@@ -513,7 +535,7 @@ func checkHTMLBy(t *testing.T, txt string, page []byte, tr referTruth) {
 	}
 	shown := text(byIDIn(doc, "crawl-to-refer-panel"))
 	for _, out := range []struct{ what, s string }{{"text", txt}, {"HTML", shown}} {
-		if (tr.byType > 0) != strings.Contains(out.s, "Content-Type for") && (tr.byType > 0) != strings.Contains(out.s, "by the logged Content-Type") {
+		if (tr.byType > 0) != strings.Contains(out.s, "by the logged Content-Type") {
 			t.Errorf("%s does not say it told HTML by the Content-Type (%d responses)", out.what, tr.byType)
 		}
 		if (tr.byPath > 0) != strings.Contains(out.s, "by path") {

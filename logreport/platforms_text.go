@@ -6,18 +6,22 @@ import (
 	"text/tabwriter"
 )
 
-// htmlByText says how the section told HTML pages: by the logged Content-Type, by the path,
-// or both, with how many responses each way.
+// htmlByText says what an HTML page is and how the section told it: by the logged
+// Content-Type, by the path, or both, with how many responses each way.
 func (c CrawlToRefer) htmlByText() string {
 	by, path := c.HTMLBy.ContentType, c.HTMLBy.Path
-	const rule = "by path: no extension, .html or .htm"
+	const (
+		byType = "by the logged Content-Type (text/html, application/xhtml+xml)"
+		byPath = "by path (no extension, .html, .htm; the log has no Content-Type)"
+	)
+	s := "a GET answered 2xx, told "
 	switch {
 	case by > 0 && path > 0:
-		return fmt.Sprintf("by the logged Content-Type for %d, %s for %d (no Content-Type logged)", by, rule, path)
+		return s + fmt.Sprintf("%s for %d responses, %s for %d", byType, by, byPath, path)
 	case path > 0:
-		return rule + " (the log records no Content-Type)"
+		return s + byPath
 	}
-	return "by the logged Content-Type (text/html, application/xhtml+xml)"
+	return s + byType
 }
 
 // writeCrawlToRefer writes the crawl-to-refer section: a row per platform.
@@ -25,7 +29,7 @@ func writeCrawlToRefer(b *strings.Builder, c CrawlToRefer) error {
 	if len(c.Platforms) == 0 {
 		return nil
 	}
-	fmt.Fprintf(b, "\nCrawl-to-refer (HTML pages a platform's crawlers fetched per HTML visit its products referred; impostors not counted; HTML told %s):\n", c.htmlByText())
+	fmt.Fprintf(b, "\nCrawl-to-refer (HTML pages a platform's crawlers fetched per HTML visit its products referred; impostors not counted; an HTML page is %s):\n", c.htmlByText())
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "PLATFORM\tCRAWLED\tVERIFIED\tUNVERIFIED\tREFERRED\tRATIO\tCRAWLERS")
 	for _, p := range c.Platforms {
