@@ -27,8 +27,10 @@ type Entry struct {
 	Method, Target []byte
 	// Agent is the User-Agent header; nil when there was none ("-").
 	Agent []byte
-	// Referer is the Referer header; nil when there was none ("-", or a Common line).
-	Referer []byte
+	// referer is the Referer header as logged (Referer unescapes it); nil when there was
+	// none ("-", or a Common line). refererEscaped says it holds a Combined line's escapes.
+	referer        []byte
+	refererEscaped bool
 	// ContentType is the response's Content-Type field values, when the log records the
 	// response's headers (Caddy's "resp_headers"), and HasContentType says whether it does: a
 	// logged response without one has HasContentType and no ContentType.
@@ -38,9 +40,18 @@ type Entry struct {
 	Status int
 	// Size is the size of the response body in bytes; 0 for "-".
 	Size int64
-	// scratch holds the unescaped Referer of a Combined line, reused from line to line (a
-	// Referer is on most lines, and often escaped: an allocation per line would show).
+	// scratch holds the unescaped Referer of a Combined line, reused from line to line.
 	scratch []byte
+}
+
+// Referer returns the Referer header, unescaped as the User-Agent is; nil when there was none
+// ("-", or a Common line). Like the fields, it is valid until the next line is read.
+func (e *Entry) Referer() []byte {
+	if e.refererEscaped {
+		e.scratch = appendUnescaped(e.scratch[:0], e.referer)
+		e.referer, e.refererEscaped = e.scratch, false
+	}
+	return e.referer
 }
 
 // Formats of the lines of a log; Parse tells them apart by their first byte.
@@ -143,12 +154,8 @@ func parseCLF(line []byte, e *Entry) (string, error) {
 		e.Agent = unescape(ua)
 	}
 	if !(len(ref) == 1 && ref[0] == '-') && len(ref) > 0 {
-		if bytes.IndexByte(ref, '\\') < 0 {
-			e.Referer = ref
-		} else {
-			e.scratch = appendUnescaped(e.scratch[:0], ref)
-			e.Referer = e.scratch
-		}
+		// Unescaped when read (Referer): most lines' Referer is never read.
+		e.referer, e.refererEscaped = ref, bytes.IndexByte(ref, '\\') >= 0
 	}
 	return FormatCombined, nil
 }
@@ -411,7 +418,7 @@ func parseCaddy(line []byte, e *Entry) error {
 		case strings.EqualFold(k, "User-Agent"):
 			e.Agent = []byte(v[0])
 		case strings.EqualFold(k, "Referer"):
-			e.Referer = []byte(v[0])
+			e.referer = []byte(v[0])
 		}
 	}
 	if rh := c.RespHeaders; rh != nil {

@@ -90,16 +90,21 @@ func (p *platformsAcc) crawl(platform int, crawler string, verified bool, e *Ent
 // Referer is a host of a platform's products, when its response is an HTML page. It costs
 // nothing for a request without a Referer.
 func (p *platformsAcc) referral(e *Entry, ts int64) {
-	if len(e.Referer) == 0 {
+	if len(e.referer) == 0 {
 		return
 	}
 	// Only the scheme and the host matter: cut the rest, so that the string passed stays on
-	// the stack (up to 32 bytes) for most Referers rather than be allocated per request.
-	ref := e.Referer
+	// the stack (up to 32 bytes) for most Referers rather than be allocated per request,
+	// and a Combined line's escapes are undone only where they are in the host (no host of
+	// the catalogue has them; the servers never escape the "/" cut at).
+	ref := e.referer
 	if i := bytes.Index(ref, []byte("://")); i >= 0 {
 		if j := bytes.IndexAny(ref[i+3:], "/?#"); j >= 0 {
 			ref = ref[:i+3+j]
 		}
+	}
+	if e.refererEscaped && bytes.IndexByte(ref, '\\') >= 0 {
+		ref = e.Referer()
 	}
 	_, platform, ok := crawlers.RefererPlatform(string(ref))
 	if !ok || !p.html(e) {

@@ -595,3 +595,23 @@ func checkCrawlToReferPage(t *testing.T, byID map[string]*html.Node, rep *logrep
 		}
 	}
 }
+
+// TestParseReferer: a Combined line's Referer is read with its escapes undone (as the
+// User-Agent is), "-" is none, a Common line has none, and Caddy's is its header's first value.
+func TestParseReferer(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{`1.2.3.4 - - [20/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 1 "https://a.example/?q=\"x\"\\y\xC3\xA9" "ua"`, `https://a.example/?q="x"\y` + "\xC3\xA9"},
+		{`1.2.3.4 - - [20/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 1 "https://www.google.com\x2Fx" "ua"`, "https://www.google.com/x"},
+		{`1.2.3.4 - - [20/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" "ua"`, ""},
+		{`1.2.3.4 - - [20/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 1`, ""},
+		{`{"ts":1763632800,"request":{"method":"GET","uri":"/","headers":{"Referer":["https://chatgpt.com/\"x\""]}},"status":200}`, `https://chatgpt.com/"x"`},
+	} {
+		var e logreport.Entry
+		if _, err := logreport.Parse([]byte(c.line), &e); err != nil {
+			t.Fatalf("%s: %v", c.line, err)
+		}
+		if got := string(e.Referer()); got != c.want {
+			t.Errorf("%s: Referer %q, want %q", c.line, got, c.want)
+		}
+	}
+}
