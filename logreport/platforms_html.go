@@ -36,7 +36,7 @@ func ratioChart(r *Report) chart {
 		c.Lines = append(c.Lines, gridLine{X1: x(v), Y1: top - 6, X2: x(v), Y2: float64(c.H) - 4, Class: "grid"})
 		c.Labels = append(c.Labels, label{X: x(v), Y: top - 10, Anchor: "middle", Text: strconv.FormatFloat(v, 'f', -1, 64) + ":1", Class: "tick"})
 	}
-	c.Labels = append(c.Labels, label{X: left - 8, Y: top - 10, Anchor: "end", Text: "crawled per referred (log)", Class: "tick"})
+	c.Labels = append(c.Labels, label{X: left + plotW + 40, Y: top - 10, Anchor: "start", Text: "pages crawled per visit referred (log scale)", Class: "tick"})
 	for i, p := range ps {
 		y := top + float64(i)*rowH
 		w, class := 0.0, "ratio"
