@@ -7,6 +7,9 @@
 // as a Prometheus collector, for the Caddy module and for a Go application that wants
 // metrics, so that one that does not never downloads the Prometheus client.
 //
+// It also counts what platforms (crawlers.Platform) give back: HTML pages served to each
+// platform's crawlers and visits referred by its products (platforms.go).
+//
 // Label values are bounded by construction: a crawler is a bot of the catalogue (its ID,
 // crawlers.BotByID), a crawler of the AI catalogue that the bot catalogue does not know (its
 // name, crawlers.Lookup), or "other" (a crawler only the served robots.txt names), never
@@ -139,8 +142,9 @@ func (c Crawler) Category() string { return catalogue().categories[c] }
 // Counters are the counts. The zero value is not usable: use NewCounters. A Counters is
 // safe for concurrent use; adding to it is an atomic add into a slot fixed when it is made.
 type Counters struct {
-	requests []atomic.Uint64 // [crawler][status][outcome]
-	robots   []atomic.Uint64 // [crawler]
+	requests  []atomic.Uint64 // [crawler][status][outcome]
+	robots    []atomic.Uint64 // [crawler]
+	platforms platformCounts  // platforms.go
 }
 
 // NewCounters returns counters with a slot for every crawler (NumCrawlers), identity status
@@ -148,8 +152,9 @@ type Counters struct {
 func NewCounters() *Counters {
 	n := len(catalogue().names)
 	return &Counters{
-		requests: make([]atomic.Uint64, n*numStatuses*int(numOutcomes)),
-		robots:   make([]atomic.Uint64, n),
+		requests:  make([]atomic.Uint64, n*numStatuses*int(numOutcomes)),
+		robots:    make([]atomic.Uint64, n),
+		platforms: newPlatformCounts(),
 	}
 }
 

@@ -49,7 +49,10 @@ type Options struct {
 	// Counters, if set, counts the requests of crawlers (the crawler of the bot catalogue
 	// their User-Agent names, or a name of the served robots.txt), by identity status
 	// (Identify's; metrics.Unchecked without it) and outcome, and their requests for
-	// robots.txt. Counting needs robots_txt: without it nothing is counted.
+	// robots.txt; and, for platforms (crawlers.Platform), the HTML pages served to their
+	// crawlers and to browsers whose Referer names one of their hosts (metrics.HTMLPage,
+	// Counters.CrawledHTML and Referred; the Referer only counts, it never changes a
+	// response). Counting needs robots_txt: without it nothing is counted.
 	Counters *metrics.Counters
 	// LogViolations logs, at info level, the requests from crawlers for paths the served
 	// robots.txt disallows for them that are served (not refused by enforcement): at most
@@ -230,6 +233,9 @@ func (c *Core) Close() {
 //   - /.well-known/tdmrep.json is answered with the generated TDMRep file (Options.TDMRepFile,
 //     Options.TDMRep);
 //   - a request enforcement refuses (Enforce) is logged and answered with its status;
+//   - with Options.Counters, a request of a platform's crawler, or a browser's whose Referer
+//     names a platform's host, is counted for that platform if its response is an HTML page
+//     (metrics.Counters.CrawledHTML, Referred);
 //   - next runs, with the robots tags of every route that applies to r set on its response
 //     (Tag); with no route, it is next.ServeHTTP.
 //
@@ -250,8 +256,15 @@ func (c *Core) ServeHTTP(w http.ResponseWriter, r *http.Request, next Handler) e
 		}
 	}
 	if c.enforce != nil {
-		if b, refused := c.enforce.Check(r, id); refused {
+		var sn seen
+		if b, refused := c.enforce.checkSeen(r, id, &sn); refused {
 			return c.refuse(w, r, b)
+		}
+		if pc, ok := c.enforce.platformVisit(r, id, sn); ok {
+			// Counted for a platform if the response is an HTML page (platforms.go).
+			cw := getCountWriter(w, r, c.enforce.observe.counters, pc)
+			defer cw.release()
+			w = cw
 		}
 	}
 	if len(c.routes) == 0 {

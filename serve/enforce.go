@@ -295,7 +295,13 @@ func (e *enforcer) identifies() bool {
 // impostor, or is over its crawl-delay. Requests for /robots.txt are never blocked. A
 // refusal says whether to log it (Block.Unlogged, Block.Suppressed).
 func (e *enforcer) Check(r *http.Request, id identity.Identity) (Block, bool) {
-	b, blocked := e.check(r, id)
+	return e.checkSeen(r, id, nil)
+}
+
+// checkSeen is Check that also tells, through sn when not nil, what observation found of r
+// (which crawler, its status), for the counts of platforms (platformVisit).
+func (e *enforcer) checkSeen(r *http.Request, id identity.Identity, sn *seen) (Block, bool) {
+	b, blocked := e.check(r, id, sn)
 	if blocked {
 		n, ok := e.refusals.allow(refusalKey(b))
 		b.Unlogged, b.Suppressed = !ok, n
@@ -321,9 +327,9 @@ func refusalKey(b Block) int {
 }
 
 // check is Check without the log limit.
-func (e *enforcer) check(r *http.Request, id identity.Identity) (Block, bool) {
+func (e *enforcer) check(r *http.Request, id identity.Identity, sn *seen) (Block, bool) {
 	if e.observe != nil {
-		return e.checkObserved(r, id)
+		return e.checkObserved(r, id, sn)
 	}
 	if e.impostors != 0 && !e.rt.Matches(r) {
 		if id.Status == identity.Impostor {

@@ -187,7 +187,7 @@ func newObserver(opts Options, crawlDelay bool) *observer {
 // checkObserved is Check when requests are counted or reported: one decision (which crawler,
 // whether the file disallows the path for it and by which rule) serves enforcement, the
 // counters, the report of violations and crawl-delay.
-func (e *enforcer) checkObserved(r *http.Request, id identity.Identity) (Block, bool) {
+func (e *enforcer) checkObserved(r *http.Request, id identity.Identity, sn *seen) (Block, bool) {
 	o := e.observe
 	status := metrics.Unchecked
 	var bot string
@@ -226,6 +226,9 @@ func (e *enforcer) checkObserved(r *http.Request, id identity.Identity) (Block, 
 	}
 	if !haveBot {
 		c = es.slots[tok]
+	}
+	if sn != nil {
+		*sn = seen{crawler: c, status: status, named: true}
 	}
 	d := es.m.Decide(tok, "", requestTarget(r))
 	disallowed := !d.Allowed && d.Rule != nil

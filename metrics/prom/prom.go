@@ -8,7 +8,9 @@
 //	mw, err := nethttp.New(cfg, nethttp.Options{Counters: counters})
 //
 // Only series counted at least once are exported, as a CounterVec exports only the label
-// values it has seen; every label value is a name of the bot catalogue or a fixed word.
+// values it has seen (but for the referred visits, exported at 0 for a platform that crawled:
+// its ratio is then infinite, not missing); every label
+// value is a name of the bot catalogue, a platform ID of the catalogue, or a fixed word.
 package prom
 
 import (
@@ -23,12 +25,23 @@ import (
 const (
 	RequestsName  = "caddy_robots_crawler_requests_total"
 	RobotsTxtName = "caddy_robots_robots_txt_fetches_total"
+	// CrawledHTMLName counts HTML pages (metrics.HTMLPage) served to each platform's
+	// crawlers, by identity status; ReferredName counts HTML pages served to browsers whose
+	// Referer names one of the platform's hosts. Their ratio over a window is the platform's
+	// crawl-to-refer ratio (docs/observability.md).
+	CrawledHTMLName = "caddy_robots_platform_crawled_html_pages_total"
+	ReferredName    = "caddy_robots_platform_referred_visits_total"
 )
+
+// Names returns the names of the metrics a Collector exports.
+func Names() []string {
+	return []string{RequestsName, RobotsTxtName, CrawledHTMLName, ReferredName}
+}
 
 // Collector is a prometheus.Collector over a metrics.Counters.
 type Collector struct {
-	counters         *metrics.Counters
-	requests, robots *prometheus.Desc
+	counters                            *metrics.Counters
+	requests, robots, crawled, referred *prometheus.Desc
 }
 
 // NewCollector returns a Collector of c.
@@ -41,13 +54,21 @@ func NewCollector(c *metrics.Counters) *Collector {
 		robots: prometheus.NewDesc(RobotsTxtName,
 			"Requests for /robots.txt by crawlers of the bot or AI catalogue.",
 			[]string{"crawler", "category"}, nil),
+		crawled: prometheus.NewDesc(CrawledHTMLName,
+			"HTML pages (GET, 2xx, Content-Type text/html or application/xhtml+xml) served to the crawlers of a platform (crawlers.Platforms: its operators' crawlers), by identity status; impostors are no platform's.",
+			[]string{"platform", "identity_status"}, nil),
+		referred: prometheus.NewDesc(ReferredName,
+			"HTML pages (as for "+CrawledHTMLName+") served to browsers (User-Agent naming no crawler) whose Referer names a host of the platform's products; a claim, like User-Agent. Exported, 0 included, for every platform that crawled or referred.",
+			[]string{"platform"}, nil),
 	}
 }
 
-// Describe sends the two metrics' descriptions.
+// Describe sends the metrics' descriptions.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.requests
 	ch <- c.robots
+	ch <- c.crawled
+	ch <- c.referred
 }
 
 // Collect sends the series counted so far.
@@ -57,6 +78,12 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	})
 	c.counters.EachRobotsTxt(func(crawler, category string, n uint64) {
 		ch <- prometheus.MustNewConstMetric(c.robots, prometheus.CounterValue, float64(n), crawler, category)
+	})
+	c.counters.EachCrawledHTML(func(platform, status string, n uint64) {
+		ch <- prometheus.MustNewConstMetric(c.crawled, prometheus.CounterValue, float64(n), platform, status)
+	})
+	c.counters.EachReferred(func(platform string, n uint64) {
+		ch <- prometheus.MustNewConstMetric(c.referred, prometheus.CounterValue, float64(n), platform)
 	})
 }
 
