@@ -45,7 +45,7 @@ type Entry struct {
 }
 
 // Referer returns the Referer header, unescaped as the User-Agent is; nil when there was none
-// ("-", or a Common line). Like the fields, it is valid until the next line is read.
+// ("-", or a Common line) or, in Caddy's log, more than one. Like the fields, it is valid until the next line is read.
 func (e *Entry) Referer() []byte {
 	if e.refererEscaped {
 		e.scratch = appendUnescaped(e.scratch[:0], e.referer)
@@ -417,7 +417,8 @@ func parseCaddy(line []byte, e *Entry) error {
 		case len(v) == 0:
 		case strings.EqualFold(k, "User-Agent"):
 			e.Agent = []byte(v[0])
-		case strings.EqualFold(k, "Referer"):
+		case strings.EqualFold(k, "Referer") && len(v) == 1:
+			// Several Referer fields name no one page: none, as the live counter reads them.
 			e.referer = []byte(v[0])
 		}
 	}

@@ -3,14 +3,13 @@ package logreport
 import (
 	"bytes"
 	"cmp"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/sitepolicy/caddy-robots/crawlers"
-	"github.com/sitepolicy/caddy-robots/mimetype"
+	"github.com/sitepolicy/caddy-robots/metrics"
 )
 
 // The crawl-to-refer section: per platform of the catalogue (an operator whose crawlers fetch
@@ -115,31 +114,30 @@ func (p *platformsAcc) referral(e *Entry, ts int64) {
 	p.timeline.add(ts, r.series+seriesReferrals)
 }
 
-// html says whether e's response is an HTML page, as the live counter decides it
-// (metrics.HTMLPage): a GET answered with a 2xx status (HEAD transfers no page, a redirect's
-// browser comes back for the page that counts, an error page is no page anyone was sent to)
-// whose Content-Type is text/html or application/xhtml+xml, read as browsers read it
-// (mimetype.Extract). Where the log does not record the response's headers (Common,
-// Combined, a JSON line without resp_headers), the path stands in for the Content-Type
-// (htmlPath). It counts how it was told.
+// html says whether e's response is an HTML page, as the live counter decides it:
+// metrics.HTMLPage, a GET answered 2xx whose Content-Type is text/html or
+// application/xhtml+xml as browsers read it. Where the log does not record the response's
+// headers (Common, Combined, a JSON line without resp_headers), the path stands in for the
+// Content-Type (htmlPath). It counts how it was told.
 func (p *platformsAcc) html(e *Entry) bool {
 	if e.Target == nil {
 		return false
 	}
+	ct := e.ContentType
 	if e.HasContentType {
 		p.byType++
 	} else {
 		p.byPath++
+		ct = nil
+		if htmlPath(pathOf(e.Target)) {
+			ct = pathHTML
+		}
 	}
-	if string(e.Method) != http.MethodGet || e.Status < 200 || e.Status > 299 {
-		return false
-	}
-	if e.HasContentType {
-		mt, ok := mimetype.Extract(e.ContentType)
-		return ok && (mt.IsHTML() || mt.IsXHTML())
-	}
-	return htmlPath(pathOf(e.Target))
+	return metrics.HTMLPage(string(e.Method), e.Status, ct)
 }
+
+// pathHTML is the Content-Type a path htmlPath takes as an HTML page stands for.
+var pathHTML = []string{"text/html"}
 
 // htmlPath is the fallback when the log does not record the Content-Type: a path whose last
 // segment has no extension ("/", "/news/1", "/about") or ends in .html or .htm (in any case)

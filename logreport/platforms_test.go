@@ -597,7 +597,8 @@ func checkCrawlToReferPage(t *testing.T, byID map[string]*html.Node, rep *logrep
 }
 
 // TestParseReferer: a Combined line's Referer is read with its escapes undone (as the
-// User-Agent is), "-" is none, a Common line has none, and Caddy's is its header's first value.
+// User-Agent is), "-" is none, a Common line has none, and Caddy's is its header's value
+// (none when it has several, which name no one page).
 func TestParseReferer(t *testing.T) {
 	for _, c := range []struct{ line, want string }{
 		{`1.2.3.4 - - [20/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 1 "https://a.example/?q=\"x\"\\y\xC3\xA9" "ua"`, `https://a.example/?q="x"\y` + "\xC3\xA9"},
@@ -605,6 +606,7 @@ func TestParseReferer(t *testing.T) {
 		{`1.2.3.4 - - [20/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" "ua"`, ""},
 		{`1.2.3.4 - - [20/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 1`, ""},
 		{`{"ts":1763632800,"request":{"method":"GET","uri":"/","headers":{"Referer":["https://chatgpt.com/\"x\""]}},"status":200}`, `https://chatgpt.com/"x"`},
+		{`{"ts":1763632800,"request":{"method":"GET","uri":"/","headers":{"Referer":["https://chatgpt.com/","https://claude.ai/"]}},"status":200}`, ""},
 	} {
 		var e logreport.Entry
 		if _, err := logreport.Parse([]byte(c.line), &e); err != nil {
