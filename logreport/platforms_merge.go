@@ -5,7 +5,11 @@ package logreport
 func (p *platformsAcc) merge(o *platformsAcc) {
 	p.byType += o.byType
 	p.byPath += o.byPath
-	t, ot := &p.timeline, &o.timeline
+	// to maps o's timeline series to p's: a platform's to the platform's.
+	to := make([]int, len(o.timeline.data))
+	for s := range seriesImpostors + 1 {
+		to[s] = s
+	}
 	for i, or := range o.rows {
 		if or == nil {
 			continue
@@ -18,16 +22,8 @@ func (p *platformsAcc) merge(o *platformsAcc) {
 			r.crawlers[c] = true
 		}
 		for s := range 3 {
-			for b, v := range ot.data[or.series+s][:ot.n] {
-				if v == 0 {
-					continue
-				}
-				// add places the bucket's start (growing or widening p's timeline as it
-				// must), then the rest of its count goes where it went.
-				ts := ot.start + int64(b)*ot.width
-				t.add(ts, r.series+s)
-				t.data[r.series+s][floorDiv(ts-t.start, t.width)] += v - 1
-			}
+			to[or.series+s] = r.series + s
 		}
 	}
+	p.timeline.merge(&o.timeline, to)
 }

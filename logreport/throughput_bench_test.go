@@ -2,7 +2,6 @@ package logreport_test
 
 import (
 	"bytes"
-	"syscall"
 	"testing"
 	"time"
 
@@ -13,8 +12,9 @@ import (
 // BenchmarkReportThroughput reads BenchmarkReportCombined's traffic as a Combined log and as
 // Caddy's JSON log (whose lines log the response's Content-Type), reporting lines per second
 // and the process's CPU time per line (user and system, from getrusage: comparable on a
-// shared machine where wall time is not). It uses only the package's public API, so that the
-// same file runs against an older tree: docs/BENCHMARKS.md compares two commits with it.
+// shared machine where wall time is not; cpuTime is BenchmarkReportWorkers'). It uses only
+// the package's public API and cpuTime, so that the same file runs against an older tree
+// that has them: docs/BENCHMARKS.md compares two commits with it.
 func BenchmarkReportThroughput(b *testing.B) {
 	reqs := generate(5, 100000, time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC), 72*time.Hour, false)
 	site := loadSite(b, false)
@@ -42,13 +42,4 @@ func BenchmarkReportThroughput(b *testing.B) {
 			b.ReportMetric(float64(cpuTime()-cpu0)/(lines*float64(b.N)), "cpu-ns/line")
 		})
 	}
-}
-
-// cpuTime is the process's user and system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
