@@ -3,6 +3,7 @@ package logreport
 import (
 	"bytes"
 	"cmp"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,6 +28,10 @@ type platformsAcc struct {
 	// byType and byPath count the responses the section classified as HTML or not, by the
 	// logged Content-Type and by the path (the fallback).
 	byType, byPath int64
+	// lastRef is the scheme and host of the last Referer looked up, and lastPlatform its
+	// platform (-1 for none).
+	lastRef      []byte
+	lastPlatform int
 	// timeline holds three series per platform: its verified and unverified crawlers' HTML
 	// pages and its referred visits. Its buckets are never wider than the report's, whose
 	// events are a superset: Report rebins it to them.
@@ -36,8 +41,10 @@ type platformsAcc struct {
 // platformAcc is one platform's counts.
 type platformAcc struct {
 	verified, unverified, referrals int64
-	// crawlers are the names of its crawlers seen fetching an HTML page.
-	crawlers map[string]bool
+	// crawlers are the names of its crawlers seen fetching an HTML page; lastCrawler the
+	// last one added.
+	crawlers    map[string]bool
+	lastCrawler string
 	// series is the first of its three series in platformsAcc.timeline.
 	series int
 }
@@ -79,7 +86,8 @@ func (p *platformsAcc) crawl(platform int, crawler string, verified bool, e *Ent
 	} else {
 		r.unverified++
 	}
-	if !r.crawlers[crawler] {
+	if crawler != r.lastCrawler { // a row's name is one string: most often a pointer compare
+		r.lastCrawler = crawler
 		r.crawlers[crawler] = true
 	}
 	p.timeline.add(ts, r.series+s)
@@ -105,8 +113,17 @@ func (p *platformsAcc) referral(e *Entry, ts int64) {
 	if e.refererEscaped && bytes.IndexByte(ref, '\\') >= 0 {
 		ref = e.Referer()
 	}
-	_, platform, ok := crawlers.RefererPlatform(string(ref))
-	if !ok || !p.html(e) {
+	// A log's Referers repeat (a search engine's, the site's own pages): the last one's
+	// platform is kept.
+	if !bytes.Equal(ref, p.lastRef) {
+		_, i, ok := crawlers.RefererPlatform(string(ref))
+		if !ok {
+			i = -1
+		}
+		p.lastRef, p.lastPlatform = append(p.lastRef[:0], ref...), i
+	}
+	platform := p.lastPlatform
+	if platform < 0 || !p.html(e) {
 		return
 	}
 	r := p.row(platform)
@@ -123,21 +140,15 @@ func (p *platformsAcc) html(e *Entry) bool {
 	if e.Target == nil {
 		return false
 	}
-	ct := e.ContentType
-	if e.HasContentType {
-		p.byType++
-	} else {
+	if !e.HasContentType {
 		p.byPath++
-		ct = nil
-		if htmlPath(pathOf(e.Target)) {
-			ct = pathHTML
-		}
+		// metrics.HTMLPage with the Content-Type text/html (TestHTMLPageByPath), without
+		// parsing one per request.
+		return string(e.Method) == http.MethodGet && e.Status >= 200 && e.Status <= 299 && htmlPath(pathOf(e.Target))
 	}
-	return metrics.HTMLPage(string(e.Method), e.Status, ct)
+	p.byType++
+	return metrics.HTMLPage(string(e.Method), e.Status, e.ContentType)
 }
-
-// pathHTML is the Content-Type a path htmlPath takes as an HTML page stands for.
-var pathHTML = []string{"text/html"}
 
 // htmlPath is the fallback when the log does not record the Content-Type: a path whose last
 // segment has no extension ("/", "/news/1", "/about") or ends in .html or .htm (in any case)

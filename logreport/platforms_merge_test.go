@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sitepolicy/caddy-robots/crawlers"
+	"github.com/sitepolicy/caddy-robots/metrics"
 )
 
 // TestPlatformsMerge: the crawl-to-refer section of lines read in two parts and merged is the
@@ -49,6 +50,20 @@ func TestPlatformsMerge(t *testing.T) {
 		tl := all.summary()
 		if want, got := one.report(tl), a.report(tl); !reflect.DeepEqual(got, want) {
 			t.Fatalf("round %d: merged\n%+v\nwant\n%+v", round, got, want)
+		}
+	}
+}
+
+// TestHTMLPageByPath: where the path stands in for the Content-Type, a response is an HTML
+// page exactly when metrics.HTMLPage says so of it with the Content-Type text/html.
+func TestHTMLPageByPath(t *testing.T) {
+	var p platformsAcc
+	for _, method := range []string{"GET", "HEAD", "POST", "get", "PUT", ""} {
+		for status := 0; status < 1000; status++ {
+			e := &Entry{Method: []byte(method), Target: []byte("/news/1?x=a.css"), Status: status}
+			if got, want := p.html(e), metrics.HTMLPage(method, status, []string{"text/html"}); got != want {
+				t.Errorf("%s %d: HTML page %v, metrics.HTMLPage %v", method, status, got, want)
+			}
 		}
 	}
 }
