@@ -297,9 +297,9 @@ func referSite(t testing.TB) *policycheck.Site {
 // and checks that the JSON, the text and the HTML page each say the generated truth, over
 // the whole log and per bucket of the timeline.
 func TestCrawlToReferAgainstTruth(t *testing.T) {
-	rounds, n := 40, 600
+	rounds, n := 20, 600
 	if raceEnabled {
-		rounds = 4
+		rounds = 3
 	}
 	rp, err := policycheck.NewReplay(referSite(t), "https://example.com")
 	if err != nil {
