@@ -321,7 +321,8 @@ func TestCrawlDelayCaddy(t *testing.T) {
 // table names each metric with its labels as served, and every outcome.
 func TestREADMEMetrics(t *testing.T) {
 	block := docBlock(t, "../docs/observability.md", "metrics-caddyfile", "caddyfile")
-	site := strings.NewReplacer("example.com {", ":@PORT@ {", "reverse_proxy localhost:3000", `respond "ok"`).Replace(block)
+	// The backend answers HTML pages, so that GPTBot's page counts for its platform too.
+	site := strings.NewReplacer("example.com {", ":@PORT@ {", "reverse_proxy localhost:3000", "header Content-Type text/html\n\trespond \"<p>ok</p>\"").Replace(block)
 	caddyTesterWithGlobals(t, "", site)
 	ua := "User-Agent: Mozilla/5.0 (compatible; GPTBot/1.2)"
 	resp, _ := do(t, "GET", siteURL("/private/x"), ua)
@@ -347,7 +348,7 @@ func TestREADMEMetrics(t *testing.T) {
 		}
 		return strings.Join(ls, ",")
 	}
-	for _, name := range []string{prom.RequestsName, prom.RobotsTxtName} {
+	for _, name := range prom.Names() {
 		s, c := sample[name], served[name]
 		if s == nil || c == nil {
 			t.Fatalf("%s: in docs/observability.md %v, served %v", name, s != nil, c != nil)
@@ -356,7 +357,7 @@ func TestREADMEMetrics(t *testing.T) {
 			t.Errorf("%s: docs/observability.md's labels %s, served %s", name, labels(s), labels(c))
 		}
 	}
-	if len(sample) != 2 {
+	if len(sample) != len(prom.Names()) {
 		t.Errorf("docs/observability.md's sample has %d metrics", len(sample))
 	}
 	readme, err := os.ReadFile("../README.md")
@@ -372,7 +373,7 @@ func TestREADMEMetrics(t *testing.T) {
 		t.Errorf("the README's table has no row for %s", name)
 		return ""
 	}
-	for _, name := range []string{prom.RequestsName, prom.RobotsTxtName} {
+	for _, name := range prom.Names() {
 		r := row(name)
 		for _, l := range strings.Split(labels(served[name]), ",") {
 			if !strings.Contains(r, "`"+l+"`") {

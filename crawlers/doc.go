@@ -69,9 +69,20 @@
 // about 120 ns of CPU and no allocation for a browser's header against the
 // whole catalogue.
 //
+// # Platforms
+//
+// A Platform is an operator of crawlers seen as what it gives back: the hosts its products
+// send readers from, for the crawl-to-refer ratio (PlatformMethod). The table is the
+// project's own data/platforms.json, each host group with its source, generated into
+// platforms_gen.go like the catalogues. CrawlerPlatform and BotPlatform say whose a crawler
+// is (by operator, or by bot ID where the data names no operator); RefererPlatform and
+// HostPlatform whose a Referer's host is, by whole DNS labels and never by substring, without
+// allocating. A Referer is a claim, like User-Agent.
+//
 // # Updating the catalogue
 //
-// go generate ./crawlers/ regenerates catalog_gen.go from data/robots.json;
+// go generate ./crawlers/ regenerates catalog_gen.go from data/robots.json (and
+// bots_gen.go, platforms_gen.go from theirs);
 // data/SOURCE.md tells how to take a new upstream file in one step. A test
 // fails when catalog_gen.go differs from what the generator makes of the
 // committed data, and another when the lists above are out of date.

@@ -187,36 +187,46 @@ func HostPlatform(host string) (id string, index int, ok bool) {
 	if host == "" || len(host) > maxHost {
 		return "", 0, false
 	}
-	// Lowercase into a buffer on the stack only when needed: m[string(b)] does not allocate.
+	for i := 0; i < len(host); i++ {
+		if 'A' <= host[i] && host[i] <= 'Z' {
+			return hostPlatformFold(host)
+		}
+	}
+	x := platformTables().hosts
+	if r, ok := x[host]; ok {
+		return platforms[r.platform].ID, r.platform, true
+	}
+	for i := 0; i < len(host); i++ {
+		if host[i] == '.' {
+			if r, ok := x[host[i+1:]]; ok && r.subdomains {
+				return platforms[r.platform].ID, r.platform, true
+			}
+		}
+	}
+	return "", 0, false
+}
+
+// hostPlatformFold is HostPlatform for a host with upper-case letters, lowered into a buffer
+// on the stack (m[string(b)] does not allocate).
+func hostPlatformFold(host string) (id string, index int, ok bool) {
 	var buf [maxHost]byte
 	b := buf[:len(host)]
-	lower := true
 	for i := 0; i < len(host); i++ {
 		c := host[i]
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
-			lower = false
 		}
 		b[i] = c
 	}
-	x := platformTables()
-	lookup := func(from int) (hostRule, bool) {
-		if lower {
-			r, ok := x.hosts[host[from:]]
-			return r, ok
-		}
-		r, ok := x.hosts[string(b[from:])]
-		return r, ok
-	}
-	if r, ok := lookup(0); ok {
+	x := platformTables().hosts
+	if r, ok := x[string(b)]; ok {
 		return platforms[r.platform].ID, r.platform, true
 	}
 	for i := 0; i < len(b); i++ {
-		if b[i] != '.' {
-			continue
-		}
-		if r, ok := lookup(i + 1); ok && r.subdomains {
-			return platforms[r.platform].ID, r.platform, true
+		if b[i] == '.' {
+			if r, ok := x[string(b[i+1:])]; ok && r.subdomains {
+				return platforms[r.platform].ID, r.platform, true
+			}
 		}
 	}
 	return "", 0, false
@@ -233,18 +243,23 @@ func RefererHost(referer string) (string, bool) {
 			return "", false
 		}
 	}
-	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
-		rest = rest[:i]
+	// The authority ends at the path, query or fragment; its host follows the last '@'.
+	start, end := 0, len(rest)
+	for i := 0; i < len(rest); i++ {
+		if c := rest[i]; c == '/' || c == '?' || c == '#' {
+			end = i
+			break
+		} else if c == '@' {
+			start = i + 1
+		}
 	}
-	if i := strings.LastIndexByte(rest, '@'); i >= 0 {
-		rest = rest[i+1:]
-	}
+	rest = rest[start:end]
 	if strings.HasPrefix(rest, "[") {
 		return "", false // IPv6 literal
 	}
 	if i := strings.LastIndexByte(rest, ':'); i >= 0 {
-		for _, c := range []byte(rest[i+1:]) {
-			if c < '0' || c > '9' {
+		for j := i + 1; j < len(rest); j++ {
+			if rest[j] < '0' || rest[j] > '9' {
 				return "", false
 			}
 		}

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -53,8 +54,23 @@ func HTMLPage(method string, status int, contentType []string) bool {
 	if method != http.MethodGet || status < 200 || status > 299 {
 		return false
 	}
+	if len(contentType) == 1 && strings.IndexByte(contentType[0], ',') < 0 {
+		return isHTMLEssence(contentType[0]) // one value, no list to split
+	}
 	mt, ok := mimetype.Extract(contentType)
 	return ok && (mt.IsHTML() || mt.IsXHTML())
+}
+
+// isHTMLEssence is mimetype.Extract's answer for one value, without parsing parameters: a
+// value parses as text/html or application/xhtml+xml exactly when its part before the first
+// ';', trimmed of HTTP whitespace, is one of them in any case (parameters never make a MIME
+// type invalid, and both essences are tokens). The common response pays a comparison.
+func isHTMLEssence(v string) bool {
+	if i := strings.IndexByte(v, ';'); i >= 0 {
+		v = v[:i]
+	}
+	v = strings.Trim(v, " \t\r\n")
+	return strings.EqualFold(v, "text/html") || strings.EqualFold(v, "application/xhtml+xml")
 }
 
 // platformCounts are the counts by platform, in Counters.

@@ -44,9 +44,10 @@ type Options struct {
 	// proxy, the address the proxy reports, never a forwarding header a client can write);
 	// nil means the connection's address (Request.RemoteAddr).
 	ClientAddr func(*http.Request) netip.Addr
-	// Counters, if set, counts requests from crawlers and their fetches of robots.txt
-	// (package metrics; the module github.com/sitepolicy/caddy-robots/metrics/prom exposes
-	// them to Prometheus). Counting needs robots_txt in the config.
+	// Counters, if set, counts requests from crawlers and their fetches of robots.txt, and
+	// for each platform the HTML pages served to its crawlers and to browsers its hosts
+	// referred (package metrics; the module github.com/sitepolicy/caddy-robots/metrics/prom
+	// exposes them to Prometheus). Counting needs robots_txt in the config.
 	Counters *metrics.Counters
 	// LogViolations logs, at info level, a request from a crawler for a path the served
 	// robots.txt disallows for it that is served all the same (enforcement refuses none, or

@@ -261,16 +261,26 @@ func (c *Core) ServeHTTP(w http.ResponseWriter, r *http.Request, next Handler) e
 			return c.refuse(w, r, b)
 		}
 		if pc, ok := c.enforce.platformVisit(r, id, sn); ok {
-			// Counted for a platform if the response is an HTML page (platforms.go).
-			cw := getCountWriter(w, r, c.enforce.observe.counters, pc)
-			defer cw.release()
-			w = cw
+			return c.serveCounted(w, r, next, pc)
 		}
 	}
+	return c.serveNext(w, r, next)
+}
+
+// serveNext is the end of ServeHTTP: next, with the robots tags of the routes that apply.
+func (c *Core) serveNext(w http.ResponseWriter, r *http.Request, next Handler) error {
 	if len(c.routes) == 0 {
 		return next.ServeHTTP(w, r)
 	}
 	return c.tag(w, r, next)
+}
+
+// serveCounted is serveNext for a request counted for a platform if its response is an HTML
+// page (platforms.go).
+func (c *Core) serveCounted(w http.ResponseWriter, r *http.Request, next Handler, pc platformCount) error {
+	cw := getCountWriter(w, r, c.enforce.observe.counters, pc)
+	defer cw.release()
+	return c.serveNext(cw, r, next)
 }
 
 // fail answers r with err, a *StatusError, through Options.Error; nil is nil.

@@ -75,7 +75,10 @@ type countWriter struct {
 	req      *http.Request
 	counters *metrics.Counters
 	pc       platformCount
-	done     bool // the final status was seen
+	done     bool // counted (or never to be)
+	// pending is a final status written without a Content-Type: net/http sniffs the type
+	// from the first bytes written, and so does the count.
+	pending int
 }
 
 var countWriterPool = sync.Pool{New: func() any { return new(countWriter) }}
@@ -110,37 +113,52 @@ func (cw *countWriter) Header() http.Header { return cw.rw.Header() }
 // Unwrap returns the underlying ResponseWriter, for http.ResponseController.
 func (cw *countWriter) Unwrap() http.ResponseWriter { return cw.rw }
 
-// WriteHeader counts on the first final status.
+// WriteHeader counts on the first final status, or, without a Content-Type, at the first
+// bytes written (pending).
 func (cw *countWriter) WriteHeader(status int) {
-	if !cw.done && (status < 100 || status > 199 || status == http.StatusSwitchingProtocols) {
-		cw.count(status, cw.rw.Header()["Content-Type"])
+	if !cw.done && cw.pending == 0 && (status < 100 || status > 199 || status == http.StatusSwitchingProtocols) {
+		if cw.sniffs() {
+			cw.pending = status
+		} else {
+			cw.count(status, cw.rw.Header()["Content-Type"])
+		}
 	}
 	cw.rw.WriteHeader(status)
+}
+
+// sniffs reports whether net/http would sniff the response's type: it has none and is not
+// encoded.
+func (cw *countWriter) sniffs() bool {
+	h := cw.rw.Header()
+	_, typed := h["Content-Type"]
+	return !typed && h.Get("Content-Encoding") == ""
 }
 
 // sniffedHTML is the Content-Type net/http sets on a body it sniffs as HTML.
 var sniffedHTML = []string{"text/html; charset=utf-8"}
 
-// Write counts a response whose status was not written (200) before its first bytes.
+// Write counts a response at its first bytes, with its status (200 if none was written) and
+// its type, sniffed from those bytes (up to 512, as net/http does) when it has none.
 func (cw *countWriter) Write(p []byte) (int, error) {
 	if !cw.done {
-		h := cw.rw.Header()
-		ct, present := h["Content-Type"]
-		if !present && h.Get("Content-Encoding") == "" && len(p) > 0 {
-			// net/http sniffs the type from the body's first bytes (up to 512).
-			if t := http.DetectContentType(p[:min(len(p), sniffLen)]); t == sniffedHTML[0] {
-				ct = sniffedHTML
-			}
+		status := http.StatusOK
+		if cw.pending != 0 {
+			status = cw.pending
 		}
-		cw.count(http.StatusOK, ct)
+		ct := cw.rw.Header()["Content-Type"]
+		if len(p) > 0 && cw.sniffs() && http.DetectContentType(p[:min(len(p), sniffLen)]) == sniffedHTML[0] {
+			ct = sniffedHTML
+		}
+		cw.count(status, ct)
 	}
 	return cw.rw.Write(p)
 }
 
-// ReadFrom keeps the underlying writer's ReadFrom (sendfile).
+// ReadFrom keeps the underlying writer's ReadFrom (sendfile); a body copied this way without
+// a Content-Type is not sniffed here (file servers set one).
 func (cw *countWriter) ReadFrom(src io.Reader) (int64, error) {
 	if !cw.done {
-		cw.count(http.StatusOK, cw.rw.Header()["Content-Type"])
+		cw.count(max(cw.pending, http.StatusOK), cw.rw.Header()["Content-Type"])
 	}
 	if rf, ok := cw.rw.(io.ReaderFrom); ok {
 		return rf.ReadFrom(src)
@@ -151,7 +169,7 @@ func (cw *countWriter) ReadFrom(src io.Reader) (int64, error) {
 // FlushError sends what was written so far; a flush before the status writes 200.
 func (cw *countWriter) FlushError() error {
 	if !cw.done {
-		cw.count(http.StatusOK, cw.rw.Header()["Content-Type"])
+		cw.count(max(cw.pending, http.StatusOK), cw.rw.Header()["Content-Type"])
 	}
 	return http.NewResponseController(cw.rw).Flush()
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/metrics"
 )
 
@@ -55,5 +56,17 @@ func BenchmarkPlatformCounts(b *testing.B) {
 				_ = c.ServeHTTP(w, q.r, htmlNext)
 			}
 		})
+	}
+}
+
+// BenchmarkPlatformVisit is what the platform counts add to a browser's request without a
+// Referer: the decision that it counts for none (a header look-up), alone.
+func BenchmarkPlatformVisit(b *testing.B) {
+	c := observedCore(b, observedFile(), nil, Options{Counters: metrics.NewCounters()})
+	r := platformBenchRequests[0].r
+	for b.Loop() {
+		if _, ok := c.enforce.platformVisit(r, identity.Identity{}, seen{}); ok {
+			b.Fatal("counted")
+		}
 	}
 }

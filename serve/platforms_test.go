@@ -32,6 +32,9 @@ var platformSite = HandlerFunc(func(w http.ResponseWriter, r *http.Request) erro
 		_, _ = io.Copy(w, strings.NewReader("<html>from a file</html>")) // ReadFrom
 	case "/sniffed":
 		_, _ = w.Write([]byte("<!DOCTYPE html><p>no type set</p>"))
+	case "/sniffed-after-status":
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte("<!DOCTYPE html><p>no type set, status first</p>"))
 	case "/text":
 		_, _ = w.Write([]byte("plain words"))
 	case "/img":
@@ -48,7 +51,7 @@ var platformSite = HandlerFunc(func(w http.ResponseWriter, r *http.Request) erro
 })
 
 // platformPaths: whether a GET of the path is an HTML page the counts count.
-var platformPaths = map[string]bool{"/page": true, "/xhtml": true, "/file": true, "/sniffed": true, "/admin/page": true, "/text": false, "/img": false, "/moved": false, "/gone": false}
+var platformPaths = map[string]bool{"/page": true, "/xhtml": true, "/file": true, "/sniffed": true, "/sniffed-after-status": true, "/admin/page": true, "/text": false, "/img": false, "/moved": false, "/gone": false}
 
 // platformAgents: User-Agents and the platform of the crawler each names ("" for none),
 // whether it is a crawler at all.
