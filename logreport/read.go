@@ -19,7 +19,7 @@ const maxLine = 64 << 10
 // worker. Variables for the tests, which cut small logs into many chunks.
 var (
 	readSize  = 64 << 10
-	chunkSize = 256 << 10
+	chunkSize = 128 << 10
 )
 
 // ReadLog reads the log r, named name ("-" for standard input), line by line into the
