@@ -338,6 +338,7 @@ svg { display: block; } svg.chart { width: 100%; height: auto; }
 svg text { font: 12px system-ui, sans-serif; fill: #444; }
 .crawlers { fill: #3b6fb6; } .tools { fill: #7c5cc4; } .other { fill: #c3cbd5; } .impostors { fill: #e0a030; } .violations { fill: #d33c2c; }
 line.grid { stroke: #eaecef; } line.axis { stroke: #8c959f; }
+.refer { fill: #2e9e5b; } .ratio { fill: #3b6fb6; } .infinite { fill: #d33c2c; }
 .error { background: #fde8e6; border-left: 4px solid #d33c2c; padding: .5em 1em; }
 .note { background: #fff8e1; border-left: 4px solid #e0a030; padding: .5em 1em; }
 .legend { margin: 0 0 .5em; color: #57606a; } .legend i { display: inline-block; width: .9em; height: .9em; border-radius: 2px; margin: 0 .35em -.1em 1em; } .legend i:first-child { margin-left: 0; }
@@ -397,6 +398,7 @@ pre { background: #f6f8fa; padding: .8em; overflow-x: auto; margin: 0; }
 </table></div>{{else}}<p>No crawler in these logs.</p>{{end}}
 </section>
 
+{{template "crawl-to-refer" .}}
 <section class="panel">
 <h2>Tools and libraries</h2>
 <p class="muted">Command-line tools and HTTP libraries (curl, Wget, python-requests, Go-http-client): someone's script, not a crawler. Counted apart from the crawlers.</p>

@@ -140,9 +140,10 @@ func checkPage(t *testing.T, page []byte, rep *logreport.Report) {
 		}
 	}
 	// The charts: a bar per bucket and crawler (tool).
-	if len(svgs) != 2+len(rep.Crawlers)+len(rep.Tools) {
-		t.Fatalf("%d SVG charts, want 2 and one per crawler and tool", len(svgs))
+	if want := 2 + len(rep.Crawlers) + len(rep.Tools) + referCharts(rep); len(svgs) != want {
+		t.Fatalf("%d SVG charts, want %d: 2, one per crawler and tool, and the crawl-to-refer panel's", len(svgs), want)
 	}
+	checkCrawlToReferPage(t, byID, rep)
 	for i, row := range slices.Concat(rows, toolRows) {
 		c := slices.Concat(rep.Crawlers, rep.Tools)[i]
 		var bars int64

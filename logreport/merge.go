@@ -50,6 +50,7 @@ func (b *Builder) merge(o *Builder) {
 		im.merge(oi)
 	}
 	b.timeline.merge(&o.timeline, series)
+	b.platforms.merge(&o.platforms)
 }
 
 // merge adds the totals o to t.

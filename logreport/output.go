@@ -107,6 +107,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	if err := writeRows(&b, "Tools and libraries (scripts and HTTP clients, not crawlers):\n", "TOOL", r.Tools); err != nil {
 		return err
 	}
+	if err := writeCrawlToRefer(&b, r.CrawlToRefer); err != nil {
+		return err
+	}
 	if t.Violations > 0 {
 		b.WriteString("\nViolations (the rule's line in the robots.txt served now):\n")
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)

@@ -127,6 +127,12 @@ func fleetLogs(n int) map[string][]byte {
 	cut := gzipped(files["web2/access.log"][:len(files["web2/access.log"])/3])
 	files["web2/access.log.1.gz"] = cut[:len(cut)*2/3]
 	files["web9/error.log"] = []byte("not a log\n{\"level\":\"error\"}\n")
+	// Platforms' crawls and referred visits (platforms_test.go's generator).
+	var refer bytes.Buffer
+	for _, r := range generateReferrals(rand.New(rand.NewPCG(60, 1)), n/2, start, 48*time.Hour, true) {
+		refer.WriteString(referLine(r, true) + "\n")
+	}
+	files["web3/access.log"] = refer.Bytes()
 	return files
 }
 

@@ -27,10 +27,31 @@ type Entry struct {
 	Method, Target []byte
 	// Agent is the User-Agent header; nil when there was none ("-").
 	Agent []byte
+	// referer is the Referer header as logged (Referer unescapes it); nil when there was
+	// none ("-", or a Common line). refererEscaped says it holds a Combined line's escapes.
+	referer        []byte
+	refererEscaped bool
+	// ContentType is the response's Content-Type field values, when the log records the
+	// response's headers (Caddy's "resp_headers"), and HasContentType says whether it does: a
+	// logged response without one has HasContentType and no ContentType.
+	ContentType    []string
+	HasContentType bool
 	// Status is the response status.
 	Status int
 	// Size is the size of the response body in bytes; 0 for "-".
 	Size int64
+	// scratch holds the unescaped Referer of a Combined line, reused from line to line.
+	scratch []byte
+}
+
+// Referer returns the Referer header, unescaped as the User-Agent is; nil when there was none
+// ("-", or a Common line) or, in Caddy's log, more than one. Like the fields, it is valid until the next line is read.
+func (e *Entry) Referer() []byte {
+	if e.refererEscaped {
+		e.scratch = appendUnescaped(e.scratch[:0], e.referer)
+		e.referer, e.refererEscaped = e.scratch, false
+	}
+	return e.referer
 }
 
 // Formats of the lines of a log; Parse tells them apart by their first byte.
@@ -50,7 +71,7 @@ func bad(reason string) error { return &ParseError{Reason: reason} }
 // Parse reads one line of an access log into e, overwriting it, and returns its format: a
 // line starting with "{" is Caddy's JSON, any other the Common or Combined Log Format.
 func Parse(line []byte, e *Entry) (format string, err error) {
-	*e = Entry{}
+	*e = Entry{scratch: e.scratch[:0]}
 	line = bytes.TrimRight(line, "\r\n")
 	if len(line) > 0 && line[0] == '{' {
 		return FormatCaddy, parseCaddy(line, e)
@@ -121,7 +142,8 @@ func parseCLF(line []byte, e *Entry) (string, error) {
 	if len(line) == 0 {
 		return FormatCommon, nil
 	}
-	if _, line, ok = quoted(line); !ok { // referer
+	ref, line, ok := quoted(line)
+	if !ok {
 		return FormatCombined, bad(`no "referer"`)
 	}
 	ua, _, ok := quoted(skipSpace(line))
@@ -130,6 +152,10 @@ func parseCLF(line []byte, e *Entry) (string, error) {
 	}
 	if !(len(ua) == 1 && ua[0] == '-') && len(ua) > 0 {
 		e.Agent = unescape(ua)
+	}
+	if !(len(ref) == 1 && ref[0] == '-') && len(ref) > 0 {
+		// Unescaped when read (Referer): most lines' Referer is never read.
+		e.referer, e.refererEscaped = ref, bytes.IndexByte(ref, '\\') >= 0
 	}
 	return FormatCombined, nil
 }
@@ -177,7 +203,11 @@ func unescape(b []byte) []byte {
 	if bytes.IndexByte(b, '\\') < 0 {
 		return b
 	}
-	out := make([]byte, 0, len(b))
+	return appendUnescaped(make([]byte, 0, len(b)), b)
+}
+
+// appendUnescaped appends b to out with its escapes undone (unescape).
+func appendUnescaped(out, b []byte) []byte {
 	for i := 0; i < len(b); i++ {
 		c := b[i]
 		if c != '\\' || i+1 == len(b) {
@@ -351,6 +381,11 @@ type caddyLine struct {
 	} `json:"request"`
 	Status int   `json:"status"`
 	Size   int64 `json:"size"`
+	// RespHeaders are the response's headers; only Content-Type is read (a struct, not a
+	// map: the other headers are skipped without being kept).
+	RespHeaders *struct {
+		ContentType []string `json:"Content-Type"`
+	} `json:"resp_headers"`
 }
 
 // parseCaddy reads Caddy's JSON access log entry.
@@ -378,9 +413,17 @@ func parseCaddy(line []byte, e *Entry) error {
 		e.Method, e.Target = []byte(c.Request.Method), t
 	}
 	for k, v := range c.Request.Headers {
-		if strings.EqualFold(k, "User-Agent") && len(v) > 0 {
+		switch {
+		case len(v) == 0:
+		case strings.EqualFold(k, "User-Agent"):
 			e.Agent = []byte(v[0])
+		case strings.EqualFold(k, "Referer") && len(v) == 1:
+			// Several Referer fields name no one page: none, as the live counter reads them.
+			e.referer = []byte(v[0])
 		}
+	}
+	if rh := c.RespHeaders; rh != nil {
+		e.HasContentType, e.ContentType = true, rh.ContentType
 	}
 	e.Status, e.Size = c.Status, c.Size
 	if e.Status < 0 || e.Status > 999 {

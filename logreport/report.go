@@ -76,6 +76,8 @@ type Builder struct {
 	// cur is what it counts of the chunk it reads.
 	cur   chunkCounts
 	entry Entry
+	// platforms counts the crawl-to-refer section (platforms.go).
+	platforms platformsAcc
 }
 
 // agentInfo is what a User-Agent names: the bot of the catalogue, the crawler's name it
@@ -84,6 +86,9 @@ type agentInfo struct {
 	bot, name, token string
 	// key is its row's key (rowKey), made once per User-Agent rather than per request.
 	key string
+	// platform is 1 + the index of the platform of the catalogue whose crawler it is
+	// (crawlers.CrawlerPlatform); 0 for none.
+	platform int
 }
 
 // crawlerAcc is what the Builder counts of one crawler.
@@ -314,6 +319,7 @@ func NewBuilder(rp *policycheck.Replay, opts Options) *Builder {
 	b.rep.Site.RobotsTxt = string(rp.RobotsTxt())
 	b.rep.Site.Host = opts.Host
 	b.timeline.init(MaxBuckets)
+	b.platforms.init()
 	return b
 }
 
@@ -340,6 +346,7 @@ func (b *Builder) Add(e *Entry) {
 		t.OtherRequests++
 		t.OtherBytes = addSat(t.OtherBytes, e.Size)
 		b.timeline.add(ts, seriesOther)
+		b.platforms.referral(e, ts)
 		return
 	}
 	verified := false
@@ -361,6 +368,9 @@ func (b *Builder) Add(e *Entry) {
 	}
 	c.statuses[e.Status]++
 	b.timeline.add(ts, c.series)
+	if ai.platform > 0 && !c.tool { // a platform's HTTP library (AppEngine-Google) is no crawler of it
+		b.platforms.crawl(ai.platform-1, out.Name, verified, e, ts)
+	}
 	if e.Target == nil {
 		return
 	}
@@ -492,6 +502,9 @@ func (b *Builder) agent(ua []byte) agentInfo {
 	r := b.rp.Request(string(ua), "/")
 	ai := agentInfo{bot: r.Bot, name: r.Name, token: r.Token}
 	ai.key = rowKey(ai)
+	if _, i, ok := crawlers.CrawlerPlatform(r.Bot, r.Name); ok {
+		ai.platform = i + 1
+	}
 	if len(ua) > maxCached {
 		return ai
 	}
@@ -630,6 +643,7 @@ func (b *Builder) Report() *Report {
 	}
 	slices.SortFunc(rep.Impostors, func(a, b *Impostor) int { return rowOrder(a.Requests, b.Requests, a.Name, b.Name, a.Token, b.Token) })
 	rep.Timeline = b.timeline.summary()
+	rep.CrawlToRefer = b.platforms.report(rep.Timeline)
 	if rep.Totals.Requests == 0 {
 		rep.Range = Range{}
 	}
@@ -668,6 +682,9 @@ type Report struct {
 	Impostors []*Impostor `json:"impostors"`
 	// Timeline is the requests over time, of crawlers, of other clients and of violations.
 	Timeline Timeline `json:"timeline"`
+	// CrawlToRefer is, per platform, the HTML pages its crawlers fetched and the HTML visits
+	// its products referred.
+	CrawlToRefer CrawlToRefer `json:"crawl_to_refer"`
 }
 
 // Site is the config the requests were replayed against.
