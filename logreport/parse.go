@@ -31,6 +31,10 @@ type Entry struct {
 	Status int
 	// Size is the size of the response body in bytes; 0 for "-".
 	Size int64
+	// PaymentResponse is true when the response carried an x402 PAYMENT-RESPONSE header (a
+	// settlement's result). Only Caddy's JSON log records response headers: false for the
+	// Common and Combined formats.
+	PaymentResponse bool
 }
 
 // Formats of the lines of a log; Parse tells them apart by their first byte.
@@ -351,6 +355,12 @@ type caddyLine struct {
 	} `json:"request"`
 	Status int   `json:"status"`
 	Size   int64 `json:"size"`
+	// RespHeaders reads only PAYMENT-RESPONSE of the response's headers (Caddy logs them
+	// canonical, "Payment-Response"; the decoder matches names without case): the others are
+	// skipped, not decoded.
+	RespHeaders *struct {
+		PaymentResponse []string `json:"Payment-Response"`
+	} `json:"resp_headers"`
 }
 
 // parseCaddy reads Caddy's JSON access log entry.
@@ -383,6 +393,7 @@ func parseCaddy(line []byte, e *Entry) error {
 		}
 	}
 	e.Status, e.Size = c.Status, c.Size
+	e.PaymentResponse = c.RespHeaders != nil && len(c.RespHeaders.PaymentResponse) > 0 && c.RespHeaders.PaymentResponse[0] != ""
 	if e.Status < 0 || e.Status > 999 {
 		return bad("status out of range")
 	}
