@@ -141,6 +141,7 @@ func (c Crawler) Category() string { return catalogue().categories[c] }
 type Counters struct {
 	requests []atomic.Uint64 // [crawler][status][outcome]
 	robots   []atomic.Uint64 // [crawler]
+	pay      payCounters
 }
 
 // NewCounters returns counters with a slot for every crawler (NumCrawlers), identity status
@@ -150,6 +151,7 @@ func NewCounters() *Counters {
 	return &Counters{
 		requests: make([]atomic.Uint64, n*numStatuses*int(numOutcomes)),
 		robots:   make([]atomic.Uint64, n),
+		pay:      newPayCounters(n),
 	}
 }
 

@@ -55,6 +55,10 @@ type Options struct {
 	// serve.ViolationInterval. Off by default: it decides for every crawler's request, which
 	// a site that does not read the log need not pay for.
 	LogViolations bool
+	// Pay, if set, is what charging crawlers (robots_txt.pay, docs/payment.md) uses beside
+	// the config: a payment store a fleet shares, the facilitator's transport. Nil is the
+	// defaults: one process's store, a transport of the facilitator client's own.
+	Pay *serve.Pay
 	// Now, if set, is the clock of the refusal and violation logs' intervals and of
 	// crawl-delay (serve.Options.Now), for tests; nil means the monotonic clock.
 	Now func() time.Time
@@ -77,6 +81,7 @@ func (o Options) coreOptions() serve.Options {
 		// The middleware holds every route of the site with its paths.
 		TDMRepFile: true,
 		Now:        o.Now,
+		Pay:        o.Pay,
 	}
 	if o.Verifier != nil || o.Signatures != nil {
 		so.Identify = func(r *http.Request) identity.Identity { id, _ := Identity(r); return id }

@@ -77,6 +77,9 @@ type RobotsTxt struct {
 	MaxAge Duration `json:"max_age,omitempty"`
 	// Enforce, if set, answers requests from crawlers that the file disallows (see Enforce).
 	Enforce *Enforce `json:"enforce,omitempty"`
+	// Pay, if set, charges verified crawlers per request with x402 (see Pay): after
+	// enforcement, before the site's handler.
+	Pay *Pay `json:"pay,omitempty"`
 	// Merge merges the file with the site's own robots.txt: "merge_file", "merge_upstream",
 	// "merge_upstream_timeout".
 	Merge

@@ -90,6 +90,10 @@ type Options struct {
 	// monotonic clock. For tests.
 	Now func() time.Time
 
+	// Pay holds what charging crawlers (policy.Pay) needs beside the config: a shared
+	// payment store, the facilitator's transport. Nil is the defaults.
+	Pay *Pay
+
 	// violations, if set, is told of each violation logged (LogViolations): for tests.
 	violations func(*http.Request, violation)
 }
@@ -112,6 +116,7 @@ type Core struct {
 	identify func(*http.Request) identity.Identity // set when enforcement reads identities
 	onError  func(w http.ResponseWriter, r *http.Request, err *StatusError) error
 	tdmOf    func(*http.Request) *Core // Options.TDMRep
+	pay      *payer                    // robots_txt.pay; nil without
 }
 
 type route struct {
@@ -151,6 +156,14 @@ func New(cfg policy.Config, opts Options) (*Core, error) {
 			}
 		}
 		c.warnings = append(c.warnings, configerr.PrefixAll("robots_txt", file.Warnings())...)
+		if rc.Pay != nil {
+			pay, err := newPayer(rc.Pay, rc.LicenseDocuments, opts)
+			errs = append(errs, configerr.Prefix("robots_txt", err))
+			c.pay = pay
+			if pay != nil {
+				c.identify = opts.Identify
+			}
+		}
 	}
 	for i, r := range cfg.RobotsTag {
 		at := configerr.Index("robots_tag", i)
@@ -230,6 +243,9 @@ func (c *Core) Close() {
 //   - /.well-known/tdmrep.json is answered with the generated TDMRep file (Options.TDMRepFile,
 //     Options.TDMRep);
 //   - a request enforcement refuses (Enforce) is logged and answered with its status;
+//   - a verified crawler's request that robots_txt.pay prices (Price) is charged with x402:
+//     answered 402 with the price, or its payment verified, next run and its success
+//     settled before it is sent (docs/payment.md);
 //   - next runs, with the robots tags of every route that applies to r set on its response
 //     (Tag); with no route, it is next.ServeHTTP.
 //
@@ -252,6 +268,11 @@ func (c *Core) ServeHTTP(w http.ResponseWriter, r *http.Request, next Handler) e
 	if c.enforce != nil {
 		if b, refused := c.enforce.Check(r, id); refused {
 			return c.refuse(w, r, b)
+		}
+	}
+	if c.pay != nil {
+		if pr := c.pay.price(r, id); pr != nil {
+			return c.charge(w, r, next, pr, id)
 		}
 	}
 	if len(c.routes) == 0 {
