@@ -93,7 +93,7 @@ func parserSubdirectives(t *testing.T) map[string][]string {
 	t.Helper()
 	fset := token.NewFileSet()
 	byFunc := map[string][]string{}
-	for _, file := range []string{"caddyfile.go", "caddyfile_crawlers.go"} {
+	for _, file := range []string{"caddyfile.go", "caddyfile_crawlers.go", "caddyfile_pay.go"} {
 		f, err := parser.ParseFile(fset, file, nil, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -135,6 +135,8 @@ func parserSubdirectives(t *testing.T) map[string][]string {
 		"license_document": byFunc["parseLicenseDocument"],
 		"content":          byFunc["parseLicenseContent"],
 		"crawlers":         byFunc["crawlersOption.parse"],
+		"pay":              byFunc["parsePay"],
+		"price":            byFunc["parsePrice"],
 	}
 	for block, subs := range out {
 		if len(subs) < 4 && block != "enforce" && block != "license_document" || len(subs) == 0 {
@@ -154,7 +156,7 @@ func types(e ast.Expr) string {
 // TestSubdirectiveLists: the lists that errors name and suggest from are exactly what the
 // parsers accept.
 func TestSubdirectiveLists(t *testing.T) {
-	lists := map[string][]string{"robots_txt": robotsTxtSubdirectives, "group": groupSubdirectives, "robots_tag": robotsTagSubdirectives, "enforce": enforceSubdirectives, "crawlers": crawlersSubdirectives, "license_document": licenseDocumentSubdirectives, "content": licenseContentSubdirectives}
+	lists := map[string][]string{"robots_txt": robotsTxtSubdirectives, "group": groupSubdirectives, "robots_tag": robotsTagSubdirectives, "enforce": enforceSubdirectives, "crawlers": crawlersSubdirectives, "license_document": licenseDocumentSubdirectives, "content": licenseContentSubdirectives, "pay": paySubdirectives, "price": priceSubdirectives}
 	for block, accepted := range parserSubdirectives(t) {
 		a, l := slices.Sorted(slices.Values(accepted)), slices.Sorted(slices.Values(lists[block]))
 		if !slices.Equal(a, l) {
