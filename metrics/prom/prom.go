@@ -23,12 +23,19 @@ import (
 const (
 	RequestsName  = "caddy_robots_crawler_requests_total"
 	RobotsTxtName = "caddy_robots_robots_txt_fetches_total"
+	// PaymentsName counts priced requests (x402, docs/payment.md) by crawler and outcome.
+	PaymentsName = "caddy_robots_payments_total"
+	// RevenueName sums what crawlers paid, in the asset's atomic units.
+	RevenueName = "caddy_robots_revenue_atomic_total"
+	// FacilitatorCallsName counts calls to the x402 facilitator by endpoint and result.
+	FacilitatorCallsName = "caddy_robots_facilitator_calls_total"
 )
 
 // Collector is a prometheus.Collector over a metrics.Counters.
 type Collector struct {
-	counters         *metrics.Counters
-	requests, robots *prometheus.Desc
+	counters                   *metrics.Counters
+	requests, robots           *prometheus.Desc
+	payments, revenue, fcalled *prometheus.Desc
 }
 
 // NewCollector returns a Collector of c.
@@ -41,13 +48,25 @@ func NewCollector(c *metrics.Counters) *Collector {
 		robots: prometheus.NewDesc(RobotsTxtName,
 			"Requests for /robots.txt by crawlers of the bot or AI catalogue.",
 			[]string{"crawler", "category"}, nil),
+		payments: prometheus.NewDesc(PaymentsName,
+			"Priced requests of verified crawlers (x402) by crawler, category and outcome: payment_required, invalid, refused, facilitator_unavailable, not_charged, settle_failed, paid.",
+			[]string{"crawler", "category", "outcome"}, nil),
+		revenue: prometheus.NewDesc(RevenueName,
+			"What crawlers paid and was settled, in the asset's atomic units (robots_txt.pay.decimals).",
+			[]string{"crawler", "category"}, nil),
+		fcalled: prometheus.NewDesc(FacilitatorCallsName,
+			"Calls to the x402 facilitator by endpoint (verify, settle, supported) and result (ok, busy, timeout, error).",
+			[]string{"endpoint", "result"}, nil),
 	}
 }
 
-// Describe sends the two metrics' descriptions.
+// Describe sends the metrics' descriptions.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.requests
 	ch <- c.robots
+	ch <- c.payments
+	ch <- c.revenue
+	ch <- c.fcalled
 }
 
 // Collect sends the series counted so far.
@@ -57,6 +76,15 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	})
 	c.counters.EachRobotsTxt(func(crawler, category string, n uint64) {
 		ch <- prometheus.MustNewConstMetric(c.robots, prometheus.CounterValue, float64(n), crawler, category)
+	})
+	c.counters.EachPayment(func(s metrics.PaymentSeries) {
+		ch <- prometheus.MustNewConstMetric(c.payments, prometheus.CounterValue, float64(s.Count), s.Crawler, s.Category, s.Outcome)
+	})
+	c.counters.EachRevenue(func(crawler, category string, n uint64) {
+		ch <- prometheus.MustNewConstMetric(c.revenue, prometheus.CounterValue, float64(n), crawler, category)
+	})
+	c.counters.EachFacilitatorCall(func(endpoint, result string, n uint64) {
+		ch <- prometheus.MustNewConstMetric(c.fcalled, prometheus.CounterValue, float64(n), endpoint, result)
 	})
 }
 

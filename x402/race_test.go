@@ -1,0 +1,5 @@
+//go:build race
+
+package x402_test
+
+const raceEnabled = true
