@@ -76,3 +76,16 @@ func TestLintPrices(t *testing.T) {
 		})
 	}
 }
+
+// TestLintPriceLicenseRefused: a price for content whose RSL license states another payment
+// than crawl is no lint finding but a config error (serve.New refuses it): lint says so, at
+// the price, with both sides.
+func TestLintPriceLicenseRefused(t *testing.T) {
+	cfg := payConfig(`{"user_agents": ["*"], "rules": [{"type": "disallow", "path": "/admin/"}]}`,
+		`{"path": "/license.xml", "content": [{"url": "/articles/", "payment": {"type": "purchase", "standard": "https://rights.example.org/std"}}]}`,
+		`{"crawlers": ["GPTBot"], "paths": ["/articles/*"], "amount": "0.001"}`)
+	_, err := Lint(site(t, cfg))
+	if err == nil || !strings.Contains(err.Error(), "robots_txt.pay.prices[0]") || !strings.Contains(err.Error(), `says its payment is "purchase", not "crawl"`) {
+		t.Fatalf("err = %v", err)
+	}
+}
