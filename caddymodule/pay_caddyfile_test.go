@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2/caddyconfig"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
 	"github.com/sitepolicy/caddy-robots/policy"
 )
@@ -138,5 +139,18 @@ http://localhost:8080 {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("pay config\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// TestPayCaddyfileDocs: docs/caddy.md's pay block adapts, to the prices it shows.
+func TestPayCaddyfileDocs(t *testing.T) {
+	block := docBlock(t, "../docs/caddy.md", "pay-caddyfile", "caddyfile")
+	var txt RobotsTxt
+	if err := txt.UnmarshalCaddyfile(caddyfile.NewTestDispenser(block)); err != nil {
+		t.Fatal(err)
+	}
+	p := txt.Pay
+	if p == nil || len(p.Prices) != 2 || p.PayTo != "{env.PAY_TO}" || p.Prices[1].Amount != "0.0005" || !reflect.DeepEqual(p.Prices[1].Crawlers, []string{"preset:ai-training"}) {
+		t.Errorf("docs/caddy.md's pay block reads as %+v", p)
 	}
 }

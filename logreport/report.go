@@ -254,14 +254,14 @@ func (b *Builder) Add(e *Entry) {
 	}
 }
 
-// payment reads what a request says of x402 pay per crawl: required is a 402 Payment
-// Required answer (the price asked, or a payment refused); paid is a response carrying
-// PAYMENT-RESPONSE (a settled payment) with a status below 400, the content served. A 402
-// that carries PAYMENT-RESPONSE (a settlement that failed) is required, not paid. Only
-// Caddy's JSON log records response headers: paid is never counted from a Common or
-// Combined log.
+// payment reads what a request says of x402 pay per crawl (docs/payment.md): required is a
+// 402 Payment Required answer (the price asked, or a payment refused); paid is a success
+// (2xx) whose response carried PAYMENT-RESPONSE: the server settles a payment only for a
+// success, before it is sent. A 402 that carries PAYMENT-RESPONSE (a settlement that failed)
+// is required, not paid. Only Caddy's JSON log records response headers: paid is never
+// counted from a Common or Combined log.
 func payment(e *Entry) (required, paid bool) {
-	return e.Status == 402, e.PaymentResponse && e.Status < 400
+	return e.Status == 402, e.PaymentResponse && e.Status >= 200 && e.Status < 300
 }
 
 // addFetch counts a fetch of robots.txt at tm.
@@ -635,8 +635,8 @@ type Totals struct {
 	OtherHosts int64 `json:"other_hosts"`
 	// PaymentRequired are the requests answered 402 Payment Required (x402 pay per crawl:
 	// the price asked, or a payment refused), and Paid those served with a settled payment
-	// (their response carried PAYMENT-RESPONSE, with a status below 400: Caddy's JSON log
-	// only, which records response headers), of every client.
+	// (a 2xx whose response carried PAYMENT-RESPONSE: Caddy's JSON log only, which records
+	// response headers), of every client.
 	PaymentRequired int64 `json:"payment_required"`
 	Paid            int64 `json:"paid"`
 }

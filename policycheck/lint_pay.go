@@ -123,15 +123,15 @@ func (l *linter) prices() {
 		at := configerr.Index("pay.prices", i)
 		cs := pricedCrawlers(pr)
 		paths := l.pricePaths(pr)
-		l.priceDisallowed(i, at, pr, cs, paths)
-		l.priceUnverifiable(i, at, pr, cs)
-		l.priceLicense(i, at, pr, cs, paths)
+		l.priceDisallowed(at, pr, cs, paths)
+		l.priceUnverifiable(at, pr, cs)
+		l.priceLicense(at, pr, cs, paths)
 	}
 }
 
 // priceDisallowed reports the crawlers of a price that robots.txt disallows at one of the
 // paths it charges for, once per path.
-func (l *linter) priceDisallowed(i int, at string, pr *policy.Price, cs []pricedCrawler, paths []string) {
+func (l *linter) priceDisallowed(at string, pr *policy.Price, cs []pricedCrawler, paths []string) {
 	for _, p := range paths {
 		var names []string
 		var rule string
@@ -156,12 +156,12 @@ func (l *linter) priceDisallowed(i int, at string, pr *policy.Price, cs []priced
 		}
 		l.add(LintPriceDisallowed, SeverityWarning, l.robotsAt(at),
 			"allow these crawlers the priced paths in robots.txt (the price is what lets them in), or take them out of the price",
-			"price %d (%s) charges %s for %s, which robots.txt disallows them%s: %s", i, pr.Amount, crawlerList(names), p, rule, then)
+			"the price %s charges %s for %s, which robots.txt disallows them%s: %s", pr.Amount, crawlerList(names), p, rule, then)
 	}
 }
 
 // priceUnverifiable reports the crawlers of a price that nothing can verify.
-func (l *linter) priceUnverifiable(i int, at string, pr *policy.Price, cs []pricedCrawler) {
+func (l *linter) priceUnverifiable(at string, pr *policy.Price, cs []pricedCrawler) {
 	var names []string
 	for _, c := range cs {
 		if !l.verifiable(c) {
@@ -173,7 +173,7 @@ func (l *linter) priceUnverifiable(i int, at string, pr *policy.Price, cs []pric
 	}
 	l.add(LintPriceUnverifiable, SeverityWarning, l.robotsAt(at+".crawlers"),
 		"take them out of the price, or trust their operator's Web Bot Auth agent (signature_agent) if they sign their requests",
-		"price %d (%s) charges %s, which nothing can verify (the catalogue publishes no address list or host names for them, and the site trusts no signature agent for them): only a verified crawler is asked to pay, so they never are, and fetch as the rest of the policy says", i, pr.Amount, crawlerList(names))
+		"the price %s charges %s, which nothing can verify (the catalogue publishes no address list or host names for them, and the site trusts no signature agent for them): only a verified crawler is asked to pay, so they never are, and fetch as the rest of the policy says", pr.Amount, crawlerList(names))
 }
 
 // verifiable reports whether a crawler's claim can be proven: by its catalogue entry's
@@ -200,7 +200,7 @@ var categoryUses = []struct {
 // priceLicense reports, at each path a price charges for, an RSL license content element
 // (the longest pattern matching the path, as crawlers read it) which prohibits the use a
 // crawler of the price fetches for.
-func (l *linter) priceLicense(i int, at string, pr *policy.Price, cs []pricedCrawler, paths []string) {
+func (l *linter) priceLicense(at string, pr *policy.Price, cs []pricedCrawler, paths []string) {
 	for _, p := range paths {
 		for di, d := range l.site.RobotsTxt.Config.LicenseDocuments {
 			ci := licenseContentAt(d.Content, p)
@@ -231,7 +231,7 @@ func (l *linter) priceLicense(i int, at string, pr *policy.Price, cs []pricedCra
 			if len(names) > 0 {
 				l.add(LintPriceLicense, SeverityWarning, l.robotsAt(cat+".prohibits"),
 					"take them out of the price, or permit the use in the license: selling a crawl for a use the license prohibits says two things",
-					"price %d (%s) sells crawls of %s to %s, while the RSL license %s prohibits %s there, the use they fetch for", i, pr.Amount, p, crawlerList(names), d.Path, prohibited)
+					"the price %s sells crawls of %s to %s, while the RSL license %s prohibits %s there, the use they fetch for", pr.Amount, p, crawlerList(names), d.Path, prohibited)
 			}
 		}
 	}
