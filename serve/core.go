@@ -157,7 +157,7 @@ func New(cfg policy.Config, opts Options) (*Core, error) {
 		}
 		c.warnings = append(c.warnings, configerr.PrefixAll("robots_txt", file.Warnings())...)
 		if rc.Pay != nil {
-			pay, err := newPayer(rc.Pay, rc.LicenseDocuments, opts)
+			pay, err := newPayer(cfg, opts)
 			errs = append(errs, configerr.Prefix("robots_txt", err))
 			c.pay = pay
 			if pay != nil {

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -22,6 +23,7 @@ import (
 	"github.com/sitepolicy/caddy-robots/metrics"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/rsl"
+	"github.com/sitepolicy/caddy-robots/tdmrep"
 	"github.com/sitepolicy/caddy-robots/x402"
 )
 
@@ -63,10 +65,10 @@ type Pay struct {
 // payer is a Core's pricing (policy.Pay): its prices, the facilitator, the payments.
 type payer struct {
 	prices   []price
+	free     []string // paths never priced: tdmrep.json, the license URLs that are paths
 	fac      *x402.Facilitator
 	store    PaymentStore
 	counters *metrics.Counters
-	log      *slog.Logger
 }
 
 // price is one policy.Price, ready: who pays, where, and the requirements sent.
@@ -77,9 +79,10 @@ type price struct {
 	req      x402.PaymentRequirements
 }
 
-// newPayer checks cfg (errors at "pay...", and for license documents disagreeing with it at
-// "license_documents[i]...") and builds its payer.
-func newPayer(cfg *policy.Pay, docs []rsl.Document, opts Options) (*payer, error) {
+// newPayer checks the pay config of site (errors at "pay...", and for license documents
+// disagreeing with it at "license_documents[i]...") and builds its payer.
+func newPayer(site policy.Config, opts Options) (*payer, error) {
+	cfg, docs := site.RobotsTxt.Pay, site.RobotsTxt.LicenseDocuments
 	if err := cfg.Validate(); err != nil {
 		return nil, configerr.Prefix("pay", err)
 	}
@@ -91,7 +94,7 @@ func newPayer(cfg *policy.Pay, docs []rsl.Document, opts Options) (*payer, error
 	if maxTimeout == 0 {
 		maxTimeout = policy.DefaultPayMaxTimeout
 	}
-	p := &payer{counters: opts.Counters, log: opts.Logger}
+	p := &payer{counters: opts.Counters, free: freePaths(site)}
 	for i := range cfg.Prices {
 		pr, err := newPrice(&cfg.Prices[i], cfg, docs, maxTimeout)
 		if err != nil {
@@ -127,6 +130,25 @@ func newPayer(cfg *policy.Pay, docs []rsl.Document, opts Options) (*payer, error
 		p.store = NewPaymentStore(n)
 	}
 	return p, nil
+}
+
+// freePaths are the paths of site never priced beside robots.txt and the license documents
+// served (which the Core answers first): /.well-known/tdmrep.json, and every license URL of
+// robots.txt and the routes that is a path (a license the site's handler serves).
+func freePaths(site policy.Config) []string {
+	free := []string{tdmrep.WellKnownPath}
+	add := func(urls []string) {
+		for _, u := range urls {
+			if strings.HasPrefix(u, "/") && !slices.Contains(free, u) {
+				free = append(free, u)
+			}
+		}
+	}
+	add(site.RobotsTxt.Licenses)
+	for _, r := range site.RobotsTag {
+		add(r.Licenses)
+	}
+	return free
 }
 
 // newPrice builds one price; errors are at its fields.
@@ -293,7 +315,7 @@ func (pr *price) covers(r *http.Request, reqPath string) bool {
 // price is the price r pays, whose identity is id, or nil: only a verified crawler is
 // charged. A request no price names costs a comparison (unverified) or a map lookup.
 func (p *payer) price(r *http.Request, id identity.Identity) *price {
-	if id.Status != identity.Verified || id.Name == "" {
+	if id.Status != identity.Verified || id.Name == "" || slices.Contains(p.free, r.URL.Path) {
 		return nil
 	}
 	var reqPath string
@@ -317,7 +339,7 @@ func (p *payer) price(r *http.Request, id identity.Identity) *price {
 // priced, a path not priced, robots.txt, a license document, tdmrep.json). The Resource's URL
 // is r's as ServeHTTP states it.
 func (c *Core) Price(r *http.Request, id identity.Identity) (x402.PaymentRequirements, x402.ResourceInfo, bool) {
-	if c.pay == nil || c.IsRobotsTxt(r) || r.URL.Path == "/.well-known/tdmrep.json" {
+	if c.pay == nil || c.IsRobotsTxt(r) {
 		return x402.PaymentRequirements{}, x402.ResourceInfo{}, false
 	}
 	pr := c.pay.price(r, id)
@@ -342,7 +364,9 @@ func resourceOf(r *http.Request) x402.ResourceInfo {
 // is still one payment.
 func PaymentID(payload json.RawMessage) (string, error) {
 	var v any
-	if err := json.Unmarshal(payload, &v); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.UseNumber() // numbers as written: two amounts never round to one id
+	if err := dec.Decode(&v); err != nil {
 		return "", err
 	}
 	b, err := json.Marshal(v)

@@ -114,6 +114,20 @@ func TestPayConfigErrors(t *testing.T) {
 	if _, _, ok := c.Price(r, testIdentity(r)); ok {
 		t.Error("Price /other: priced")
 	}
+	// A price on every path leaves the licenses and tdmrep.json free, served or not.
+	cfg.RobotsTxt.LicenseDocuments = nil
+	cfg.RobotsTxt.Pay.Prices[0].License = ""
+	cfg.RobotsTxt.Licenses = []string{"/terms.xml"}
+	cfg.RobotsTag = []policy.Route{{Paths: []string{"/articles/*"}, Tags: policy.Tags{Licenses: []string{"/articles/license.xml"}}}}
+	if c, err = serve.New(cfg, serve.Options{Identify: testIdentity}); err != nil {
+		t.Fatal(err)
+	}
+	for path, priced := range map[string]bool{"/x": true, "/terms.xml": false, "/articles/license.xml": false, "/.well-known/tdmrep.json": false, "/robots.txt": false} {
+		r.URL.Path = path
+		if _, _, ok := c.Price(r, testIdentity(r)); ok != priced {
+			t.Errorf("Price %s: %v; want %v", path, ok, priced)
+		}
+	}
 }
 
 // The property test's pools: crawler names, path patterns, and request paths with the

@@ -54,3 +54,23 @@ func TestPaymentStore(t *testing.T) {
 		}
 	}
 }
+
+// TestPaymentID: one payload re-encoded (spaces, key order) is one payment; payloads that
+// differ, even in a number past float64's precision, are two.
+func TestPaymentID(t *testing.T) {
+	id := func(s string) string {
+		t.Helper()
+		v, err := serve.PaymentID([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	a := id(`{"signature":"0x1","authorization":{"value":"1000","nonce":"0x2"}}`)
+	if b := id(` { "authorization" : {"nonce":"0x2", "value":"1000"}, "signature":"0x1" } `); a != b {
+		t.Error("one payload re-encoded: two ids")
+	}
+	if id(`{"n":12345678901234567890123}`) == id(`{"n":12345678901234567890124}`) {
+		t.Error("two numbers past float64's precision: one id")
+	}
+}
