@@ -10,6 +10,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
+	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/policy"
 )
 
@@ -95,9 +96,36 @@ http://localhost:8080 {
 	}
 }
 `
-	out, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cfg), nil)
+	var out []byte
+	notes, err := recordSources("Caddyfile", func() error {
+		var err error
+		out, _, err = caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cfg), map[string]any{"filename": "Caddyfile"})
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Each line recorded names a field of the handler's JSON (the lines errors are reported
+	// at), the pay block's among them.
+	payLines := 0
+	for handler, srcs := range notes {
+		var h any
+		if err := json.Unmarshal([]byte(handler), &h); err != nil {
+			t.Fatal(err)
+		}
+		for _, src := range srcs {
+			for path := range src.Lines {
+				if _, err := configerr.Resolve(h, path); err != nil {
+					t.Errorf("line %d: recorded path %q: %v", src.Lines[path], path, err)
+				}
+				if strings.HasPrefix(path, "pay") {
+					payLines++
+				}
+			}
+		}
+	}
+	if payLines < 20 {
+		t.Errorf("only %d paths of pay recorded", payLines)
 	}
 	var doc any
 	if err := json.Unmarshal(out, &doc); err != nil {
