@@ -21,13 +21,13 @@ var misplacedCaddyfiles = []struct {
 	want       []string
 }{
 	// robots_txt's block: misspellings.
-	{"robots_txt sitmap", "robots_txt {\n\tsitmap /s.xml # <-\n}", []string{`robots_txt: unknown sub-directive "sitmap" (want comment, sitemap, group, preset, record, max_age, enforce, merge_file, merge_upstream, license, license_document, metrics or log_violations) (did you mean "sitemap"?)`}},
+	{"robots_txt sitmap", "robots_txt {\n\tsitmap /s.xml # <-\n}", []string{`robots_txt: unknown sub-directive "sitmap" (want comment, sitemap, group, preset, record, max_age, enforce, merge_file, merge_upstream, license, license_document, pay, metrics or log_violations) (did you mean "sitemap"?)`}},
 	{"robots_txt grup", "robots_txt {\n\tgrup * { # <-\n\t\tdisallow /\n\t}\n}", []string{`unknown sub-directive "grup"`, `(did you mean "group"?)`}},
 	{"robots_txt max-age", "robots_txt {\n\tmax-age 1h # <-\n}", []string{`unknown sub-directive "max-age"`, `(did you mean "max_age"?)`}},
 	{"robots_txt Max_Age", "robots_txt {\n\tMax_Age 1h # <-\n}", []string{`unknown sub-directive "Max_Age"`, `(did you mean "max_age"?)`}},
 	{"robots_txt merge_upstrem", "robots_txt {\n\tmerge_upstrem # <-\n}", []string{`(did you mean "merge_upstream"?)`}},
 	{"robots_txt comments", "robots_txt {\n\tcomments hello # <-\n}", []string{`(did you mean "comment"?)`}},
-	{"robots_txt unrelated word", "robots_txt {\n\tfrobnicate # <-\n}", []string{`unknown sub-directive "frobnicate" (want comment, sitemap, group, preset, record, max_age, enforce, merge_file, merge_upstream, license, license_document, metrics or log_violations), at`}},
+	{"robots_txt unrelated word", "robots_txt {\n\tfrobnicate # <-\n}", []string{`unknown sub-directive "frobnicate" (want comment, sitemap, group, preset, record, max_age, enforce, merge_file, merge_upstream, license, license_document, pay, metrics or log_violations), at`}},
 	// robots_txt's block: a group's sub-directives, spelt right or not.
 	{"robots_txt disallow", "robots_txt {\n\tdisallow /private/ # <-\n}", []string{`robots_txt: disallow goes inside a group, which names the crawlers it applies to: e.g. for every crawler, a line "group * {", then "disallow /private/", then "}"`}},
 	{"robots_txt allow", "robots_txt {\n\tallow /a /b # <-\n}", []string{`allow goes inside a group`, `"allow /a /b"`}},

@@ -178,7 +178,7 @@ func TestPayCaddyfileDocs(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := txt.Pay
-	if p == nil || len(p.Prices) != 2 || p.PayTo != "{env.PAY_TO}" || p.Prices[1].Amount != "0.0005" || !reflect.DeepEqual(p.Prices[1].Crawlers, []string{"preset:ai-training"}) {
+	if p == nil || len(p.Prices) != 2 || p.Prices[1].Amount != "0.0005" || !reflect.DeepEqual(p.Prices[1].Crawlers, []string{"CCBot", "PerplexityBot"}) {
 		t.Errorf("docs/caddy.md's pay block reads as %+v", p)
 	}
 }
