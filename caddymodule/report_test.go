@@ -153,6 +153,12 @@ http://localhost:@PORT2@ {
 		t.Errorf("crawlers missing from the report: %v", want)
 	}
 
+	// The log named by a pattern the command expands, read with two workers: the same
+	// report.
+	if again, errOut, _ := runCaddy(t, dir, "robots", "report", "--config", "Caddyfile", "--site", siteURL(""), "--format", "json", "--workers", "2", "acc*.log"); again != out {
+		t.Errorf("the log as acc*.log with 2 workers: another report (%s)\n%s", errOut, again)
+	}
+
 	// The second site's log, with ISO 8601 times, against its own robots.txt.
 	for _, p := range []string{"/robots.txt", "/a", "/b"} {
 		resp, _ := do(t, "GET", site2URL(p), gpt)

@@ -218,7 +218,7 @@ func TestReleaseScript(t *testing.T) {
 	run(repo, nil, "git", "clone", "-q", repo, dir)
 	run(dir, []string{"RELEASE_SKIP_TESTS=1"}, "./release.sh", "v0.9.1")
 	tags := run(dir, nil, "git", "tag", "-l")
-	for _, want := range []string{"v0.9.1", "caddymodule/v0.9.1", "metrics/prom/v0.9.1"} {
+	for _, want := range []string{"v0.9.1", "caddymodule/v0.9.1", "metrics/prom/v0.9.1", "redisstore/v0.9.1"} {
 		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(want) + `$`).MatchString(tags) {
 			t.Errorf("tag %s missing: %q", want, tags)
 		}
@@ -243,6 +243,16 @@ func TestReleaseScript(t *testing.T) {
 	}
 	if got := run(dir, nil, "git", "show", "metrics/prom/v0.9.1:metrics/prom/go.mod"); got != string(promMod) {
 		t.Error("metrics/prom/v0.9.1 does not hold the bumped go.mod")
+	}
+	redisMod, err := os.ReadFile(filepath.Join(dir, "redisstore", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^\s*github\.com/sitepolicy/caddy-robots v0\.9\.1$`).Match(redisMod) || !regexp.MustCompile(`(?m)^replace github\.com/sitepolicy/caddy-robots => \.\./?$`).Match(redisMod) {
+		t.Errorf("redisstore/go.mod after the release:\n%s", redisMod)
+	}
+	if got := run(dir, nil, "git", "show", "redisstore/v0.9.1:redisstore/go.mod"); got != string(redisMod) {
+		t.Error("redisstore/v0.9.1 does not hold the bumped go.mod")
 	}
 	run(filepath.Join(dir, "caddymodule"), nil, "go", goBuild(".")...)
 }

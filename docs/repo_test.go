@@ -135,3 +135,18 @@ func TestNoConflictMarkers(t *testing.T) {
 		t.Fatalf("checked %d files: the walk missed the repository", checked)
 	}
 }
+
+// TestRootModuleHasNoRedis: the root module's go.mod and go.sum name no Redis client, so that
+// a nethttp user who does not use the fleet's store never downloads one (docs/fleet.md): the
+// store on Redis is the nested module redisstore.
+func TestRootModuleHasNoRedis(t *testing.T) {
+	for _, name := range []string{"go.mod", "go.sum"} {
+		b, err := os.ReadFile(filepath.Join("..", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(strings.ToLower(string(b)), "redis") {
+			t.Errorf("the root module's %s names redis: keep the client in redisstore/go.mod", name)
+		}
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/sitepolicy/caddy-robots/fleet"
 )
 
 // Resolver is what forward-confirmed reverse DNS asks; *net.Resolver is one.
@@ -68,6 +70,12 @@ type DNSOptions struct {
 	Wait time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Store, if set, shares the verdicts with the fleet (package fleet): an address without
+	// an answer here is asked of the store, and only the instance that claims its lookup
+	// looks it up, storing a definite answer for Positive or Negative (a temporary failure
+	// is never stored); the others answer DNSPending until the verdict is there. A failed
+	// store falls back to this process's own lookups (docs/fleet.md).
+	Store fleet.Store
 }
 
 // DNSStatus is the state of an address's reverse-DNS check.
@@ -102,6 +110,7 @@ type ReverseDNS struct {
 	running  int
 
 	started, dropped, hits, temporary atomic.Int64
+	fromStoreN                        atomic.Int64 // answers the fleet's store gave
 	wg                                sync.WaitGroup
 }
 
@@ -159,7 +168,17 @@ func (d *ReverseDNS) Verify(addr netip.Addr, masks []string) DNSStatus {
 		d.mu.Unlock()
 		return st
 	}
-	d.startLocked(addr)
+	shared := false
+	if d.opts.Store != nil && d.inFlight[addr] == nil {
+		d.mu.Unlock()
+		st, claimed, ok := d.fromStore(addr, masks)
+		if ok {
+			return st
+		}
+		shared = claimed
+		d.mu.Lock()
+	}
+	d.start(addr, shared)
 	done := d.inFlight[addr]
 	d.mu.Unlock()
 	if d.opts.Wait <= 0 || done == nil {
@@ -216,9 +235,10 @@ func (d *ReverseDNS) Stats() (started, dropped, cacheHits int64) {
 // pending and retried after a backoff).
 func (d *ReverseDNS) TemporaryFailures() int64 { return d.temporary.Load() }
 
-// startLocked starts a lookup for addr unless one is running for it or its /64, or the
-// bound is reached. d.mu is held.
-func (d *ReverseDNS) startLocked(addr netip.Addr) {
+// start starts a lookup for addr unless one is running for it or its /64, or the
+// bound is reached; shared: this instance claimed it in the store, where its definite answer
+// goes. d.mu is held.
+func (d *ReverseDNS) start(addr netip.Addr, shared bool) {
 	keys := []netip.Addr{addr}
 	if addr.Is6() {
 		keys = append(keys, netip.PrefixFrom(addr, 64).Masked().Addr())
@@ -245,6 +265,9 @@ func (d *ReverseDNS) startLocked(addr netip.Addr) {
 	go func() {
 		defer d.wg.Done()
 		names, temporary := d.lookup(addr)
+		if shared && !temporary {
+			d.share(addr, names) // before the lock: a round trip
+		}
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		for _, k := range keys {
@@ -268,14 +291,20 @@ func (d *ReverseDNS) startLocked(addr netip.Addr) {
 		default:
 			ans.expires = d.opts.Now().Add(d.opts.Negative)
 		}
-		if _, ok := d.cache[addr]; !ok && len(d.cache) >= d.opts.MaxEntries {
-			for k := range d.cache { // forget one; map order is arbitrary
-				delete(d.cache, k)
-				break
-			}
-		}
-		d.cache[addr] = ans
+		d.putLocked(addr, ans)
 	}()
+}
+
+// putLocked caches ans for addr, forgetting another answer if the cache is full. d.mu is
+// held.
+func (d *ReverseDNS) putLocked(addr netip.Addr, ans dnsAnswer) {
+	if _, ok := d.cache[addr]; !ok && len(d.cache) >= d.opts.MaxEntries {
+		for k := range d.cache { // forget one; map order is arbitrary
+			delete(d.cache, k)
+			break
+		}
+	}
+	d.cache[addr] = ans
 }
 
 // backoff is the wait before the retry after n+1 temporary failures in a row: Retry doubled

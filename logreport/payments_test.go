@@ -14,6 +14,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/sitepolicy/caddy-robots/logreport"
+	"github.com/sitepolicy/caddy-robots/policycheck"
 )
 
 // paidLine is a Caddy JSON line of r whose response carried PAYMENT-RESPONSE, under a name
@@ -80,6 +81,21 @@ func TestPaymentsCounted(t *testing.T) {
 			rep := build(t, site, "", map[string][]byte{"access.log": log.Bytes()}, "access.log")
 			if rep.Totals.PaymentRequired != total.required || rep.Totals.Paid != total.paid {
 				t.Errorf("totals: 402 %d paid %d, want %d %d", rep.Totals.PaymentRequired, rep.Totals.Paid, total.required, total.paid)
+			}
+			// Read in three parts by three workers, merged: the same counts.
+			rp, err := policycheck.NewReplay(site, "https://example.com")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rp.Close()
+			par, _, _ := reportWith(t, rp, "", memLogs(splitLog(log.Bytes(), 3)), 3)
+			if par.Totals.PaymentRequired != total.required || par.Totals.Paid != total.paid {
+				t.Errorf("read by workers: totals 402 %d paid %d, want %d %d", par.Totals.PaymentRequired, par.Totals.Paid, total.required, total.paid)
+			}
+			for _, c := range append(append([]*logreport.Crawler{}, par.Crawlers...), par.Tools...) {
+				if want := rows[c.ID]; want != nil && (c.PaymentRequired != want.required || c.Paid != want.paid) {
+					t.Errorf("read by workers: %s: 402 %d paid %d, want %d %d", c.ID, c.PaymentRequired, c.Paid, want.required, want.paid)
+				}
 			}
 			shown := 0
 			for _, c := range append(append([]*logreport.Crawler{}, rep.Crawlers...), rep.Tools...) {

@@ -73,16 +73,17 @@ type Builder struct {
 	decisions map[string]policycheck.Replayed
 	key       []byte
 	timeline  timeline
-	input     *Input
-	// inputUnreadable are the unreadable lines of input.
-	inputUnreadable int64
-	entry           Entry
+	// cur is what it counts of the chunk it reads.
+	cur   chunkCounts
+	entry Entry
 }
 
 // agentInfo is what a User-Agent names: the bot of the catalogue, the crawler's name it
 // carries (one of the several crawlers an entry may hold) and the group of the file.
 type agentInfo struct {
 	bot, name, token string
+	// key is its row's key (rowKey), made once per User-Agent rather than per request.
+	key string
 }
 
 // crawlerAcc is what the Builder counts of one crawler.
@@ -91,8 +92,7 @@ type crawlerAcc struct {
 	tool       bool
 	series     int
 	paths      counter
-	violations map[violationKey]*Violation
-	violOther  int64
+	violations violationTable
 	statuses   map[int]int64
 }
 
@@ -108,43 +108,177 @@ type violationKey struct {
 	rule string
 }
 
-// counter counts keys exactly up to MaxPaths distinct ones, the rest together.
-type counter struct {
-	n     map[string]int64
+// rank is the key's place in the order of those a violationTable keeps (as counter's).
+func (k violationKey) rank() uint64 {
+	h := rank(k.path)
+	for _, b := range [...]uint64{0, uint64(k.line), 0} {
+		h ^= b
+		h *= 1099511628211
+	}
+	for i := 0; i < len(k.rule); i++ {
+		h ^= uint64(k.rule[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// before orders keys by rank (k's is kr, o's or), then by their fields.
+func (k violationKey) before(kr uint64, o violationKey, or uint64) bool {
+	if kr != or {
+		return kr < or
+	}
+	return cmp.Or(strings.Compare(k.path, o.path), cmp.Compare(k.line, o.line), strings.Compare(k.rule, o.rule)) < 0
+}
+
+// violationTable is a crawler's violations: a row per (path, rule), up to MaxViolations
+// rows, those of the keys of the smallest rank (as a counter keeps its keys, whatever their
+// order); the rest counted in other.
+type violationTable struct {
+	rows  map[violationKey]*Violation
 	other int64
+	// worst is the key of rows of the largest rank, and worstRank its rank, when worstOK.
+	worst     violationKey
+	worstRank uint64
+	worstOK   bool
+}
+
+// add counts the violations of row (its Count of them, from First to Last) under k.
+func (t *violationTable) add(k violationKey, row Violation) {
+	if t.rows == nil {
+		t.rows = map[violationKey]*Violation{}
+	}
+	if r := t.rows[k]; r != nil {
+		r.Count += row.Count
+		if row.First.Before(r.First) {
+			r.First = row.First
+		}
+		if row.Last.After(r.Last) {
+			r.Last = row.Last
+		}
+		return
+	}
+	if len(t.rows) >= MaxViolations {
+		// The table is full: k takes the place of the worst key if it ranks before it (which
+		// is then counted as other from now on, and never comes back).
+		if !t.worstOK {
+			first := true
+			for w := range t.rows {
+				if r := w.rank(); first || t.worst.before(t.worstRank, w, r) {
+					t.worst, t.worstRank, first = w, r, false
+				}
+			}
+			t.worstOK = true
+		}
+		if !k.before(k.rank(), t.worst, t.worstRank) {
+			t.other += row.Count
+			return
+		}
+		t.other += t.rows[t.worst].Count
+		delete(t.rows, t.worst)
+	}
+	t.rows[k] = &row
+	t.worstOK = false
+}
+
+// counter counts keys exactly up to MaxPaths distinct ones, the rest together: it keeps
+// the keys of the smallest rank (rankBefore), so that which are kept depends on the keys
+// seen, not on their order, and counters of parts of a log merge exactly.
+type counter struct {
+	// n are the counts by key, pointers so that a count is added to without making the
+	// key a string (an assignment to m[string(b)] does).
+	n     map[string]*int64
+	other int64
+	// worst is the key of n of the largest rank, and worstRank its rank, when worstOK.
+	worst     string
+	worstRank uint64
+	worstOK   bool
 }
 
 // add counts k by its clipped text (clip), the key it is stored and shown under: paths longer
 // than maxKey bytes that share their first maxKey bytes count together.
 func (c *counter) add(k []byte) {
 	if c.n == nil {
-		c.n = map[string]int64{}
+		c.n = map[string]*int64{}
 	}
 	if len(k) > maxKey {
-		ck := clip(k)
-		if _, ok := c.n[ck]; ok || len(c.n) < MaxPaths {
-			c.n[ck]++
-			return
+		c.addN(clip(k), 1)
+		return
+	}
+	if p := c.n[string(k)]; p != nil {
+		*p++
+		return
+	}
+	if len(c.n) >= MaxPaths && !rankBefore(k, c.worstKey(), c.worstRank) {
+		c.other++ // checked before the key is made a string: the common case of a big site
+		return
+	}
+	c.addN(string(k), 1)
+}
+
+// addN counts n requests for the key k.
+func (c *counter) addN(k string, n int64) {
+	if p := c.n[k]; p != nil {
+		*p += n
+		return
+	}
+	if len(c.n) < MaxPaths {
+		c.n[k] = &n
+		c.worstOK = false
+		return
+	}
+	w := c.worstKey()
+	if !rankBefore(k, w, c.worstRank) {
+		c.other += n
+		return
+	}
+	// k takes the place of the worst key, whose counts are other's from now on: a key that
+	// leaves never comes back, since the worst key kept only ranks lower from then on.
+	c.other += *c.n[w]
+	delete(c.n, w)
+	c.n[k] = &n
+	c.worstOK = false
+}
+
+// worstKey is the key of n of the largest rank (n is not empty); c.worstRank is its rank.
+func (c *counter) worstKey() string {
+	if !c.worstOK {
+		first := true
+		for k := range c.n {
+			if r := rank(k); first || r > c.worstRank || r == c.worstRank && k > c.worst {
+				c.worst, c.worstRank, first = k, r, false
+			}
 		}
-		c.other++
-		return
+		c.worstOK = true
 	}
-	if _, ok := c.n[string(k)]; ok {
-		c.n[string(k)]++
-		return
+	return c.worst
+}
+
+// rank is a key's place in the order of the keys a bounded table keeps (the smallest
+// first): its 64-bit FNV-1a hash, stable from run to run, spreading the keys kept over all
+// those seen.
+func rank[T string | []byte](s T) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
 	}
-	if len(c.n) >= MaxPaths {
-		c.other++
-		return
+	return h
+}
+
+// rankBefore orders keys by rank, then (two keys of one hash) by their bytes: whether a
+// comes before b, whose rank is rb.
+func rankBefore[A string | []byte](a A, b string, rb uint64) bool {
+	if ra := rank(a); ra != rb {
+		return ra < rb
 	}
-	c.n[string(k)] = 1
+	return string(a) < b
 }
 
 // top returns the n largest counts (ties by key) and the sum of the rest.
 func (c *counter) top(n int) ([]PathCount, int64) {
 	all := make([]PathCount, 0, len(c.n))
 	for k, v := range c.n {
-		all = append(all, PathCount{Path: k, Count: v})
+		all = append(all, PathCount{Path: k, Count: *v})
 	}
 	slices.SortFunc(all, func(a, b PathCount) int {
 		if a.Count != b.Count {
@@ -289,22 +423,7 @@ func (b *Builder) addViolation(c *crawlerAcc, e *Entry, ts int64, p []byte, v *p
 	if k.rule == "" {
 		k.rule = ruleText(v)
 	}
-	row := c.violations[k]
-	if row == nil {
-		if len(c.violations) >= MaxViolations {
-			c.violOther++
-			return
-		}
-		row = &Violation{Path: k.path, Rule: k.rule, Line: v.Line, First: e.Time.UTC(), Last: e.Time.UTC()}
-		c.violations[k] = row
-	}
-	row.Count++
-	if e.Time.Before(row.First) {
-		row.First = e.Time.UTC()
-	}
-	if e.Time.After(row.Last) {
-		row.Last = e.Time.UTC()
-	}
+	c.violations.add(k, Violation{Path: k.path, Rule: k.rule, Line: v.Line, Count: 1, First: e.Time.UTC(), Last: e.Time.UTC()})
 }
 
 // addImpostor counts a request whose claim to be the crawler ai names is disproved.
@@ -313,7 +432,7 @@ func (b *Builder) addImpostor(e *Entry, ai agentInfo, ts int64) {
 	t.Impostors++
 	t.ImpostorBytes = addSat(t.ImpostorBytes, e.Size)
 	b.timeline.add(ts, seriesImpostors)
-	k := rowKey(ai)
+	k := ai.key
 	im := b.impostors[k]
 	if im == nil {
 		im = &impostorAcc{out: &Impostor{Token: ai.token, First: e.Time.UTC(), Last: e.Time.UTC()}, statuses: map[int]int64{}}
@@ -395,6 +514,7 @@ func (b *Builder) agent(ua []byte) agentInfo {
 	}
 	r := b.rp.Request(string(ua), "/")
 	ai := agentInfo{bot: r.Bot, name: r.Name, token: r.Token}
+	ai.key = rowKey(ai)
 	if len(ua) > maxCached {
 		return ai
 	}
@@ -445,7 +565,7 @@ func describe(ai agentInfo) (id, name, operator string, categories []string) {
 }
 
 func (b *Builder) crawler(ai agentInfo) *crawlerAcc {
-	k := rowKey(ai)
+	k := ai.key
 	if c, ok := b.byID[k]; ok {
 		return c
 	}
@@ -455,8 +575,12 @@ func (b *Builder) crawler(ai agentInfo) *crawlerAcc {
 	if len(cats) > 0 {
 		out.Categories = cats
 	}
-	tool := isTool(cats)
-	c := &crawlerAcc{out: out, tool: tool, series: b.timeline.newSeries(tool), violations: map[violationKey]*Violation{}, statuses: map[int]int64{}}
+	return b.newCrawler(k, out, isTool(cats))
+}
+
+// newCrawler adds the row k, described by out, with nothing counted.
+func (b *Builder) newCrawler(k string, out *Crawler, tool bool) *crawlerAcc {
+	c := &crawlerAcc{out: out, tool: tool, series: b.timeline.newSeries(tool), statuses: map[int]int64{}}
 	b.byID[k] = c
 	return c
 }
@@ -486,20 +610,17 @@ func (b *Builder) Report() *Report {
 			out.Statuses[strconv.Itoa(s)] = n
 		}
 		out.Paths.Top, out.Paths.Other = c.paths.top(TopPaths)
-		rows := make([]Violation, 0, len(c.violations))
-		for _, v := range c.violations {
+		rows := make([]Violation, 0, len(c.violations.rows))
+		for _, v := range c.violations.rows {
 			rows = append(rows, *v)
 		}
 		slices.SortFunc(rows, func(a, b Violation) int {
 			if a.Count != b.Count {
 				return int(b.Count - a.Count)
 			}
-			if a.Path != b.Path {
-				return strings.Compare(a.Path, b.Path)
-			}
-			return a.Line - b.Line
+			return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line), strings.Compare(a.Rule, b.Rule))
 		})
-		out.Violations.Other = c.violOther
+		out.Violations.Other = c.violations.other
 		if len(rows) > TopViolations {
 			for _, r := range rows[TopViolations:] {
 				out.Violations.Other += r.Count
@@ -535,7 +656,10 @@ func (b *Builder) Report() *Report {
 	if rep.Totals.Requests == 0 {
 		rep.Range = Range{}
 	}
+	// By name, as the examples of unreadable lines are: a report of the same logs is the
+	// same whatever their order.
 	rep.Inputs = slices.Clone(b.rep.Inputs)
+	slices.SortStableFunc(rep.Inputs, func(x, y *Input) int { return strings.Compare(x.Name, y.Name) })
 	rep.Unreadable.Examples = slices.Clone(b.rep.Unreadable.Examples)
 	return &rep
 }
@@ -547,7 +671,7 @@ type Report struct {
 	// Notes say what the report could not see, e.g. the backend's robots.txt that
 	// merge_upstream merges at serve time.
 	Notes []string `json:"notes,omitempty"`
-	// Inputs are the logs read, in order.
+	// Inputs are the logs read, by name.
 	Inputs []*Input `json:"inputs"`
 	// Range is the time of the first and last request counted; absent without requests.
 	Range Range `json:"range"`

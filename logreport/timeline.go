@@ -44,14 +44,17 @@ func floorDiv(a, b int64) int64 {
 }
 
 // add counts an event at ts (Unix seconds) in series s.
-func (t *timeline) add(ts int64, s int) {
+func (t *timeline) add(ts int64, s int) { t.addN(ts, s, 1) }
+
+// addN counts n events at ts in series s.
+func (t *timeline) addN(ts int64, s int, n int64) {
 	if t.n == 0 {
 		t.start, t.n = floorDiv(ts, t.width)*t.width, 1
 	}
 	for {
 		i := floorDiv(ts-t.start, t.width)
 		if i >= 0 && i < int64(t.n) {
-			t.data[s][i]++
+			t.data[s][i] += n
 			return
 		}
 		if i >= int64(t.n) && i < int64(t.max) {

@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 
 	"github.com/sitepolicy/caddy-robots/crawlers"
+	"github.com/sitepolicy/caddy-robots/fleet"
 	"github.com/sitepolicy/caddy-robots/identity"
 )
 
@@ -141,6 +142,7 @@ func (c Crawler) Category() string { return catalogue().categories[c] }
 type Counters struct {
 	requests []atomic.Uint64 // [crawler][status][outcome]
 	robots   []atomic.Uint64 // [crawler]
+	store    atomic.Pointer[fleet.Stats]
 	pay      payCounters
 }
 

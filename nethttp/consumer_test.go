@@ -9,8 +9,9 @@ import (
 )
 
 // TestConsumerDoesNotDownloadCaddy builds a scratch module that imports nethttp, as a Go app
-// would, and checks that after `go mod tidy` neither its go.sum nor its build mentions Caddy:
-// the Caddy adapter lives in its own module so that library users never download it.
+// would, and checks that after `go mod tidy` neither its go.sum nor its build mentions Caddy
+// or the Redis client: the Caddy adapter and the fleet's Redis store (redisstore) live in
+// modules of their own so that library users never download them.
 func TestConsumerDoesNotDownloadCaddy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the go command")
@@ -52,11 +53,13 @@ func TestConsumerDoesNotDownloadCaddy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(sum), "caddyserver") {
-		t.Fatalf("go.sum of a nethttp consumer mentions caddyserver:\n%s", sum)
+	for _, bad := range []string{"caddyserver", "redis"} {
+		if strings.Contains(string(sum), bad) {
+			t.Fatalf("go.sum of a nethttp consumer mentions %s:\n%s", bad, sum)
+		}
 	}
 	deps := run("list", "-deps", ".")
-	for _, bad := range []string{"caddyserver", "grobotstxt", "temoto"} {
+	for _, bad := range []string{"caddyserver", "grobotstxt", "temoto", "redis"} {
 		if strings.Contains(deps, bad) {
 			t.Errorf("a nethttp consumer builds %s", bad)
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/fleet"
 	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/metrics"
 	"github.com/sitepolicy/caddy-robots/policy"
@@ -62,6 +63,13 @@ type Options struct {
 	// Now, if set, is the clock of the refusal and violation logs' intervals and of
 	// crawl-delay (serve.Options.Now), for tests; nil means the monotonic clock.
 	Now func() time.Time
+	// Store, if set, is the state the instances of a fleet share (package fleet; the module
+	// github.com/sitepolicy/caddy-robots/redisstore is one, on Redis): crawl-delay budgets and
+	// the limits of the refusal and violation logs (serve.Options.Store). Web Bot Auth nonces
+	// and reverse-DNS verdicts are shared by giving the same store to
+	// webbotauth.Options.Store and identity.DNSOptions.Store (docs/fleet.md). Nil keeps all
+	// of it in the process.
+	Store fleet.Store
 }
 
 func (o Options) logger() *slog.Logger {
@@ -81,6 +89,7 @@ func (o Options) coreOptions() serve.Options {
 		// The middleware holds every route of the site with its paths.
 		TDMRepFile: true,
 		Now:        o.Now,
+		Store:      o.Store,
 		Pay:        o.Pay,
 	}
 	if o.Verifier != nil || o.Signatures != nil {

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/sitepolicy/caddy-robots/crawlers"
 	"github.com/sitepolicy/caddy-robots/identity"
@@ -25,11 +26,14 @@ import (
 // the served file names (not "*"), and that group disallows the path. Replay reads it with
 // the serving core's enforcement (serve.Core.Crawler), whether or not the config enforces its
 // file, so that a report and an enforcing server always agree.
+//
+// A Replay is safe for concurrent use (the report's workers share one).
 type Replay struct {
 	site   *Site
 	core   *serve.Core // the site's robots.txt with enforcement on; nil when it serves none
 	robots *robotsText // the file served, for the lines of its rules
 	body   []byte      // that file
+	mu     sync.Mutex  // guards lines
 	lines  map[ruleKey]*RuleInfo
 }
 
@@ -167,12 +171,20 @@ func escapeOctets(p string) string {
 // per crawler and rule.
 func (rp *Replay) ruleInfo(tok string, rule robotsgen.Rule, target string) *RuleInfo {
 	k := ruleKey{strings.ToLower(tok), rule}
-	if ri, ok := rp.lines[k]; ok {
+	rp.mu.Lock()
+	ri, ok := rp.lines[k]
+	rp.mu.Unlock()
+	if ok {
 		return ri
 	}
-	ri := &RuleInfo{Type: string(rule.Type), Path: rule.Path}
+	ri = &RuleInfo{Type: string(rule.Type), Path: rule.Path}
 	if d := rp.robots.decide(tok, "", target); d.Rule != nil && d.Rule.Type == ri.Type && d.Rule.Path == escapeOctets(ri.Path) {
 		ri = d.Rule
+	}
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	if old, ok := rp.lines[k]; ok {
+		return old // found at the same time by another goroutine: one answer for all
 	}
 	rp.lines[k] = ri
 	return ri

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
+	"github.com/sitepolicy/caddy-robots/fleet"
 	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/metrics"
 	"github.com/sitepolicy/caddy-robots/policy"
@@ -90,6 +91,13 @@ type Options struct {
 	// monotonic clock. For tests.
 	Now func() time.Time
 
+	// Store, if set, is the state the instances of a fleet share (package fleet): the
+	// crawl-delay budgets and the limits of the violation and refusal logs are then the
+	// fleet's, one store decision per request that needs one (a crawler's over its budget,
+	// a refusal or violation to log), never for a browser's. A failed call falls back:
+	// crawl-delay serves the request, the log limits are this process's (docs/fleet.md).
+	// Nil keeps all of it in the process.
+	Store fleet.Store
 	// Pay holds what charging crawlers (policy.Pay) needs beside the config: a shared
 	// payment store, the facilitator's transport. Nil is the defaults.
 	Pay *Pay

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"fmt"
+	"log/slog"
 	"math"
 	"net/http"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/crawlers"
+	"github.com/sitepolicy/caddy-robots/fleet"
 	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/metrics"
 	"github.com/sitepolicy/caddy-robots/policy"
@@ -55,6 +57,11 @@ type enforcer struct {
 	crawlDelay bool
 	// refusals limits the refusals logged, by crawler and kind (refusalKey).
 	refusals *logLimit
+	// store, if set, holds the fleet's crawl-delay budgets (Options.Store).
+	store fleet.Store
+	// log is Options.Logger (nil: none), which says whether a refusal's line would be
+	// written at all: one that would not is not worth a round trip to the store.
+	log *slog.Logger
 }
 
 // enforceState is what enforcement decides with for one version of the served file.
@@ -232,7 +239,8 @@ func retryAfter(wait time.Duration) int {
 // "enforce").
 func newEnforcer(rt *robotsTxt, up *upstream, cfg *policy.Enforce, opts Options) (*enforcer, error) {
 	e := &enforcer{rt: rt, up: up, observe: newObserver(opts, false), identified: opts.Identify != nil,
-		refusals: newLogLimit(metrics.NumCrawlers()*refusalKinds, opts)}
+		refusals: newLogLimit(metrics.NumCrawlers()*refusalKinds, opts), store: opts.Store, log: opts.Logger}
+	e.refusals.store, e.refusals.name = opts.Store, refusalLimitName
 	st := rt.state.Load()
 	es := newEnforceState(st.matching, nil)
 	if cfg != nil {
@@ -297,7 +305,7 @@ func (e *enforcer) identifies() bool {
 func (e *enforcer) Check(r *http.Request, id identity.Identity) (Block, bool) {
 	b, blocked := e.check(r, id)
 	if blocked {
-		n, ok := e.refusals.allow(refusalKey(b))
+		n, ok := e.allowRefusalLine(r, b)
 		b.Unlogged, b.Suppressed = !ok, n
 	}
 	return b, blocked

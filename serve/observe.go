@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"hash/maphash"
 	"net/http"
 	"sync"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sitepolicy/caddy-robots/crawlers"
+	"github.com/sitepolicy/caddy-robots/fleet"
 	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/internal/coarse"
 	"github.com/sitepolicy/caddy-robots/metrics"
@@ -119,6 +121,11 @@ type logLimit struct {
 	// default), so that setting the wall clock back does not silence a key.
 	elapsed func() time.Duration
 	keys    []limitKey
+	// store, if set, is the fleet's limit (Options.Store), asked first; keys are then
+	// named by name (a crawler's label, and a kind of refusal), so that every instance
+	// counts a crawler's lines under one key. The process's keys are the fallback.
+	store fleet.Store
+	name  func(k int) string
 }
 
 // limitKey is one key's count of lines in the current interval.
@@ -139,6 +146,16 @@ func newLogLimit(keys int, opts Options) *logLimit {
 		l.elapsed = func() time.Duration { return now().Sub(base) }
 	}
 	return l
+}
+
+// allowShared is allow, decided by the fleet's store when there is one (and it answers).
+func (l *logLimit) allowShared(ctx context.Context, k int) (suppressed int, ok bool) {
+	if l.store != nil {
+		if n, ok, err := l.store.AllowLog(ctx, l.name(k), ViolationBurst, ViolationInterval); err == nil {
+			return n, ok
+		}
+	}
+	return l.allow(k)
 }
 
 // allow reports whether key k may log a line now, and how many lines it did not log before.
@@ -180,6 +197,7 @@ func newObserver(opts Options, crawlDelay bool) *observer {
 	}
 	if o.violations != nil {
 		o.limit = newLogLimit(metrics.NumCrawlers(), opts)
+		o.limit.store, o.limit.name = opts.Store, violationLimitName
 	}
 	return o
 }
@@ -239,7 +257,7 @@ func (e *enforcer) checkObserved(r *http.Request, id identity.Identity) (Block, 
 			if status == identity.Verified {
 				k = 1
 			}
-			if wait, limited := ds.take(k, o.elapsed()); limited {
+			if wait, limited := e.takeDelay(r, ds, tok, k, o.elapsed); limited {
 				o.count(c, status, metrics.RateLimited)
 				return Block{Token: tok, Status: http.StatusTooManyRequests, RetryAfter: retryAfter(wait), AcceptSignature: e.acceptSignature, crawler: es.crawlers[tok]}, true
 			}
@@ -251,7 +269,7 @@ func (e *enforcer) checkObserved(r *http.Request, id identity.Identity) (Block, 
 	}
 	o.count(c, status, metrics.DisallowedServed)
 	if o.violations != nil {
-		if n, ok := o.limit.allow(int(c)); ok {
+		if n, ok := o.limit.allowShared(r.Context(), int(c)); ok {
 			o.violations(r, violation{Crawler: c.Name(), Token: tok, Status: metrics.StatusLabel(status), Path: requestTarget(r), Rule: *d.Rule, Line: e.ruleLine(r, tok, *d.Rule), Suppressed: n})
 		}
 	}

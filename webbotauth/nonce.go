@@ -50,6 +50,7 @@ const (
 // with no scan.
 type Nonces struct {
 	key       [16]byte // keys the hash, so that no one can aim nonces at a shard offline
+	max       int      // of each partition
 	trusted   []nonceShard
 	untrusted []nonceShard
 }
@@ -74,7 +75,7 @@ func NewNonces(max int) *Nonces {
 	if max <= 0 {
 		max = 100000
 	}
-	n := &Nonces{trusted: newNonceShards(max), untrusted: newNonceShards(max)}
+	n := &Nonces{max: max, trusted: newNonceShards(max), untrusted: newNonceShards(max)}
 	if _, err := rand.Read(n.key[:]); err != nil {
 		panic("webbotauth: no randomness: " + err.Error())
 	}

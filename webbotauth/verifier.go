@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/sitepolicy/caddy-robots/fleet"
 )
 
 // Status is what a request's Web Bot Auth signature proves.
@@ -108,6 +110,11 @@ type Options struct {
 	Nonces *Nonces
 	// RequireNonce makes a signature without a nonce Malformed when Nonces is set.
 	RequireNonce bool
+	// Store, if set with Nonces, is the fleet's nonce store (package fleet): a nonce seen on
+	// any instance is a replay on every one, within the bound of Nonces (its partitions'
+	// size, fleet-wide). Nonces keeps a copy: when the store fails, it decides alone, so that
+	// a replay on the same instance is still refused (docs/fleet.md).
+	Store fleet.Store
 	// Offline verifies with the configured keys alone and fetches no directory (a one-off
 	// check): an agent configured without keys is still trusted, and its signatures are
 	// UnknownKey, saying its keys come from its directory. Directory must be nil.
@@ -131,6 +138,7 @@ type Verifier struct {
 	now        func() time.Time
 	skew, max  int64
 	nonces     *Nonces
+	store      fleet.Store
 	needNonce  bool
 	offline    bool
 }
@@ -146,6 +154,7 @@ func NewVerifier(o Options) (*Verifier, error) {
 		skew:       int64(o.Skew / time.Second),
 		max:        int64(o.MaxValidity / time.Second),
 		nonces:     o.Nonces,
+		store:      o.Store,
 		needNonce:  o.RequireNonce,
 		offline:    o.Offline,
 	}
@@ -342,7 +351,7 @@ func (v *Verifier) verifies(res *Result, r *http.Request, t Target, s *Signature
 	if v.nonces != nil && s.Nonce != "" {
 		// A key the configuration holds, or a trusted agent's directory, is the trusted
 		// partition's: a key anyone can publish cannot crowd those nonces out.
-		ok, why := v.nonces.add(res.Agent, s.KeyID, s.Nonce, trusted || res.Agent == "", s.Expires+v.skew, now)
+		ok, why := v.addNonce(r, res.Agent, s.KeyID, s.Nonce, trusted || res.Agent == "", s.Expires+v.skew, now)
 		if !ok {
 			if why == "" {
 				why = "nonce seen before"

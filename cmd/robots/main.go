@@ -9,7 +9,7 @@
 //	robots lint  --config site.json [--host example.com]... [--format text|json]
 //	robots report --config site.json [--host example.com] [--crawler-lists DIR]
 //	             [--crawler-list-file URL=FILE]... [--robots-file FILE] [--format text|json|html]
-//	             [-o FILE] [LOG...|-]
+//	             [-o FILE] [--workers N] [LOG...|-]
 //
 // check explains what a crawler sees at a URL: the robots.txt decision (group, deciding rule
 // and its line) and the Robots-Tag, X-Robots-Tag and <meta> elements of the response; it
@@ -24,8 +24,9 @@
 // Auth signature of the --header lines as that verifier does and explains it (it fetches no
 // key directory). lint reports policies that
 // defeat themselves and exits 1 when a finding is a warning or an error. report reads access
-// logs (Caddy's JSON, Common or Combined Log Format; gzip too; standard input without a file)
-// and replays every request against the config (package logreport): per crawler its requests,
+// logs (Caddy's JSON, Common or Combined Log Format; gzip too; standard input without a file;
+// several files and patterns, a fleet's, read on every core: --workers) and replays every
+// request against the config (package logreport): per crawler its requests,
 // robots.txt fetches, violations with the rule's line, impostors (from the lists, with
 // --crawler-lists or --crawler-list-file; never reverse DNS) and a timeline; it exits 1 when
 // there are violations or impostors, 2 when a log could not be read to its end (the report is
@@ -77,7 +78,7 @@ const usage = `usage:
   robots lint  --config site.json [--host HOST]... [--format text|json]
   robots report --config site.json [--host HOST] [--crawler-lists DIR]
                [--crawler-list-file URL=FILE]... [--robots-file FILE]
-               [--format text|json|html] [-o FILE] [LOG...|-]
+               [--format text|json|html] [-o FILE] [--workers N] [LOG...|-]
 
 site.json is the net/http middleware's config (nethttp.NewFromJSON).
 check exits 0 when robots.txt allows the URL, 1 when it disallows it; with
@@ -87,8 +88,10 @@ the Web Bot Auth signature of the --header lines (it fetches no key directory),
 or signs the request itself with --sign-key FILE as the agent --sign-agent URL;
 lint exits 0 without findings at warning level or above, 1 otherwise;
 report reads access logs (Caddy JSON, Common/Combined; gzip; stdin without
-LOG or with -) and replays them against the config (or --robots-file, the
-robots.txt as served); it exits 1 when it finds violations or impostors
+LOG or with -; several files, and patterns such as 'web*/access.log*' that it
+expands itself) with --workers goroutines (default: every core) and replays
+them against the config (or --robots-file, the robots.txt as served); the
+report is the same for any order of the logs; it exits 1 when it finds violations or impostors
 (verified from the lists only, never reverse DNS), 2 when a log could not be
 read to its end (a corrupt gzip file; the report is written);
 all exit 2 on a usage or config error.
@@ -145,7 +148,8 @@ type options struct {
 	hosts, listFiles, sigAgents  multi
 	robotsFile, listsDir, output string
 	noDNS                        bool
-	request                      cli.CheckFlags // check's request, declared once for both tools
+	request                      cli.CheckFlags  // check's request, declared once for both tools
+	reportFlags                  cli.ReportFlags // report's, as well
 }
 
 // newFlagSet returns the flags of the command cmd (check, lint or report), parsed into o.
@@ -162,6 +166,7 @@ func newFlagSet(cmd string, stderr io.Writer) (fs *flag.FlagSet, o *options) {
 		fs.Var(&o.listFiles, "crawler-list-file", "verify crawlers with the list the catalogue names at URL read from FILE, as URL=FILE (repeatable)")
 		fs.StringVar(&o.output, "o", "", "write the report to this file instead of standard output")
 		fs.StringVar(&o.robotsFile, "robots-file", "", "replay against this robots.txt file, saved as the site served it, instead of the config's")
+		o.reportFlags.Add(fs)
 	}
 	if cmd == "check" {
 		o.request.Add(fs)
@@ -217,7 +222,7 @@ func (o *options) report(site *policycheck.Site, cfgSitemaps, logs []string, std
 		defer svc.Stop()
 		site.Crawlers = svc
 	}
-	return cli.RunReport(stdout, stderr, stdin, site, cli.ReportOptions{Name: o.config, Hosts: siteHosts(o.hosts, cfgSitemaps), Host: strings.Join(o.hosts, ""), RobotsFile: o.robotsFile, Logs: logs, Format: o.format, Output: o.output})
+	return cli.RunReport(stdout, stderr, stdin, site, cli.ReportOptions{Name: o.config, Hosts: siteHosts(o.hosts, cfgSitemaps), Host: strings.Join(o.hosts, ""), RobotsFile: o.robotsFile, Logs: logs, Workers: o.reportFlags.Workers, Format: o.format, Output: o.output})
 }
 
 // check runs the check command: the request of the flags (signed with --sign-key), decided

@@ -291,3 +291,81 @@ func TestReportMergeUpstream(t *testing.T) {
 		}
 	}
 }
+
+// TestReportFleet: the logs of several instances, named as files and as patterns the tool
+// expands itself (quoted, so the shell does not), gzip-compressed or not, read with any
+// number of workers and in any order, make the same report as the one log they were cut
+// from, but for its list of logs; a pattern that matches nothing, a bad pattern and a bad
+// --workers are usage errors; a file whose name looks like a pattern is read as named.
+func TestReportFleet(t *testing.T) {
+	dir := t.TempDir()
+	site := "../../logreport/testdata/site.json"
+	sample, err := os.ReadFile("../../logreport/testdata/sample.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(sample), "\n")
+	third := len(lines) / 3
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, _ = zw.Write([]byte(strings.Join(lines[third:2*third], "")))
+	_ = zw.Close()
+	for i, part := range []string{strings.Join(lines[:third], ""), gz.String(), strings.Join(lines[2*third:], "")} {
+		if err := os.MkdirAll(filepath.Join(dir, fmt.Sprintf("web%d", i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		write(t, dir, fmt.Sprintf("web%d/access.log", i), part)
+	}
+	odd := write(t, dir, "odd[1].log", string(sample)) // no pattern: a file so named
+	withoutInputs := func(out string) string {
+		var r map[string]any
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%v\n%.300s", err, out)
+		}
+		delete(r, "inputs")
+		delete(r, "unreadable") // its examples name the log and line
+		b, _ := json.Marshal(r)
+		return string(b)
+	}
+	st, whole, _ := reportCmd(unread{t}, "--config", site, "--format", "json", "../../logreport/testdata/sample.log")
+	if st != cli.ExitFail {
+		t.Fatalf("status %d", st)
+	}
+	var first string
+	for _, args := range [][]string{
+		{"--workers", "1", filepath.Join(dir, "web*/access.log")},
+		{"--workers", "2", filepath.Join(dir, "web2/access.log"), filepath.Join(dir, "web[01]/*.log")},
+		{filepath.Join(dir, "web1/access.log"), filepath.Join(dir, "web0/access.log"), filepath.Join(dir, "web2/access.log"), filepath.Join(dir, "web?/access.log"), "--workers", "3"},
+	} {
+		st, out, errOut := reportCmd(unread{t}, append([]string{"--config", site, "--format", "json"}, args...)...)
+		var r logreport.Report
+		if err := json.Unmarshal([]byte(out), &r); err != nil || st != cli.ExitFail || len(r.Inputs) != 3 || !r.Inputs[1].Gzip {
+			t.Fatalf("%v: status %d, %v, stderr %q, inputs %+v", args, st, err, errOut, r.Inputs)
+		}
+		if first == "" {
+			first = out
+			if withoutInputs(out) != withoutInputs(whole) {
+				t.Errorf("the fleet's report differs from the whole log's:\n%s\n%s", out, whole)
+			}
+		} else if out != first {
+			t.Errorf("%v: the report differs from the first's", args)
+		}
+	}
+	if st, out, errOut := reportCmd(unread{t}, "--config", site, "--format", "json", odd); st != cli.ExitFail || withoutInputs(out) != withoutInputs(whole) {
+		t.Errorf("%s: status %d, stderr %q", odd, st, errOut)
+	}
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{filepath.Join(dir, "web*/error.log")}, "no log matches"},
+		{[]string{filepath.Join(dir, "web[/access.log")}, "syntax error in pattern"},
+		{[]string{"--workers", "0", "-"}, "at least 1"},
+		{[]string{"--workers", "many", "-"}, "at least 1"},
+	} {
+		st, _, errOut := reportCmd(unread{t}, append([]string{"--config", site}, c.args...)...)
+		if st != cli.ExitUsage || !strings.Contains(errOut, c.msg) {
+			t.Errorf("%v: status %d, stderr %q, want 2 and %q", c.args, st, errOut, c.msg)
+		}
+	}
+}

@@ -23,6 +23,8 @@ import (
 const (
 	RequestsName  = "caddy_robots_crawler_requests_total"
 	RobotsTxtName = "caddy_robots_robots_txt_fetches_total"
+	// StoreFallbacksName counts the calls to a fleet's store that fell back.
+	StoreFallbacksName = "caddy_robots_store_fallbacks_total"
 	// PaymentsName counts priced requests (x402, docs/payment.md) by crawler and outcome.
 	PaymentsName = "caddy_robots_payments_total"
 	// RevenueName sums what crawlers paid, in the asset's atomic units.
@@ -34,7 +36,7 @@ const (
 // Collector is a prometheus.Collector over a metrics.Counters.
 type Collector struct {
 	counters                   *metrics.Counters
-	requests, robots           *prometheus.Desc
+	requests, robots, store    *prometheus.Desc
 	payments, revenue, fcalled *prometheus.Desc
 }
 
@@ -48,6 +50,9 @@ func NewCollector(c *metrics.Counters) *Collector {
 		robots: prometheus.NewDesc(RobotsTxtName,
 			"Requests for /robots.txt by crawlers of the bot or AI catalogue.",
 			[]string{"crawler", "category"}, nil),
+		store: prometheus.NewDesc(StoreFallbacksName,
+			"Calls to the fleet's shared store (metrics.Counters.ObserveStore) that fell back to the instance's own state, by operation and reason (error: the call failed or timed out; backoff: not tried, the store failed lately).",
+			[]string{"operation", "reason"}, nil),
 		payments: prometheus.NewDesc(PaymentsName,
 			"Priced requests of verified crawlers (x402) by crawler, category and outcome: payment_required, invalid, refused, facilitator_unavailable, not_charged, settle_failed, paid.",
 			[]string{"crawler", "category", "outcome"}, nil),
@@ -64,6 +69,7 @@ func NewCollector(c *metrics.Counters) *Collector {
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.requests
 	ch <- c.robots
+	ch <- c.store
 	ch <- c.payments
 	ch <- c.revenue
 	ch <- c.fcalled
@@ -76,6 +82,9 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	})
 	c.counters.EachRobotsTxt(func(crawler, category string, n uint64) {
 		ch <- prometheus.MustNewConstMetric(c.robots, prometheus.CounterValue, float64(n), crawler, category)
+	})
+	c.counters.EachStoreFallback(func(op, reason string, n uint64) {
+		ch <- prometheus.MustNewConstMetric(c.store, prometheus.CounterValue, float64(n), op, reason)
 	})
 	c.counters.EachPayment(func(s metrics.PaymentSeries) {
 		ch <- prometheus.MustNewConstMetric(c.payments, prometheus.CounterValue, float64(s.Count), s.Crawler, s.Category, s.Outcome)

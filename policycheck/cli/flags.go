@@ -1,7 +1,11 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/sitepolicy/caddy-robots/policycheck"
@@ -62,4 +66,24 @@ func (f *CheckFlags) Request(now time.Time) (policycheck.Request, error) {
 		req.RobotsFile, req.RobotsFileName = b, f.RobotsFile
 	}
 	return req, nil
+}
+
+// ReportFlags are the flags of report that both front ends take ("robots report" and "caddy
+// robots report") besides their site's.
+type ReportFlags struct {
+	// Workers is how many goroutines read the logs (ReportOptions.Workers).
+	Workers int
+}
+
+// Add declares the flags on fs.
+func (f *ReportFlags) Add(fs FlagSet) {
+	f.Workers = runtime.GOMAXPROCS(0)
+	fs.Func("workers", fmt.Sprintf("read the logs with this many goroutines, each on a core (default: GOMAXPROCS, %d here); the report is the same for any number", f.Workers), func(v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return errors.New("want a number of goroutines, at least 1")
+		}
+		f.Workers = n
+		return nil
+	})
 }

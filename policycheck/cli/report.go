@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -46,8 +47,12 @@ type ReportOptions struct {
 	// RobotsFile, when set, is a robots.txt file as the site served it, to replay against
 	// instead of the config's (policycheck.NewFileReplay).
 	RobotsFile string
-	// Logs are the log files; none, or "-", is standard input.
+	// Logs are the log files, or patterns of them (filepath.Glob's, for the names the shell
+	// left quoted); none, or "-", is standard input.
 	Logs []string
+	// Workers is how many goroutines read the logs (logreport.Builder.ReadLogs); 0 for
+	// GOMAXPROCS.
+	Workers int
 	// Format is "text", "json" or "html".
 	Format string
 	// Output is the file to write the report to; "" for w.
@@ -73,7 +78,8 @@ func CheckReportHost(host string) error {
 // RunReport replays the logs against site and writes the report, and returns the exit
 // status: ExitFail when the report has violations or impostors, ExitOK otherwise. It returns
 // ExitUsage with an error, before reading any log, when the arguments are wrong (a log that
-// cannot be opened or is a directory, standard input given twice, an output file that
+// cannot be opened or is a directory, a pattern that matches no log, standard input given
+// twice, an output file that
 // cannot be created or is one of the logs) or the config is; and ExitUsage with a nil error
 // after writing the report when a log could not be read to its end (a corrupt or truncated
 // gzip file, a read error) or has no access log entry at all: the report says which, counts
@@ -86,15 +92,11 @@ func RunReport(w, stderr io.Writer, stdin io.Reader, site *policycheck.Site, opt
 	if len(logs) == 0 {
 		logs = []string{"-"}
 	}
-	files, err := openLogs(logs)
-	defer func() {
-		for _, f := range files {
-			if f != nil {
-				f.Close()
-			}
-		}
-	}()
+	logs, err := expandLogs(logs)
 	if err != nil {
+		return ExitUsage, err
+	}
+	if err := checkLogs(logs); err != nil {
 		return ExitUsage, err
 	}
 	rp, err := newReplay(site, opts)
@@ -104,7 +106,7 @@ func RunReport(w, stderr io.Writer, stdin io.Reader, site *policycheck.Site, opt
 	defer rp.Close()
 	// The output is created before the logs are read: a mistyped directory fails at once,
 	// not after an hour of reading.
-	file, err := createOutput(opts.Output, logs, files)
+	file, err := createOutput(opts.Output, logs)
 	if err != nil {
 		return ExitUsage, err
 	}
@@ -114,17 +116,24 @@ func RunReport(w, stderr io.Writer, stdin io.Reader, site *policycheck.Site, opt
 		out = file
 	}
 	b := logreport.NewBuilder(rp, logreport.Options{Host: opts.Host})
-	unread := 0
+	toRead := make([]logreport.Log, len(logs))
 	for i, name := range logs {
-		var r io.Reader = stdin
-		if files[i] != nil {
-			r = files[i]
-		}
-		if err := b.ReadLog(name, r); err != nil {
-			fmt.Fprintf(stderr, "report: %v\n", err)
-			unread++
-		}
+		toRead[i] = logreport.Log{Name: name, Open: func() (io.ReadCloser, error) {
+			if name == "-" {
+				return io.NopCloser(stdin), nil
+			}
+			return os.Open(name)
+		}}
 	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	errs := b.ReadLogs(toRead, workers)
+	for _, err := range errs {
+		fmt.Fprintf(stderr, "report: %v\n", err)
+	}
+	unread := len(errs)
 	rep := b.Report()
 	describeSite(rep, site, opts)
 	err = writeReport(out, rep, opts.Format)
@@ -146,31 +155,63 @@ func RunReport(w, stderr io.Writer, stdin io.Reader, site *policycheck.Site, opt
 	return ExitOK, nil
 }
 
-// openLogs opens the log files named, nil for standard input ("-", which may be named
-// once), and refuses a directory. The files opened are returned with an error too, for the
-// caller to close.
-func openLogs(logs []string) ([]*os.File, error) {
-	if n := slices.Index(logs, "-"); n >= 0 && slices.Index(logs[n+1:], "-") >= 0 {
-		return nil, errors.New(`standard input ("-") given twice: it can be read once`)
+// expandLogs returns the logs named, with each pattern (a name with *, ? or [ that is no
+// file: the shell left it quoted, or matched nothing with it) replaced by the files it
+// matches (filepath.Glob), in order; a log named twice is read once. A pattern that matches
+// nothing, or is malformed, is an error.
+func expandLogs(logs []string) ([]string, error) {
+	var out []string
+	for _, name := range logs {
+		if name == "-" || !strings.ContainsAny(name, "*?[") {
+			out = append(out, name)
+			continue
+		}
+		if _, err := os.Lstat(name); err == nil {
+			out = append(out, name) // a file so named
+			continue
+		}
+		matches, err := filepath.Glob(name)
+		if err != nil {
+			return nil, fmt.Errorf("log pattern %q: %v", name, err)
+		}
+		if len(matches) == 0 {
+			return nil, fmt.Errorf("no log matches %q", name)
+		}
+		out = append(out, matches...)
 	}
-	var files []*os.File
+	seen := map[string]bool{}
+	return slices.DeleteFunc(out, func(name string) bool {
+		dup := seen[name] && name != "-" // standard input twice is checkLogs' error
+		seen[name] = true
+		return dup
+	}), nil
+}
+
+// checkLogs checks that the log files named can be opened and are no directory, and that
+// standard input ("-") is named once at most: usage errors, found before any log is read.
+// ReadLogs opens each again when it reads it.
+func checkLogs(logs []string) error {
+	if n := slices.Index(logs, "-"); n >= 0 && slices.Index(logs[n+1:], "-") >= 0 {
+		return errors.New(`standard input ("-") given twice: it can be read once`)
+	}
 	for _, name := range logs {
 		if name == "-" {
-			files = append(files, nil)
 			continue
 		}
 		f, err := os.Open(name)
 		if err != nil {
-			return files, err
+			return err
 		}
-		files = append(files, f)
-		if st, err := f.Stat(); err != nil {
-			return files, err
-		} else if st.IsDir() {
-			return files, fmt.Errorf("%s is a directory, not a log (give its files, e.g. %s)", name, filepath.Join(name, "access.log"))
+		st, err := f.Stat()
+		f.Close()
+		if err != nil {
+			return err
+		}
+		if st.IsDir() {
+			return fmt.Errorf("%s is a directory, not a log (give its files, e.g. %s)", name, filepath.Join(name, "access.log"))
 		}
 	}
-	return files, nil
+	return nil
 }
 
 // newReplay returns the replay of the site's requests, against opts.RobotsFile if it is
@@ -191,15 +232,15 @@ func newReplay(site *policycheck.Site, opts ReportOptions) (*policycheck.Replay,
 }
 
 // createOutput creates the file the report is written to, none when name is "". It must be
-// none of the logs (files, opened from the names logs), which creating it would empty.
-func createOutput(name string, logs []string, files []*os.File) (*os.File, error) {
+// none of the logs, which creating it would empty.
+func createOutput(name string, logs []string) (*os.File, error) {
 	if name == "" {
 		return nil, nil
 	}
 	if ost, err := os.Stat(name); err == nil {
-		for i, f := range files {
-			if st, err := f.Stat(); f != nil && err == nil && os.SameFile(st, ost) {
-				return nil, fmt.Errorf("-o %s is the log %s: the report would overwrite it", name, logs[i])
+		for _, log := range logs {
+			if st, err := os.Stat(log); log != "-" && err == nil && os.SameFile(st, ost) {
+				return nil, fmt.Errorf("-o %s is the log %s: the report would overwrite it", name, log)
 			}
 		}
 	}

@@ -57,7 +57,10 @@ without findings at warning level or above, 1 otherwise, 2 on a config error.
 
 reads access logs (Caddy's JSON access log, or the Common/Combined Log Format
 of nginx and Apache; gzip-compressed too; standard input without a file or
-with -) and replays every request against the config as it is now: per crawler
+with -; a fleet's: several files, and patterns such as 'web*/access.log*' that
+it expands itself, read with --workers goroutines, every core by default; the
+report is the same for any number and any order of the logs) and replays
+every request against the config as it is now: per crawler
 its requests and bytes, whether and when it fetched robots.txt, its violations
 (the path, the disallowing rule and its line in the robots.txt served, count,
 first and last seen), impostor claims (when the config verifies crawlers: from
@@ -184,8 +187,9 @@ func lintCommand() *cobra.Command {
 func reportCommand() *cobra.Command {
 	var f commandFlags
 	var siteURL, output, robotsFile string
+	var report cli.ReportFlags
 	c := &cobra.Command{
-		Use:   "report --config <path> [--adapter <name>] --site <url> [--robots-file <file>] [--format text|json|html] [-o <file>] [<log>... | -]",
+		Use:   "report --config <path> [--adapter <name>] --site <url> [--robots-file <file>] [--format text|json|html] [-o <file>] [--workers <n>] [<log>... | -]",
 		Short: "Reports what crawlers did in access logs, against the robots policy",
 		Args:  cobra.ArbitraryArgs,
 	}
@@ -195,6 +199,7 @@ func reportCommand() *cobra.Command {
 	c.Flags().StringVar(&siteURL, "site", "", "The site whose requests to replay, as its origin: https://example.com (required)")
 	c.Flags().StringVarP(&output, "output", "o", "", "Write the report to this file instead of standard output")
 	c.Flags().StringVar(&robotsFile, "robots-file", "", "Replay against this robots.txt file, saved as the site served it (merge_upstream), instead of the config's")
+	report.Add(c.Flags())
 	c.RunE = exitWith(func(stdout, stderr io.Writer, args []string) (int, error) {
 		if err := cli.CheckReportFormat(f.format); err != nil {
 			return cli.ExitUsage, err
@@ -220,7 +225,7 @@ func reportCommand() *cobra.Command {
 		if name == "" {
 			name = "Caddyfile"
 		}
-		return cli.RunReport(stdout, stderr, c.InOrStdin(), site, cli.ReportOptions{Name: name + ", server " + site.Name, Hosts: cfg.servedHosts(site.Name, u.Hostname()), Host: u.Hostname(), Origin: u.Scheme + "://" + u.Host, RobotsFile: robotsFile, Logs: args, Format: f.format, Output: output})
+		return cli.RunReport(stdout, stderr, c.InOrStdin(), site, cli.ReportOptions{Name: name + ", server " + site.Name, Hosts: cfg.servedHosts(site.Name, u.Hostname()), Host: u.Hostname(), Origin: u.Scheme + "://" + u.Host, RobotsFile: robotsFile, Logs: args, Workers: report.Workers, Format: f.format, Output: output})
 	})
 	return c
 }
