@@ -174,6 +174,9 @@ func TestPayThroughCaddy(t *testing.T) {
 	}
 	resp, body = get("/articles/a", chromeUA, verified)
 	noPrice("browser", resp, 200)
+	if string(body) != "content of /articles/a" {
+		t.Errorf("browser: body %q", body)
+	}
 	resp, _ = get("/articles/a", claudebotUA, impostor)
 	noPrice("ClaudeBot (unverifiable)", resp, 200)
 	resp, body = get("/robots.txt", gptbotUA, verified)
@@ -218,15 +221,4 @@ func TestPayThroughCaddy(t *testing.T) {
 			t.Errorf("report's GPTBot row: 402 %d paid %d, want %d and 1", c.PaymentRequired, c.Paid, required)
 		}
 	}
-}
-
-// readBody reads and closes resp's body.
-func readBody(t *testing.T, resp *http.Response) []byte {
-	t.Helper()
-	defer resp.Body.Close()
-	var b bytes.Buffer
-	if _, err := b.ReadFrom(resp.Body); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
 }
