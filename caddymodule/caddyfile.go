@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/sitepolicy/caddy-robots/configerr"
 	"github.com/sitepolicy/caddy-robots/crawlers"
+	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/policy"
 	"github.com/sitepolicy/caddy-robots/robotsgen"
 	"github.com/sitepolicy/caddy-robots/rsl"
@@ -82,6 +84,7 @@ func parseRobotsTag(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //			                          # (the crawlers app), with 403 (or <status>)
 //			crawl_delay               # 429 to a named crawler asking sooner than its group's
 //		}                             # crawl_delay
+//		pay { ... }                   # charge verified crawlers per request, x402 (caddyfile_pay.go)
 //		merge_file <file>             # merge a robots.txt file, read at load (merge.go)
 //		merge_upstream [<timeout>]    # merge the next handler's /robots.txt at serve time
 //		metrics                       # count crawlers' requests at Caddy's /metrics
@@ -162,6 +165,8 @@ func (h *RobotsTxt) unmarshalSub(d *caddyfile.Dispenser, at *positions, haveMaxA
 		return parseGroup(d, at, last(h.Groups), sub == "preset")
 	case "merge_file", "merge_upstream":
 		return h.unmarshalMerge(d, at, sub)
+	case "pay":
+		return h.unmarshalPay(d, at)
 	case "metrics", "log_violations":
 		return h.unmarshalSwitch(d, sub)
 	default:
@@ -624,7 +629,13 @@ func parseRecord(d *caddyfile.Dispenser, what string) (robotsgen.Record, error) 
 // validate checks cfg as Provision will, so that the adapter names the line of a problem;
 // root is where the handler's config sits in cfg.
 func validate(cfg policy.Config, root string) error {
-	core, err := serve.New(cfg, serve.Options{})
+	var opts serve.Options
+	if cfg.RobotsTxt != nil && cfg.RobotsTxt.Pay != nil {
+		// The handler verifies crawlers with the crawlers app when it is provisioned (pay
+		// loads it): the check of the values here stands in for it.
+		opts.Identify = func(*http.Request) identity.Identity { return identity.Identity{} }
+	}
+	core, err := serve.New(cfg, opts)
 	if core != nil {
 		core.Close()
 	}

@@ -16,7 +16,7 @@ import (
 // exactly these (TestSubdirectiveLists reads the switches), README.md's syntax summary lists
 // them (TestREADMESyntaxSummary), and an unknown one is refused with the list.
 var (
-	robotsTxtSubdirectives = []string{"comment", "sitemap", "group", "preset", "record", "max_age", "enforce", "merge_file", "merge_upstream", "license", "license_document", "metrics", "log_violations"}
+	robotsTxtSubdirectives = []string{"comment", "sitemap", "group", "preset", "record", "max_age", "enforce", "merge_file", "merge_upstream", "license", "license_document", "pay", "metrics", "log_violations"}
 	groupSubdirectives     = []string{"user_agent", "preset", "except", "purpose", "allow", "disallow", "crawl_delay", "record", "content_usage", "content_signal"}
 	robotsTagSubdirectives = []string{"agent", "preset", "except", "meta", "x_robots_tag", "content_usage", "license", "tdm"}
 	enforceSubdirectives   = []string{"impostors", "accept_signature", "crawl_delay"}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -115,7 +116,7 @@ func TestBadCaddyfilesRefusedWithLine(t *testing.T) {
 		t.Fatalf("only %d bad Caddyfiles", len(badCaddyfiles))
 	}
 	adapter := caddyconfig.GetAdapter("caddyfile")
-	for _, c := range append(badCaddyfiles[:len(badCaddyfiles):len(badCaddyfiles)], badTDMCaddyfiles...) {
+	for _, c := range slices.Concat(badCaddyfiles, badTDMCaddyfiles, badPayCaddyfiles) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg, line := badCaddyfile(t, c.site)
 			_, _, err := adapter.Adapt([]byte(cfg), map[string]any{"filename": "Caddyfile"})

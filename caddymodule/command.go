@@ -27,11 +27,22 @@ func init() {
 
 // robotsConfig is the config of a robots handler (command.Module.Config).
 func robotsConfig(h caddyhttp.MiddlewareHandler) (*policy.RobotsTxt, *policy.Tags) {
+	// The config as the handler serves it: its global placeholders ({env.*}) replaced as
+	// Provision replaced them (which the config loaded for the command has passed), so that
+	// check shows the pay_to, the sitemap or the rule a request gets.
 	switch h := h.(type) {
 	case *RobotsTxt:
-		return &h.RobotsTxt, nil
+		cfg, err := replacePlaceholders(h.RobotsTxt)
+		if err != nil {
+			cfg = h.RobotsTxt
+		}
+		return &cfg, nil
 	case *RobotsTag:
-		return nil, &h.Tags
+		tags, err := replacePlaceholders(h.Tags)
+		if err != nil {
+			tags = h.Tags
+		}
+		return nil, &tags
 	}
 	return nil, nil
 }

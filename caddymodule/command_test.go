@@ -519,7 +519,7 @@ func shellWords(t *testing.T, s string) []string {
 }
 
 // checkMarkers name the console blocks of docs/check.md that run "./caddy-robots robots".
-var checkMarkers = []string{"check-drafts", "check-backend-header", "check-identity", "check-signature", "lint-example"}
+var checkMarkers = []string{"check-drafts", "check-backend-header", "check-identity", "check-signature", "lint-example", "check-pay", "lint-pay"}
 
 // TestREADMECheckOutput runs the "./caddy-robots robots" commands of docs/check.md from the
 // repository root and compares their output and exit status with the page, so the

@@ -21,13 +21,13 @@ var misplacedCaddyfiles = []struct {
 	want       []string
 }{
 	// robots_txt's block: misspellings.
-	{"robots_txt sitmap", "robots_txt {\n\tsitmap /s.xml # <-\n}", []string{`robots_txt: unknown sub-directive "sitmap" (want comment, sitemap, group, preset, record, max_age, enforce, merge_file, merge_upstream, license, license_document, metrics or log_violations) (did you mean "sitemap"?)`}},
+	{"robots_txt sitmap", "robots_txt {\n\tsitmap /s.xml # <-\n}", []string{`robots_txt: unknown sub-directive "sitmap" (want comment, sitemap, group, preset, record, max_age, enforce, merge_file, merge_upstream, license, license_document, pay, metrics or log_violations) (did you mean "sitemap"?)`}},
 	{"robots_txt grup", "robots_txt {\n\tgrup * { # <-\n\t\tdisallow /\n\t}\n}", []string{`unknown sub-directive "grup"`, `(did you mean "group"?)`}},
 	{"robots_txt max-age", "robots_txt {\n\tmax-age 1h # <-\n}", []string{`unknown sub-directive "max-age"`, `(did you mean "max_age"?)`}},
 	{"robots_txt Max_Age", "robots_txt {\n\tMax_Age 1h # <-\n}", []string{`unknown sub-directive "Max_Age"`, `(did you mean "max_age"?)`}},
 	{"robots_txt merge_upstrem", "robots_txt {\n\tmerge_upstrem # <-\n}", []string{`(did you mean "merge_upstream"?)`}},
 	{"robots_txt comments", "robots_txt {\n\tcomments hello # <-\n}", []string{`(did you mean "comment"?)`}},
-	{"robots_txt unrelated word", "robots_txt {\n\tfrobnicate # <-\n}", []string{`unknown sub-directive "frobnicate" (want comment, sitemap, group, preset, record, max_age, enforce, merge_file, merge_upstream, license, license_document, metrics or log_violations), at`}},
+	{"robots_txt unrelated word", "robots_txt {\n\tfrobnicate # <-\n}", []string{`unknown sub-directive "frobnicate" (want comment, sitemap, group, preset, record, max_age, enforce, merge_file, merge_upstream, license, license_document, pay, metrics or log_violations), at`}},
 	// robots_txt's block: a group's sub-directives, spelt right or not.
 	{"robots_txt disallow", "robots_txt {\n\tdisallow /private/ # <-\n}", []string{`robots_txt: disallow goes inside a group, which names the crawlers it applies to: e.g. for every crawler, a line "group * {", then "disallow /private/", then "}"`}},
 	{"robots_txt allow", "robots_txt {\n\tallow /a /b # <-\n}", []string{`allow goes inside a group`, `"allow /a /b"`}},
@@ -93,7 +93,7 @@ func parserSubdirectives(t *testing.T) map[string][]string {
 	t.Helper()
 	fset := token.NewFileSet()
 	byFunc := map[string][]string{}
-	for _, file := range []string{"caddyfile.go", "caddyfile_crawlers.go", "caddyfile_store.go"} {
+	for _, file := range []string{"caddyfile.go", "caddyfile_crawlers.go", "caddyfile_store.go", "caddyfile_pay.go"} {
 		f, err := parser.ParseFile(fset, file, nil, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -137,6 +137,8 @@ func parserSubdirectives(t *testing.T) map[string][]string {
 		"crawlers":         byFunc["crawlersOption.parse"],
 		"store":            byFunc["crawlersOption.parseStore"],
 		"tls":              byFunc["crawlersOption.parseStoreTLS"],
+		"pay":              byFunc["parsePay"],
+		"price":            byFunc["parsePrice"],
 	}
 	for block, subs := range out {
 		if len(subs) < 4 && block != "enforce" && block != "license_document" && block != "tls" || len(subs) == 0 {
@@ -156,7 +158,7 @@ func types(e ast.Expr) string {
 // TestSubdirectiveLists: the lists that errors name and suggest from are exactly what the
 // parsers accept.
 func TestSubdirectiveLists(t *testing.T) {
-	lists := map[string][]string{"robots_txt": robotsTxtSubdirectives, "group": groupSubdirectives, "robots_tag": robotsTagSubdirectives, "enforce": enforceSubdirectives, "crawlers": crawlersSubdirectives, "license_document": licenseDocumentSubdirectives, "content": licenseContentSubdirectives, "store": storeSubdirectives, "tls": storeTLSSubdirectives}
+	lists := map[string][]string{"robots_txt": robotsTxtSubdirectives, "group": groupSubdirectives, "robots_tag": robotsTagSubdirectives, "enforce": enforceSubdirectives, "crawlers": crawlersSubdirectives, "license_document": licenseDocumentSubdirectives, "content": licenseContentSubdirectives, "store": storeSubdirectives, "tls": storeTLSSubdirectives, "pay": paySubdirectives, "price": priceSubdirectives}
 	for block, accepted := range parserSubdirectives(t) {
 		a, l := slices.Sorted(slices.Values(accepted)), slices.Sorted(slices.Values(lists[block]))
 		if !slices.Equal(a, l) {

@@ -108,7 +108,9 @@ func (h *RobotsTxt) Provision(ctx caddy.Context) error {
 		return nil
 	}
 	opts.Upstream = func(r *http.Request, next serve.Handler) serve.Fetch { return subRequestFetch(r, next) }
-	if cfg.Enforce != nil && cfg.Enforce.Impostors != nil {
+	if cfg.Enforce != nil && cfg.Enforce.Impostors != nil || cfg.Pay != nil {
+		// Impostors and prices need verification: the crawlers app, with its defaults when
+		// the config has none.
 		app, err := crawlersApp(ctx)
 		if err != nil {
 			return err

@@ -372,7 +372,9 @@ pre { background: #f6f8fa; padding: .8em; overflow-x: auto; margin: 0; }
 <div><dt>Other requests</dt><dd data-k="other_requests">{{.Totals.OtherRequests}}</dd></div>
 <div><dt>Other hosts</dt><dd data-k="other_hosts">{{.Totals.OtherHosts}}</dd></div>
 <div><dt>Unreadable lines</dt><dd data-k="unreadable">{{.Unreadable.Count}}</dd></div>
-</dl>
+{{if or .Totals.PaymentRequired .Totals.Paid}}<div><dt>Answered 402</dt><dd data-k="payment_required">{{.Totals.PaymentRequired}}</dd></div>
+<div><dt>Served paid</dt><dd data-k="paid">{{.Totals.Paid}}</dd></div>
+{{end}}</dl>
 
 <section class="panel">
 <h2>Requests over time</h2>
@@ -410,7 +412,17 @@ pre { background: #f6f8fa; padding: .8em; overflow-x: auto; margin: 0; }
 </table></div>{{else}}<p>None.</p>{{end}}
 </section>
 
-<section class="panel">
+{{if or .Totals.PaymentRequired .Totals.Paid}}<section class="panel">
+<h2>Pay per crawl</h2>
+<p class="muted">x402: requests answered 402 Payment Required (the price asked, or a payment refused) and requests served with a settled payment (their response carried PAYMENT-RESPONSE; Caddy's JSON log only).</p>
+<div class="wrap"><table id="payments">
+<thead><tr><th>Crawler</th><th>Group</th><th class="n">402</th><th class="n">Paid</th></tr></thead>
+<tbody>
+{{range $c := .Crawlers}}{{template "payments" $c}}{{end}}{{range $c := .Tools}}{{template "payments" $c}}{{end}}</tbody>
+</table></div>
+</section>
+
+{{end}}<section class="panel">
 <h2>Impostors</h2>
 <p class="muted">Requests that claimed a crawler and that the site's verification disproves from the client address: not the crawler's, so counted in none of its rows. Disallowed: those for paths the group disallows.</p>
 {{if .Impostors}}<div class="wrap"><table id="impostors">
@@ -465,7 +477,8 @@ pre { background: #f6f8fa; padding: .8em; overflow-x: auto; margin: 0; }
 <script type="application/json" id="report-data">{{.JSON}}</script>
 </body>
 </html>
-{{define "violations"}}{{range .Violations.Top}}<tr data-token="{{s $.Token}}"><td>{{s $.Name}}</td><td class="path" data-k="path">{{s .Path}}</td><td><code data-k="rule">{{s .Rule}}</code></td><td class="n" data-k="line">{{line .Line}}</td><td class="n" data-k="count">{{.Count}}</td><td>{{time .First}}</td><td>{{time .Last}}</td></tr>
+{{define "payments"}}{{if or .PaymentRequired .Paid}}<tr data-id="{{s .ID}}" data-token="{{s .Token}}"><td data-k="name">{{s .Name}}</td><td>{{if .Token}}{{s .Token}}{{else}}*{{end}}</td><td class="n" data-k="payment_required">{{.PaymentRequired}}</td><td class="n" data-k="paid">{{.Paid}}</td></tr>
+{{end}}{{end}}{{define "violations"}}{{range .Violations.Top}}<tr data-token="{{s $.Token}}"><td>{{s $.Name}}</td><td class="path" data-k="path">{{s .Path}}</td><td><code data-k="rule">{{s .Rule}}</code></td><td class="n" data-k="line">{{line .Line}}</td><td class="n" data-k="count">{{.Count}}</td><td>{{time .First}}</td><td>{{time .Last}}</td></tr>
 {{end}}{{if .Violations.Other}}<tr data-token="{{s .Token}}" class="other"><td>{{s .Name}}</td><td>(other)</td><td></td><td></td><td class="n" data-k="count">{{.Violations.Other}}</td><td></td><td></td></tr>
 {{end}}{{end}}`))
 

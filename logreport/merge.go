@@ -34,6 +34,7 @@ func (b *Builder) merge(o *Builder) {
 			out := *oc.out
 			out.Statuses = map[string]int64{}
 			out.Requests, out.Bytes, out.Verified, out.RobotsTxt, out.Violations = 0, 0, 0, RobotsFetches{}, Violations{}
+			out.PaymentRequired, out.Paid = 0, 0
 			c = b.newCrawler(k, &out, oc.tool)
 		}
 		c.merge(oc)
@@ -67,6 +68,8 @@ func (t *Totals) merge(o *Totals) {
 	t.Impostors += o.Impostors
 	t.ImpostorBytes = addSat(t.ImpostorBytes, o.ImpostorBytes)
 	t.OtherHosts += o.OtherHosts
+	t.PaymentRequired += o.PaymentRequired
+	t.Paid += o.Paid
 }
 
 // merge adds what o counted of the same row to c.
@@ -76,6 +79,8 @@ func (c *crawlerAcc) merge(o *crawlerAcc) {
 	c.out.Verified += o.out.Verified
 	c.out.RobotsTxt.merge(&o.out.RobotsTxt)
 	c.out.Violations.Count += o.out.Violations.Count
+	c.out.PaymentRequired += o.out.PaymentRequired
+	c.out.Paid += o.out.Paid
 	for s, n := range o.statuses {
 		c.statuses[s] += n
 	}

@@ -110,6 +110,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	if err := writeCrawlToRefer(&b, r.CrawlToRefer); err != nil {
 		return err
 	}
+	if err := writePayments(&b, r); err != nil {
+		return err
+	}
 	if t.Violations > 0 {
 		b.WriteString("\nViolations (the rule's line in the robots.txt served now):\n")
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
@@ -151,6 +154,23 @@ func writeRows(b *strings.Builder, heading, first string, rows []*Crawler) error
 	fmt.Fprintln(tw, first+"\tOPERATOR\tGROUP\tREQUESTS\tBYTES\tROBOTS.TXT\tVIOLATIONS\tSTATUSES")
 	for _, c := range rows {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%d\t%s\n", text(c.Name), dash(c.Operator), group(c.Token), c.Requests, Bytes(c.Bytes), robotsCell(c.RobotsTxt), c.Violations.Count, statuses(c.Statuses))
+	}
+	return tw.Flush()
+}
+
+// writePayments writes the x402 pay per crawl table: the crawlers (and tools) asked to pay
+// or served paid, when any client was.
+func writePayments(b *strings.Builder, r *Report) error {
+	if r.Totals.PaymentRequired == 0 && r.Totals.Paid == 0 {
+		return nil
+	}
+	fmt.Fprintf(b, "\nPay per crawl (x402): %d answered 402 Payment Required, %d served paid\n", r.Totals.PaymentRequired, r.Totals.Paid)
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CRAWLER\tGROUP\t402\tPAID")
+	for _, c := range slices.Concat(r.Crawlers, r.Tools) {
+		if c.PaymentRequired > 0 || c.Paid > 0 {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\n", text(c.Name), group(c.Token), c.PaymentRequired, c.Paid)
+		}
 	}
 	return tw.Flush()
 }

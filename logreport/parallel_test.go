@@ -121,6 +121,17 @@ func fleetLogs(n int) map[string][]byte {
 			// sees a short time, another a long one.
 			slices.SortStableFunc(reqs, func(a, b request) int { return a.t.Compare(b.t) })
 		}
+		if format == "caddy" {
+			// x402 pay per crawl: 402s, and requests served paid.
+			for j := range reqs {
+				switch {
+				case j%13 == 0:
+					reqs[j].status = 402
+				case j%17 == 0:
+					reqs[j].status, reqs[j].paid = 200, true
+				}
+			}
+		}
 		log, _ := render(reqs, format)
 		files[fmt.Sprintf("web%d/access.log", i)] = log
 	}

@@ -40,6 +40,10 @@ type Entry struct {
 	Status int
 	// Size is the size of the response body in bytes; 0 for "-".
 	Size int64
+	// PaymentResponse is true when the response carried an x402 PAYMENT-RESPONSE header (a
+	// settlement's result). Only Caddy's JSON log records response headers: false for the
+	// Common and Combined formats.
+	PaymentResponse bool
 	// scratch holds the unescaped Referer of a Combined line, reused from line to line.
 	scratch []byte
 }
@@ -381,10 +385,12 @@ type caddyLine struct {
 	} `json:"request"`
 	Status int   `json:"status"`
 	Size   int64 `json:"size"`
-	// RespHeaders are the response's headers; only Content-Type is read (a struct, not a
-	// map: the other headers are skipped without being kept).
+	// RespHeaders are the response's headers; only Content-Type and PAYMENT-RESPONSE are read
+	// (a struct, not a map: the other headers are skipped without being kept; Caddy logs
+	// names canonical, "Payment-Response", and the decoder matches names without case).
 	RespHeaders *struct {
-		ContentType []string `json:"Content-Type"`
+		ContentType     []string `json:"Content-Type"`
+		PaymentResponse []string `json:"Payment-Response"`
 	} `json:"resp_headers"`
 }
 
@@ -426,6 +432,7 @@ func parseCaddy(line []byte, e *Entry) error {
 		e.HasContentType, e.ContentType = true, rh.ContentType
 	}
 	e.Status, e.Size = c.Status, c.Size
+	e.PaymentResponse = c.RespHeaders != nil && len(c.RespHeaders.PaymentResponse) > 0 && c.RespHeaders.PaymentResponse[0] != ""
 	if e.Status < 0 || e.Status > 999 {
 		return bad("status out of range")
 	}

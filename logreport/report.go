@@ -334,6 +334,13 @@ func (b *Builder) Add(e *Entry) {
 	}
 	t.Requests++
 	t.Bytes = addSat(t.Bytes, e.Size)
+	required, paid := payment(e)
+	if required {
+		t.PaymentRequired++
+	}
+	if paid {
+		t.Paid++
+	}
 	ts := e.Time.Unix()
 	if t.Requests == 1 || e.Time.Before(b.rep.Range.First) {
 		b.rep.Range.First = e.Time.UTC()
@@ -366,6 +373,12 @@ func (b *Builder) Add(e *Entry) {
 	if verified {
 		out.Verified++
 	}
+	if required {
+		out.PaymentRequired++
+	}
+	if paid {
+		out.Paid++
+	}
 	c.statuses[e.Status]++
 	b.timeline.add(ts, c.series)
 	if ai.platform > 0 && !c.tool { // a platform's HTTP library (AppEngine-Google) is no crawler of it
@@ -383,6 +396,16 @@ func (b *Builder) Add(e *Entry) {
 	if r.Violation != nil {
 		b.addViolation(c, e, ts, p, r.Violation)
 	}
+}
+
+// payment reads what a request says of x402 pay per crawl (docs/payment.md): required is a
+// 402 Payment Required answer (the price asked, or a payment refused); paid is a success
+// (2xx) whose response carried PAYMENT-RESPONSE: the server settles a payment only for a
+// success, before it is sent. A 402 that carries PAYMENT-RESPONSE (a settlement that failed)
+// is required, not paid. Only Caddy's JSON log records response headers: paid is never
+// counted from a Common or Combined log.
+func payment(e *Entry) (required, paid bool) {
+	return e.Status == 402, e.PaymentResponse && e.Status >= 200 && e.Status < 300
 }
 
 // addFetch counts a fetch of robots.txt at tm.
@@ -751,6 +774,12 @@ type Totals struct {
 	ImpostorBytes int64 `json:"impostor_bytes"`
 	// OtherHosts are the lines for hosts other than Options.Host, not counted.
 	OtherHosts int64 `json:"other_hosts"`
+	// PaymentRequired are the requests answered 402 Payment Required (x402 pay per crawl:
+	// the price asked, or a payment refused), and Paid those served with a settled payment
+	// (a 2xx whose response carried PAYMENT-RESPONSE: Caddy's JSON log only, which records
+	// response headers), of every client.
+	PaymentRequired int64 `json:"payment_required"`
+	Paid            int64 `json:"paid"`
 }
 
 // UnreadableLines are the lines that are no access log entry.
@@ -797,6 +826,10 @@ type Crawler struct {
 	Verified int64 `json:"verified"`
 	// Violations are its requests that the served robots.txt disallows.
 	Violations Violations `json:"violations"`
+	// PaymentRequired and Paid are its requests answered 402 and those served with a settled
+	// payment, as Totals counts them.
+	PaymentRequired int64 `json:"payment_required"`
+	Paid            int64 `json:"paid"`
 	// Paths are the paths it fetched most.
 	Paths Paths `json:"paths"`
 	// Timeline is its requests per bucket of the report's timeline.

@@ -15,7 +15,6 @@ import (
 	"github.com/jimsmart/grobotstxt"
 
 	"github.com/sitepolicy/caddy-robots/crawlers"
-	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/internal/fieldcover"
 	"github.com/sitepolicy/caddy-robots/nethttp"
 	"github.com/sitepolicy/caddy-robots/policy"
@@ -128,8 +127,8 @@ func genAgreeConfig(r *rand.Rand, dir string, c int) (*nethttp.RobotsTxtConfig, 
 		cfg.Enforce.Status = 451
 	}
 	if r.IntN(3) == 0 {
-		// With a verifier that knows no list and asks no DNS, no request is an impostor:
-		// the file's enforcement must be what it is without this.
+		// With a verifier that knows only GPTBot's list (gptbotOnLoopback) and asks no DNS,
+		// no request is an impostor: the file's enforcement must be what it is without this.
 		cfg.Enforce.Impostors = &policy.Impostors{Status: 410}
 	}
 	if r.IntN(3) == 0 {
@@ -140,6 +139,7 @@ func genAgreeConfig(r *rand.Rand, dir string, c int) (*nethttp.RobotsTxtConfig, 
 		// refused first): a 429 is not the file's enforcement, and check does not predict it.
 		cfg.Enforce.CrawlDelay = true
 	}
+	genPay(r, cfg)
 	other := ""
 	if r.IntN(4) != 0 {
 		var b strings.Builder
@@ -174,7 +174,7 @@ func genAgreeConfig(r *rand.Rand, dir string, c int) (*nethttp.RobotsTxtConfig, 
 // check predicts enforcement, decides as the served file does for the crawler it names, and
 // never says allowed and blocked together. The generator sets every field of the config.
 func TestCheckServedAndEnforcementAgree(t *testing.T) {
-	unverified := identity.NewService(identity.ServiceOptions{NoLists: true, NoDNS: true})
+	verifier := gptbotOnLoopback(t)
 	t.Parallel() // a long property test: the others run beside it
 	configs := 150
 	if testing.Short() || raceEnabled {
@@ -192,7 +192,7 @@ func TestCheckServedAndEnforcementAgree(t *testing.T) {
 	for c := range configs {
 		cfg, other := genAgreeConfig(r, dir, c)
 		set.Add(cfg)
-		m, err := nethttp.New(nethttp.Config{RobotsTxt: cfg}, nethttp.Options{Logger: discard, Verifier: unverified.Verifier})
+		m, err := nethttp.New(nethttp.Config{RobotsTxt: cfg}, nethttp.Options{Logger: discard, Verifier: verifier.Verifier})
 		if err != nil {
 			continue // a generated config may be refused (e.g. a preset group overlapping another's names is fine, a bad one is not)
 		}
@@ -220,9 +220,13 @@ func TestCheckServedAndEnforcementAgree(t *testing.T) {
 		served, _ := robotsgen.Parse(body)
 		matcher := robotsgen.NewMatcher(served)
 		site := FromConfig(nethttp.Config{RobotsTxt: cfg})
+		site.Crawlers = verifier
 		agents := slices.Concat(agreeTokens[:len(agreeTokens)-1], agreeUAOnly, []string{"Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0"})
 		for range 5 {
 			agent := pickOne(r, agents)
+			if cfg.Pay != nil && r.IntN(3) == 0 {
+				agent = "GPTBot" // the crawler the verifier proves, which prices ask
+			}
 			ua := agent
 			if crawlers.IsToken(agent) && r.IntN(2) == 0 {
 				ua = "Mozilla/5.0 (compatible; " + agent + "/1.0; +https://example.com/bot)"
@@ -265,7 +269,7 @@ func TestCheckServedAndEnforcementAgree(t *testing.T) {
 				if cfg.MergeUpstream {
 					continue // check cannot see the backend's file
 				}
-				rep, err := Check(site, Request{URL: "http://" + strings.TrimPrefix(srv.URL, "http://") + path, Agent: ua})
+				rep, err := Check(site, Request{URL: "http://" + strings.TrimPrefix(srv.URL, "http://") + path, Agent: ua, ClientIP: "127.0.0.1"})
 				if err != nil {
 					fail("check: %v", err)
 				}
@@ -279,20 +283,18 @@ func TestCheckServedAndEnforcementAgree(t *testing.T) {
 				if tok := rep.ProductToken; crawlers.IsToken(tok) && rep.Allowed != matcher.Decide(tok, "", path).Allowed {
 					fail("check says allowed %v for %s, the served file %v", rep.Allowed, tok, !rep.Allowed)
 				}
+				agreePay(cfg, rep, res, n, fail)
 			}
 		}
 		srv.Close()
 	}
 	t.Logf("%v", n)
-	if n["enforced"] < configs || n["checked"] < configs*5 || n["configs served"] < configs*3/4 {
+	if n["enforced"] < configs || n["checked"] < configs*5 || n["configs served"] < configs*3/4 || n["asked to pay"] < configs/15 {
 		t.Errorf("too few interesting cases: %v", n)
 	}
-	// Pay charges only verified crawlers, which this test's service never verifies: its
-	// property tests are serve's TestPayProperty and nethttp's TestPayStory.
-	missing := slices.DeleteFunc(set.Missing(reflect.TypeFor[nethttp.RobotsTxtConfig]()), func(f string) bool {
-		return strings.Contains(f, ".Pay")
-	})
-	if len(missing) > 0 {
+	// Pay too: the verifier proves GPTBot's claim (gptbotOnLoopback), and agreePay compares
+	// the price check shows with the 402 served.
+	if missing := set.Missing(reflect.TypeFor[nethttp.RobotsTxtConfig]()); len(missing) > 0 {
 		t.Errorf("the generator never sets %q", missing)
 	}
 }

@@ -71,6 +71,10 @@ type Report struct {
 	Preferences Preferences `json:"preferences"`
 	// Enforcement says whether the config's enforcement would answer the request itself.
 	Enforcement Enforcement `json:"enforcement"`
+	// Payment is what the site's pay per crawl (robots_txt's pay, x402) asks of the request:
+	// the price a verified crawler of the User-Agent is asked for the URL, and whether this
+	// request is asked it; absent when the site charges no crawler.
+	Payment *Payment `json:"payment,omitempty"`
 	// Verification is what the site's crawler verification says of the request (its
 	// identity) and the state of its lists; absent when the site verifies no crawlers.
 	Verification *Verification `json:"verification,omitempty"`
@@ -256,6 +260,7 @@ func Check(site *Site, req Request) (*Report, error) {
 			rep.Enforcement.Impostor = b.Impostor != nil
 		}
 	}
+	rep.pay(core, site, probe, identify)
 	if err := rep.respond(core, site, req, u, probe, path); err != nil {
 		return nil, err
 	}

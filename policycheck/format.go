@@ -150,6 +150,10 @@ func (rep *Report) writeRest(p func(format string, args ...any)) {
 			p("Enforcement: passes (robots.txt is enforced, but not against this request)")
 		}
 	}
+	if rep.Payment != nil {
+		p("")
+		rep.Payment.write(p)
+	}
 	if v := rep.Verification; v != nil && v.Signature != nil {
 		p("")
 		v.Signature.write(p, rep)

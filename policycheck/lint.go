@@ -117,6 +117,7 @@ func Lint(site *Site) ([]Finding, error) {
 		l.usageConflicts()
 		l.sitemaps()
 		l.size()
+		l.prices()
 	}
 	for i := range site.Routes {
 		l.unseenTags(&site.Routes[i])

@@ -190,19 +190,7 @@ func (l *linter) rslStatements(path string, out []statement) []statement {
 		return out
 	}
 	for di, d := range l.site.RobotsTxt.Config.LicenseDocuments {
-		best, size := -1, -1
-		for ci, c := range d.Content {
-			p := c.URL
-			if u, err := url.Parse(p); err == nil && u.Scheme != "" {
-				p = u.EscapedPath()
-				if p == "" {
-					p = "/"
-				}
-			}
-			if g, ok := robotsGlob(p); ok && covers(g, path) && len(p) > size {
-				best, size = ci, len(p)
-			}
-		}
+		best := licenseContentAt(d.Content, path)
 		if best < 0 {
 			continue
 		}

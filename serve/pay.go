@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sitepolicy/caddy-robots/configerr"
@@ -207,15 +208,27 @@ func newPrice(pc *policy.Price, cfg *policy.Pay, docs []rsl.Document, maxTimeout
 // a request's identity, spelt as its catalogue spells it, is found without folding case.
 func (pr *price) addName(name string) {
 	pr.names[name] = true
-	for _, bn := range crawlers.BotNames() {
-		if strings.EqualFold(bn.Name, name) {
-			pr.names[bn.Name] = true
-		}
+	for _, n := range botNameSpellings()[strings.ToLower(name)] {
+		pr.names[n] = true
 	}
 	if c, ok := crawlers.Lookup(name); ok {
 		pr.names[c.Name] = true
 	}
 }
+
+// botNameSpellings maps each name of the bot catalogue, lower case, to its spellings there:
+// made once, since crawlers.BotNames builds the whole list at each call, and a preset names
+// dozens of crawlers.
+var botNameSpellings = sync.OnceValue(func() map[string][]string {
+	m := map[string][]string{}
+	for _, bn := range crawlers.BotNames() {
+		k := strings.ToLower(bn.Name)
+		if !slices.Contains(m[k], bn.Name) {
+			m[k] = append(m[k], bn.Name)
+		}
+	}
+	return m
+})
 
 func docByPath(docs []rsl.Document, path string) *rsl.Document {
 	for i := range docs {

@@ -203,6 +203,17 @@ func NewVerifier(o Options) (*Verifier, error) {
 	return v, nil
 }
 
+// TrustsBot reports whether an agent the Verifier trusts is attributed to the bot of the
+// catalogue whose ID is bot: whether a signature can verify that bot's requests.
+func (v *Verifier) TrustsBot(bot string) bool {
+	for _, a := range v.agents {
+		if a.bot == bot {
+			return true
+		}
+	}
+	return false
+}
+
 // Verify judges the Web Bot Auth signatures of r; t says the scheme and authority the client
 // addressed when r alone cannot (zero: from r). A request without Signature-Input returns at
 // once, allocating nothing. Of several web-bot-auth signatures, the result that proves most
