@@ -294,7 +294,9 @@ func TestCheckServedAndEnforcementAgree(t *testing.T) {
 	}
 	// Pay too: the verifier proves GPTBot's claim (gptbotOnLoopback), and agreePay compares
 	// the price check shows with the 402 served.
-	if missing := set.Missing(reflect.TypeFor[nethttp.RobotsTxtConfig]()); len(missing) > 0 {
+	// The fields are all set over the full run (without -race: ./test.sh runs it so); the
+	// race detector's first dozen configs need not reach every one.
+	if missing := set.Missing(reflect.TypeFor[nethttp.RobotsTxtConfig]()); len(missing) > 0 && !raceEnabled {
 		t.Errorf("the generator never sets %q", missing)
 	}
 }
