@@ -45,25 +45,53 @@ norace_pkgs() {
 }
 # norace_run DIR: the -run pattern of the tests that DIR's run without -race must run: the
 # tests of its files built only without -race (allocation counts, memory bounds) and the tests
-# whose code reads raceEnabled (to run at full size); every other test runs with -race, and
-# running it twice checks nothing more. Empty, meaning every test, when a function other
-# than a test (a helper that sizes tests) reads raceEnabled: which tests call it is not known
-# here.
+# whose code reads raceEnabled (to run at full size), directly or through helpers (functions
+# that are not tests and read it, or call one that does: the tests that call them); every
+# other test runs with -race, and running it twice checks nothing more. Empty, meaning every
+# test, when such a helper is a method or is called by no function: which tests it sizes is
+# then not known here.
 norace_run() {
-	local dir=$1 names f
+	local dir=$1 names f helpers h callers
+	# The functions of DIR's test files built with -race too, as "NAME<TAB>BODY ON ONE LINE".
+	local funcs
+	funcs=$(for f in "$dir"/*_test.go; do
+		case "$(head -1 "$f")" in
+		'//go:build !race' | '//go:build race') ;;
+		*) awk '/^func /{ if (fn != "") print fn "\t" body; fn=$2; sub(/\(.*/, "", fn); if ($2 ~ /^\(/) fn="(method)"; body="" }
+			fn != "" { line = $0; gsub(/\t/, " ", line); body = body " " line }
+			/^(const|var|type) / { if (fn != "") print fn "\t" body; fn="" }
+			END { if (fn != "") print fn "\t" body }' "$f" ;;
+		esac
+	done)
+	reads() { awk -F'\t' '$2 ~ /[^A-Za-z0-9_][rR]aceEnabled/ && $1 != "init" { print $1 }'; }
 	names=$(
 		for f in "$dir"/*_test.go; do
-			case "$(head -1 "$f")" in
-			'//go:build !race') sed -n 's/^func \(\(Test\|Fuzz\)[A-Za-z0-9_]*\)(.*/\1/p' "$f" ;;
-			'//go:build race') ;;
-			*) awk '/^func /{ fn=$2; sub(/\(.*/, "", fn); if ($2 ~ /^\(/) fn="(method)" }
-				/[rR]aceEnabled/ && !/^(const|var)/ && fn != "" && fn != "init" { print fn }' "$f" ;;
-			esac
-		done | sort -u
+			if [ "$(head -1 "$f")" = '//go:build !race' ]; then
+				sed -n 's/^func \(\(Test\|Fuzz\)[A-Za-z0-9_]*\)(.*/\1/p' "$f"
+			fi
+		done
+		echo "$funcs" | reads | grep -E '^(Test|Fuzz)'
 	)
-	if [ -z "$names" ] || echo "$names" | grep -qv -E '^(Test|Fuzz)'; then
-		return
-	fi
+	# The helpers, and the helpers calling them, until only tests call them.
+	helpers=$(echo "$funcs" | reads | grep -vE '^(Test|Fuzz)')
+	local seen=" "
+	while [ -n "$helpers" ]; do
+		set -- $helpers
+		h=$1
+		shift
+		helpers="$*"
+		[ -z "$h" ] && continue
+		case "$seen" in *" $h "*) continue ;; esac
+		seen="$seen$h "
+		[ "$h" = "(method)" ] && return
+		callers=$(echo "$funcs" | awk -F'\t' -v h="$h" '$1 != h && index($2, h "(") { print $1 }')
+		[ -z "$callers" ] && return
+		names=$(printf '%s\n%s' "$names" "$(echo "$callers" | grep -E '^(Test|Fuzz)')")
+		# (A benchmark's or an example's call sizes nothing go test runs here.)
+		helpers="$helpers $(echo "$callers" | grep -vE '^(Test|Fuzz|Benchmark|Example)' | tr '\n' ' ')"
+	done
+	names=$(echo "$names" | grep . | sort -u)
+	[ -z "$names" ] && return
 	echo "^($(echo $names | tr ' ' '|'))\$"
 }
 # test_gogc DIR: the GOGC the tests of the packages in DIR (and below) run with. The property
