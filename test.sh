@@ -76,7 +76,9 @@ norace_run() {
 	helpers=$(echo "$funcs" | reads | grep -vE '^(Test|Fuzz)')
 	local seen=" "
 	while [ -n "$helpers" ]; do
+		# shellcheck disable=SC2086
 		set -- $helpers
+		[ $# -eq 0 ] && break
 		h=$1
 		shift
 		helpers="$*"
