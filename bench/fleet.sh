@@ -9,9 +9,13 @@
 # as bench/run.sh builds it) with the same site and the same crawlers app: one with the store
 # (`store redis` in the crawlers option), one without (per-process state). Then, side by side
 # in one run, alternating the sides round by round, it drives with wrk --latency:
-#   crawler: a crawler whose group has a crawl_delay, with enforce's crawl_delay: every request
-#            takes a crawl-delay decision (one of the store's round trips, or the in-process
-#            budget); nearly all are answered 429, which is the decision being measured;
+#   crawler: a crawler whose group has a crawl_delay, with enforce's crawl_delay, asking as
+#            fast as it can: every request takes a crawl-delay decision, and nearly all are
+#            answered 429. With the store, an instance asks it once per delay: it remembers
+#            until when the fleet's budget is taken (docs/fleet.md);
+#   asks:    23 crawlers in turn, each with a crawl delay of 2 ms, shorter than the time
+#            between two requests of one crawler: every request is served, and with the store
+#            every one is a round trip (EVALSHA), the cost of a crawler that keeps its delay;
 #   browser: a browser's request for the same page, which never touches the store.
 # Prints, per pair, the median over the rounds of req/s and of p50/p99 latency on each side,
 # and the p50 difference (store - per-process) in microseconds.
@@ -74,6 +78,10 @@ http://127.0.0.1:$2 {
 			crawl_delay 1
 			allow /
 		}
+		group AddSearchBot ApifyBot BuddyBot ClaudeBot DeepSeekBot DuckAssistBot EchoboxBot ExaBot FacebookBot GPTBot HenkBot ImagesiftBot KlaviyoAIBot LinerBot LinkupBot OAI-SearchBot PanguBot PerplexityBot PetalBot PhindBot QuillBot TavilyBot TongyiBot {
+			crawl_delay 0.002
+			allow /
+		}
 		enforce {
 			crawl_delay
 		}
@@ -122,9 +130,29 @@ keys=$(redis-cli -p "$REDIS_PORT" --scan --pattern 'bench:*' | wc -l)
 	exit 1
 }
 
-# run_wrk URL UA -> "reqs p50 p99" (latencies in µs)
+# The asks pair's crawlers, one after the other (a wrk script).
+cat >"$OUT/fleet-asks.lua" <<'EOF'
+local names = {"AddSearchBot", "ApifyBot", "BuddyBot", "ClaudeBot", "DeepSeekBot", "DuckAssistBot", "EchoboxBot", "ExaBot", "FacebookBot", "GPTBot", "HenkBot", "ImagesiftBot", "KlaviyoAIBot", "LinerBot", "LinkupBot", "OAI-SearchBot", "PanguBot", "PerplexityBot", "PetalBot", "PhindBot", "QuillBot", "TavilyBot", "TongyiBot"}
+local i = 0
+request = function()
+	i = i % #names + 1
+	return wrk.format(nil, nil, {["User-Agent"] = "Mozilla/5.0 (compatible; " .. names[i] .. "/1.0)"})
+end
+EOF
+# Every asks request is served on both sides, and the store side's are round trips.
+for url in $STORE $LOCAL; do
+	for n in AddSearchBot ApifyBot BuddyBot ClaudeBot; do
+		code=$(curl -sS -o /dev/null -w '%{http_code}' -A "Mozilla/5.0 (compatible; $n/1.0)" "$url")
+		[ "$code" = 200 ] || { echo "$url: $n asking after its crawl delay of 2 ms got $code, want 200" >&2; exit 1; }
+	done
+done
+redis-cli -p "$REDIS_PORT" config resetstat >/dev/null
+
+# run_wrk URL UA -> "reqs p50 p99" (latencies in µs); UA "asks" runs the asks script.
 run_wrk() {
-	wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency -H "User-Agent: $2" "$1" 2>&1 | awk '
+	local how=(-H "User-Agent: $2")
+	[ "$2" = asks ] && how=(-s "$OUT/fleet-asks.lua")
+	wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency "${how[@]}" "$1" 2>&1 | awk '
 		function us(v) { if (v ~ /us$/) return v + 0; if (v ~ /ms$/) return v * 1000; if (v ~ /s$/) return v * 1000000; return v }
 		/Requests\/sec/ { rps = $2 }
 		/^ +50%/ { p50 = us($2) }
@@ -134,9 +162,10 @@ run_wrk() {
 median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 
 printf '\n%-8s %12s %12s %18s %18s %14s\n' request store_req/s local_req/s "store p50/p99 µs" "local p50/p99 µs" "p50 added µs"
-for pair in ${PAIRS:-crawler browser}; do
+for pair in ${PAIRS:-crawler asks browser}; do
 	ua=$CRAWLER_UA
 	[ $pair = browser ] && ua=$BROWSER_UA
+	[ $pair = asks ] && ua=asks
 	rs=() rl=()
 	for ((r = 1; r <= ROUNDS; r++)); do
 		if ((r % 2)); then
@@ -151,5 +180,7 @@ for pair in ${PAIRS:-crawler browser}; do
 	ps=$(col 2 "${rs[@]}") pl=$(col 2 "${rl[@]}")
 	printf '%-8s %12.0f %12.0f %18s %18s %14.0f\n' $pair "$qs" "$ql" "$ps/$(col 3 "${rs[@]}")" "$pl/$(col 3 "${rl[@]}")" "$(echo "$ps $pl" | awk '{print $1 - $2}')"
 done
+# What the store side sent, all pairs together.
+redis-cli -p "$REDIS_PORT" info commandstats | grep -E '^cmdstat_(evalsha|eval):' | sed 's/^/store: /' || true
 printf '\nrounds=%s duration=%s connections=%s threads=%s, %s cores; redis-server %s on loopback\n' \
 	"$ROUNDS" "$DURATION" "$CONNS" "$THREADS" "$(nproc)" "$(redis-server --version | sed 's/.*v=\([^ ]*\).*/\1/')"

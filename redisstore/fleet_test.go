@@ -65,12 +65,12 @@ type instance struct {
 	store *Store
 }
 
-func newFleet(t *testing.T, srv *redistest.Server, n int, opts Options) []instance {
+func newFleet(t *testing.T, srv *redistest.Server, n int, config string, opts Options) []instance {
 	t.Helper()
 	var out []instance
 	for range n {
 		st := newStore(t, srv, opts)
-		mw, err := nethttp.NewFromJSON([]byte(fleetConfig), nethttp.Options{Store: st, Logger: slog.New(slog.DiscardHandler)})
+		mw, err := nethttp.NewFromJSON([]byte(config), nethttp.Options{Store: st, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,7 +99,7 @@ func fetch(t testing.TB, url, ua string) int {
 // browser's.
 func TestFleetNethttp(t *testing.T) {
 	srv := redistest.Start(t)
-	fl := newFleet(t, srv, 3, Options{KeyPrefix: "nethttp:"})
+	fl := newFleet(t, srv, 3, fleetConfig, Options{KeyPrefix: "nethttp:"})
 	// The script is loaded once (EVALSHA, then EVAL on NOSCRIPT): warm it up with another
 	// crawler's budget so that the counts below are of steady state.
 	if _, _, err := fl[0].store.TakeDelay(context.Background(), "warm-up", time.Millisecond); err != nil {
@@ -135,10 +135,79 @@ func TestFleetNethttp(t *testing.T) {
 	}
 	after := commandStats(t, srv)
 	// The refusals are logged at debug level, which this logger does not write: no round
-	// trip for the log's limit either.
+	// trip for the log's limit either. Each instance asks the store once: the first
+	// request it sees is served or refused by the store, which tells it until when the
+	// budget is taken, so its second is refused without asking.
 	// Every command is one of the script (SET, PTTL) or EVALSHA itself.
-	if got := after["evalsha"] - before["evalsha"]; got != 6 || total(after)-total(before) != got+after["set"]-before["set"]+after["pttl"]-before["pttl"] {
-		t.Fatalf("6 crawler requests: %d EVALSHA round trips, want 6 (%v, then %v)", got, before, after)
+	if got := after["evalsha"] - before["evalsha"]; got != 3 || total(after)-total(before) != got+after["set"]-before["set"]+after["pttl"]-before["pttl"] {
+		t.Fatalf("6 crawler requests on 3 instances: %d EVALSHA round trips, want 3, one per instance (%v, then %v)", got, before, after)
+	}
+
+	// A crawler asking as fast as it can, on one instance and on all three: a round trip
+	// per instance, not per request, and every request refused.
+	before = after
+	for i := range 60 {
+		if got := fetch(t, fl[i%3].url+"/page", gptbot); got != 429 {
+			t.Fatalf("GPTBot's request %d within its crawl delay: %d, want 429", i, got)
+		}
+	}
+	if got := commandStats(t, srv)["evalsha"] - before["evalsha"]; got != 0 {
+		t.Fatalf("60 requests within a budget every instance knows is taken: %d round trips, want none", got)
+	}
+}
+
+// TestFleetHeldBudget: what an instance remembers of the fleet's budget never refuses a
+// request the fleet would serve: an instance told the budget is taken for another 0.5 s
+// serves the crawler as soon as the delay has passed since the fleet served it, not a delay
+// after it was told; and a fleet asked faster than the delay serves one request a delay.
+func TestFleetHeldBudget(t *testing.T) {
+	srv := redistest.Start(t)
+	const delay = time.Second
+	config := `{"robots_txt": {"groups": [{"user_agents": ["GPTBot"], "crawl_delay": 1, "rules": [{"type": "allow", "path": "/"}]}], "enforce": {"crawl_delay": true}}}`
+	var urls []string
+	for range 3 {
+		mw, err := nethttp.NewFromJSON([]byte(config), nethttp.Options{Store: newStore(t, srv, Options{KeyPrefix: "held:"}), Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs := httptest.NewServer(mw.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })))
+		t.Cleanup(hs.Close)
+		urls = append(urls, hs.URL)
+	}
+	if code := fetch(t, urls[0]+"/page", gptbot); code != 200 {
+		t.Fatalf("first request: %d", code)
+	}
+	served := time.Now() // the store served it before this
+	time.Sleep(delay / 2)
+	if code := fetch(t, urls[1]+"/page", gptbot); code != 429 {
+		t.Fatalf("a request half a delay later: %d, want 429", code)
+	}
+	time.Sleep(time.Until(served.Add(delay + 50*time.Millisecond)))
+	if code := fetch(t, urls[1]+"/page", gptbot); code != 200 {
+		t.Fatalf("a request a delay after the fleet served the last, on the instance told half a delay before that the budget was taken: %d, want 200", code)
+	}
+
+	// Asked every 0-90 ms for 4 delays, round-robin: served about once a delay (a
+	// request served within the delay fails here, as does an instance refusing past it).
+	var last time.Time
+	n := 0
+	for i, start := 0, time.Now(); time.Since(start) < 4*delay; i++ {
+		before := time.Now()
+		switch code := fetch(t, urls[i%3]+"/page", gptbot); code {
+		case 200:
+			if !last.IsZero() && before.Sub(last) < delay-20*time.Millisecond {
+				t.Fatalf("request %d served %v after the last one served, within the crawl delay %v", i, before.Sub(last), delay)
+			}
+			last = time.Now()
+			n++
+		case 429:
+		default:
+			t.Fatalf("request %d: %d", i, code)
+		}
+		time.Sleep(time.Duration(i%7) * 15 * time.Millisecond)
+	}
+	if n < 3 || n > 5 {
+		t.Fatalf("served %d requests in %v at a crawl delay of %v, want 3 to 5", n, 4*delay, delay)
 	}
 }
 
@@ -200,27 +269,42 @@ func TestFleetOutage(t *testing.T) {
 	srv := redistest.Start(t)
 	const timeout = 150 * time.Millisecond
 	var logs strings.Builder
-	fl := newFleet(t, srv, 3, Options{KeyPrefix: "outage:", Timeout: policy.Duration(timeout), Backoff: policy.Duration(time.Second),
+	// A crawler of its own for each fault: what an instance learned of a budget before
+	// (it is taken until then) refuses without asking the store, so only a budget that no
+	// instance has seen taken shows whether the store is asked, and answers again.
+	config := `{"robots_txt": {"groups": [{"user_agents": ["GPTBot", "ClaudeBot", "CCBot"], "crawl_delay": 30, "rules": [{"type": "allow", "path": "/"}]}], "enforce": {"crawl_delay": true}}}`
+	fl := newFleet(t, srv, 3, config, Options{KeyPrefix: "outage:", Timeout: policy.Duration(timeout), Backoff: policy.Duration(time.Second),
 		Logger: slog.New(slog.NewTextHandler(&syncWriter{w: &logs}, nil))})
 	// Each request waits at most the timeout for the store; the rest is the loopback
 	// request on a loaded 2-core box.
 	const bound = timeout + 700*time.Millisecond
-	get := func(url string) int {
+	get := func(url, ua string) int {
 		start := time.Now()
-		code := fetch(t, url, gptbot)
+		code := fetch(t, url, ua)
 		if d := time.Since(start); d > bound {
 			t.Errorf("a request took %v with the store in trouble (timeout %v)", d, timeout)
 		}
 		return code
 	}
-	if get(fl[0].url+"/a") != 200 || get(fl[1].url+"/a") != 429 {
+	if get(fl[0].url+"/a", gptbot) != 200 || get(fl[1].url+"/a", gptbot) != 429 {
 		t.Fatal("the fleet does not share the budget before the outage")
 	}
+
+	// An instance that knows the budget is taken refuses without the store, outage or not.
+	srv.Pause()
+	if code := get(fl[1].url+"/a", gptbot); code != 429 {
+		t.Fatalf("a request within a budget the instance was told is taken: %d during an outage, want 429", code)
+	}
+	srv.Resume()
 
 	for _, fault := range []struct {
 		name       string
 		down, back func()
-	}{{"killed", srv.Kill, srv.Restart}, {"paused", srv.Pause, srv.Resume}} {
+		ua         string
+	}{
+		{"killed", srv.Kill, srv.Restart, "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)"},
+		{"paused", srv.Pause, srv.Resume, "CCBot/2.0 (https://commoncrawl.org/faq/)"},
+	} {
 		fault.down()
 		count := func(r fleet.Reason) uint64 {
 			var n uint64
@@ -233,7 +317,7 @@ func TestFleetOutage(t *testing.T) {
 		before, skipped := failed(), count(fleet.Skipped)
 		for i := range 9 {
 			// Fails open: every request is served, whatever the budget said.
-			if code := get(fl[i%3].url + "/b"); code != 200 {
+			if code := get(fl[i%3].url+"/b", fault.ua); code != 200 {
 				t.Fatalf("%s: request %d: status %d, want 200 (crawl-delay fails open)", fault.name, i, code)
 			}
 		}
@@ -247,10 +331,10 @@ func TestFleetOutage(t *testing.T) {
 		}
 		fault.back()
 		// Recovery without a restart: once the backoff is over, the budget is the fleet's
-		// again (the killed server restarted empty; the paused one kept the budget taken
-		// before the outage, so the first request may be refused already).
+		// again: one instance is served, the others refused. No instance learned anything of
+		// this crawler's budget during the outage, so a refusal is the store's.
 		for deadline := time.Now().Add(15 * time.Second); ; {
-			if get(fl[0].url+"/c") == 429 && get(fl[2].url+"/c") == 429 {
+			if get(fl[0].url+"/c", fault.ua) == 429 && get(fl[2].url+"/c", fault.ua) == 429 {
 				break
 			}
 			if time.Now().After(deadline) {

@@ -225,6 +225,29 @@ func (s *delaySlot) take(k int, now time.Duration) (wait time.Duration, limited 
 	}
 }
 
+// held reports whether budget k is known to be taken at now (hold), and for how long more.
+// Like take, it never refuses for longer than delay.
+func (s *delaySlot) held(k int, now time.Duration) (wait time.Duration, limited bool) {
+	next := s.next[k].Load()
+	if n := int64(now); n < next && next-n <= int64(s.delay) {
+		return time.Duration(next - n), true
+	}
+	return 0, false
+}
+
+// hold records that budget k is taken until at least until (a reading of the observer's
+// clock): the fleet's store said so (enforcer.takeDelay). A later hold never shortens an
+// earlier one.
+func (s *delaySlot) hold(k int, until time.Duration) {
+	u := int64(until)
+	for {
+		next := s.next[k].Load()
+		if next >= u || s.next[k].CompareAndSwap(next, u) {
+			return
+		}
+	}
+}
+
 // retryAfter is wait in whole seconds, rounded up, at least 1.
 func retryAfter(wait time.Duration) int {
 	return max(1, int((wait+time.Second-1)/time.Second))

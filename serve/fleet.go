@@ -13,9 +13,19 @@ import (
 // requests: from the fleet's store when there is one, else from the process's budget at the
 // time elapsed reads. A store that fails serves the request (crawl-delay fails open: a
 // crawler is never refused because the store is down; the store's Stats count it).
+//
+// With a store, ds remembers until when the fleet's budget is known to be taken, so that a
+// crawler asking again within it is refused without a round trip: one round trip per
+// instance and delay, however fast a crawler asks. What a store answered holds at least
+// from the moment it was asked (now, read before the call): a budget it served then, or
+// reported wait to, is taken by the store's clock until at least now+delay, or now+wait.
 func (e *enforcer) takeDelay(r *http.Request, ds *delaySlot, tok string, k int, elapsed func() time.Duration) (time.Duration, bool) {
+	now := elapsed()
 	if e.store == nil {
-		return ds.take(k, elapsed())
+		return ds.take(k, now)
+	}
+	if wait, held := ds.held(k, now); held {
+		return wait, true
 	}
 	key := delayKeyUnverified + tok
 	if k == 1 {
@@ -24,6 +34,11 @@ func (e *enforcer) takeDelay(r *http.Request, ds *delaySlot, tok string, k int, 
 	wait, limited, err := e.store.TakeDelay(r.Context(), key, ds.delay)
 	if err != nil {
 		return 0, false
+	}
+	if limited {
+		ds.hold(k, now+min(wait, ds.delay))
+	} else {
+		ds.hold(k, now+ds.delay)
 	}
 	return wait, limited
 }
