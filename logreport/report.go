@@ -17,6 +17,8 @@ package logreport
 import (
 	"bytes"
 	"cmp"
+	"iter"
+	"maps"
 	"math"
 	"net/netip"
 	"slices"
@@ -141,10 +143,9 @@ func (k violationKey) before(kr uint64, o violationKey, or uint64) bool {
 type violationTable struct {
 	rows  map[violationKey]*Violation
 	other int64
-	// worst is the key of rows of the largest rank, and worstRank its rank, when worstOK.
-	worst     violationKey
-	worstRank uint64
-	worstOK   bool
+	// full orders the keys of rows once it is full, the worst on top: the key a new one
+	// that ranks before it replaces.
+	full *worstHeap[violationKey]
 }
 
 // add counts the violations of row (its Count of them, from First to Last) under k.
@@ -162,27 +163,25 @@ func (t *violationTable) add(k violationKey, row Violation) {
 		}
 		return
 	}
-	if len(t.rows) >= MaxViolations {
-		// The table is full: k takes the place of the worst key if it ranks before it (which
-		// is then counted as other from now on, and never comes back).
-		if !t.worstOK {
-			first := true
-			for w := range t.rows {
-				if r := w.rank(); first || t.worst.before(t.worstRank, w, r) {
-					t.worst, t.worstRank, first = w, r, false
-				}
-			}
-			t.worstOK = true
-		}
-		if !k.before(k.rank(), t.worst, t.worstRank) {
-			t.other += row.Count
-			return
-		}
-		t.other += t.rows[t.worst].Count
-		delete(t.rows, t.worst)
+	if len(t.rows) < MaxViolations {
+		t.rows[k] = &row
+		return
 	}
+	// The table is full: k takes the place of the worst key if it ranks before it (which
+	// is then counted as other from now on, and never comes back).
+	if t.full == nil {
+		t.full = newWorstHeap(maps.Keys(t.rows), violationKey.rank, func(a, b ranked[violationKey]) bool { return b.key.before(b.rank, a.key, a.rank) })
+	}
+	w := t.full.top()
+	kr := k.rank()
+	if !k.before(kr, w.key, w.rank) {
+		t.other += row.Count
+		return
+	}
+	t.other += t.rows[w.key].Count
+	delete(t.rows, w.key)
 	t.rows[k] = &row
-	t.worstOK = false
+	t.full.replaceTop(ranked[violationKey]{k, kr})
 }
 
 // counter counts keys exactly up to MaxPaths distinct ones, the rest together: it keeps
@@ -193,10 +192,9 @@ type counter struct {
 	// key a string (an assignment to m[string(b)] does).
 	n     map[string]*int64
 	other int64
-	// worst is the key of n of the largest rank, and worstRank its rank, when worstOK.
-	worst     string
-	worstRank uint64
-	worstOK   bool
+	// full orders the keys of n once it is full, the worst on top: the key a new one that
+	// ranks before it replaces.
+	full *worstHeap[string]
 }
 
 // add counts k by its clipped text (clip), the key it is stored and shown under: paths longer
@@ -213,7 +211,7 @@ func (c *counter) add(k []byte) {
 		*p++
 		return
 	}
-	if len(c.n) >= MaxPaths && !rankBefore(k, c.worstKey(), c.worstRank) {
+	if len(c.n) >= MaxPaths && !rankBefore(k, c.worstKey()) {
 		c.other++ // checked before the key is made a string: the common case of a big site
 		return
 	}
@@ -228,34 +226,29 @@ func (c *counter) addN(k string, n int64) {
 	}
 	if len(c.n) < MaxPaths {
 		c.n[k] = &n
-		c.worstOK = false
 		return
 	}
 	w := c.worstKey()
-	if !rankBefore(k, w, c.worstRank) {
+	if !rankBefore(k, w) {
 		c.other += n
 		return
 	}
 	// k takes the place of the worst key, whose counts are other's from now on: a key that
 	// leaves never comes back, since the worst key kept only ranks lower from then on.
-	c.other += *c.n[w]
-	delete(c.n, w)
+	c.other += *c.n[w.key]
+	delete(c.n, w.key)
 	c.n[k] = &n
-	c.worstOK = false
+	c.full.replaceTop(ranked[string]{k, rank(k)})
 }
 
-// worstKey is the key of n of the largest rank (n is not empty); c.worstRank is its rank.
-func (c *counter) worstKey() string {
-	if !c.worstOK {
-		first := true
-		for k := range c.n {
-			if r := rank(k); first || r > c.worstRank || r == c.worstRank && k > c.worst {
-				c.worst, c.worstRank, first = k, r, false
-			}
-		}
-		c.worstOK = true
+// worstKey is the key of n of the largest rank, with its rank; n is full.
+func (c *counter) worstKey() ranked[string] {
+	if c.full == nil {
+		c.full = newWorstHeap(maps.Keys(c.n), rank[string], func(a, b ranked[string]) bool {
+			return a.rank > b.rank || a.rank == b.rank && a.key > b.key
+		})
 	}
-	return c.worst
+	return c.full.top()
 }
 
 // rank is a key's place in the order of the keys a bounded table keeps (the smallest
@@ -271,12 +264,67 @@ func rank[T string | []byte](s T) uint64 {
 }
 
 // rankBefore orders keys by rank, then (two keys of one hash) by their bytes: whether a
-// comes before b, whose rank is rb.
-func rankBefore[A string | []byte](a A, b string, rb uint64) bool {
-	if ra := rank(a); ra != rb {
-		return ra < rb
+// comes before b.
+func rankBefore[A string | []byte](a A, b ranked[string]) bool {
+	if ra := rank(a); ra != b.rank {
+		return ra < b.rank
 	}
-	return string(a) < b
+	return string(a) < b.key
+}
+
+// ranked is a key of a bounded table with its rank.
+type ranked[K any] struct {
+	key  K
+	rank uint64
+}
+
+// worstHeap is the keys of a full bounded table (counter, violationTable) in a heap whose
+// top is the worst: the last in the table's order, the one the next key that ranks before it
+// replaces. Finding it by a scan of the table cost a hash of every key per replacement, and
+// a big site's log replaces often: this costs a few comparisons.
+type worstHeap[K any] struct {
+	keys []ranked[K]
+	// after is the table's order reversed: whether a comes after b.
+	after func(a, b ranked[K]) bool
+}
+
+// newWorstHeap orders keys, ranked by rankOf, by after.
+func newWorstHeap[K any](keys iter.Seq[K], rankOf func(K) uint64, after func(a, b ranked[K]) bool) *worstHeap[K] {
+	h := &worstHeap[K]{after: after}
+	for k := range keys {
+		h.keys = append(h.keys, ranked[K]{k, rankOf(k)})
+	}
+	for i := len(h.keys)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+	return h
+}
+
+// top is the worst key.
+func (h *worstHeap[K]) top() ranked[K] { return h.keys[0] }
+
+// replaceTop puts k in the worst key's place.
+func (h *worstHeap[K]) replaceTop(k ranked[K]) {
+	h.keys[0] = k
+	h.down(0)
+}
+
+func (h *worstHeap[K]) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h.keys) {
+			return
+		}
+		c := l
+		if r := l + 1; r < len(h.keys) && h.after(h.keys[r], h.keys[l]) {
+			c = r
+		}
+		if !h.after(h.keys[c], h.keys[i]) {
+			return
+		}
+		h.keys[i], h.keys[c] = h.keys[c], h.keys[i]
+		i = c
+	}
 }
 
 // top returns the n largest counts (ties by key) and the sum of the rest.
