@@ -27,6 +27,10 @@ timed() {
 # tests run too (caddymodule builds the caddy-robots binary and, in TestReleaseScript, the
 # module in a clone).
 GOFLAGS="$(go env GOFLAGS) -trimpath"
+# -ldflags=-w: the test binaries are linked without DWARF (no debugger reads them; stack
+# traces and the race detector's reports come from the symbol table Go keeps anyway): a
+# race-built Caddy test binary links in about 20% less CPU time.
+GOFLAGS="$GOFLAGS -ldflags=-w"
 export GOFLAGS
 mods=$(find . -name go.mod -not -path './bench/out/*' -exec dirname {} \; | sort)
 # The tests built only without -race (full-size property tests, allocation tests), selected
@@ -198,15 +202,21 @@ lane() {
 	# Wait for the staticcheck binary, built at the start.
 	while [ ! -f "$lanes/staticcheck.rc" ]; do sleep 1; done
 	if [ "$(cat "$lanes/staticcheck.rc")" = 0 ]; then
-		# One staticcheck at a time per set of flags: each analyses every package its module
+		# One staticcheck at a time: each analyses every package its module
 		# imports, the standard library included, and keeps the facts in its cache (the user
 		# cache directory's staticcheck/), keyed by the packages' builds. The modules analysed
 		# with -race import much the same packages; run side by side on an empty cache, each
 		# analysed them all again (the standard library alone is about 60 CPU seconds), while
 		# one after another, the later ones find them in the cache.
-		until mkdir "$lanes/staticcheck$flags.lock" 2>/dev/null; do sleep 1; done
-		(cd "$mod" && GOFLAGS="$GOFLAGS $flags" "$lanes/staticcheck" ./...) >"$out.sc" 2>&1 || { echo "staticcheck found problems in $mod" >>"$out.sc"; rc=1; }
-		rmdir "$lanes/staticcheck$flags.lock"
+		# Every module is analysed with -race, the root module too although its go vet runs
+		# without it: the facts of the standard library and of the root module's packages,
+		# analysed once for the modules that import them, serve all four (analysed without
+		# -race, the root module's run cost about 100 CPU seconds more on an empty cache).
+		# No file is left out: the test files that measure allocations or the heap skip
+		# under -race rather than being built only without it.
+		until mkdir "$lanes/staticcheck.lock" 2>/dev/null; do sleep 1; done
+		(cd "$mod" && GOFLAGS="$GOFLAGS -race" "$lanes/staticcheck" ./...) >"$out.sc" 2>&1 || { echo "staticcheck found problems in $mod" >>"$out.sc"; rc=1; }
+		rmdir "$lanes/staticcheck.lock"
 	fi
 	printf '%5d s  staticcheck in %s (beside go test -race)\n' $((SECONDS - t)) "$mod" >>"$times"
 	wait "$race" || rc=1
