@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test in every module of the repository with the race detector (the property
 # tests at a tenth of their size there or less, as raceEnabled says) and, without it and beside
-# it, the packages
-# that have tests built only without it (a *_test.go file with "//go:build !race"): the
-# property tests at full size and the allocation tests, whose counts the race detector
-# changes; go vet and staticcheck over every module. Each module's checks run in a lane of
+# it, in the packages marked by a test file built only without it (a *_test.go file with
+# "//go:build !race", usually the raceEnabled constant), the tests that read raceEnabled: the
+# property tests at full size, and the allocation and memory tests, which skip under the race
+# detector as it changes their counts; go vet and staticcheck over every module. Each module's checks run in a lane of
 # their own, the lanes side by side; then gofmt and go mod tidy. Prints how long each part
 # took.
 # This is the README's test command; .ci/run calls it and nothing else.
@@ -33,8 +33,8 @@ GOFLAGS="$(go env GOFLAGS) -trimpath"
 GOFLAGS="$GOFLAGS -ldflags=-w"
 export GOFLAGS
 mods=$(find . -name go.mod -not -path './bench/out/*' -exec dirname {} \; | sort)
-# The tests built only without -race (full-size property tests, allocation tests), selected
-# by that build constraint.
+# The packages whose tests run again without -race (full-size property tests, allocation
+# tests), marked by a test file with that build constraint.
 norace_pkgs() {
 	# Packages of the module in . (not of a nested one) with a test file built only without -race.
 	grep -rlE --include='*_test.go' '^//go:build !race$' . | while read -r f; do
@@ -48,8 +48,9 @@ norace_pkgs() {
 	done | sort -u
 }
 # norace_run DIR: the -run pattern of the tests that DIR's run without -race must run: the
-# tests of its files built only without -race (allocation counts, memory bounds) and the tests
-# whose code reads raceEnabled (to run at full size), directly or through helpers (functions
+# tests of its files built only without -race, if any, and the tests whose code reads
+# raceEnabled (to run at full size, or, for allocation counts and memory bounds, to run at
+# all: they skip under -race), directly or through helpers (functions
 # that are not tests and read it, or call one that does: the tests that call them); every
 # other test runs with -race, and running it twice checks nothing more. Empty, meaning every
 # test, when such a helper is a method or is called by no function: which tests it sizes is
@@ -113,11 +114,12 @@ test_gogc() {
 		echo 400
 	fi
 }
-# analysis_flags MOD: the build flags go vet and staticcheck analyse MOD with. A module none of
-# whose test files is built only without -race is analysed with -race: every file is read,
-# and the packages compiled for the analysis are those go test -race compiles (for the Caddy
-# module, Caddy is compiled once instead of three times on an empty build cache). A module
-# with such files is analysed without it, so that they are read.
+# analysis_flags MOD: the build flags go vet analyses MOD with (staticcheck uses -race
+# everywhere: see lane). A module none of whose test files is built only without -race is
+# vetted with -race: the packages compiled for it are those go test -race compiles (for the
+# Caddy module, Caddy is compiled once instead of three times on an empty build cache). A
+# module with such files is vetted without it, so that they are read, and so that its run
+# without -race finds its packages compiled.
 analysis_flags() {
 	if [ -z "$(cd "$1" && norace_pkgs)" ]; then
 		echo "-race"
@@ -195,8 +197,8 @@ lane() {
 		norace=$!
 	fi
 	t=$SECONDS
-	# GOGC=400 (see test_gogc): the tests that measure the heap are built only without -race,
-	# which changes allocations.
+	# GOGC=400 (see test_gogc): the tests that measure the heap skip under -race, which
+	# changes allocations.
 	(cd "$mod" && GOGC=400 go test -race -count=1 -timeout 30m ./...) >"$out.race" 2>&1 &
 	local race=$!
 	# Wait for the staticcheck binary, built at the start.
