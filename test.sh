@@ -216,8 +216,10 @@ lane() {
 		# -race, the root module's run cost about 100 CPU seconds more on an empty cache).
 		# No file is left out: the test files that measure allocations or the heap skip
 		# under -race rather than being built only without it.
+		# With GOGC=400 its garbage collector runs a quarter as often: about 15% less CPU time
+		# on an empty cache, for some hundreds of megabytes more.
 		until mkdir "$lanes/staticcheck.lock" 2>/dev/null; do sleep 1; done
-		(cd "$mod" && GOFLAGS="$GOFLAGS -race" "$lanes/staticcheck" ./...) >"$out.sc" 2>&1 || { echo "staticcheck found problems in $mod" >>"$out.sc"; rc=1; }
+		(cd "$mod" && GOGC=400 GOFLAGS="$GOFLAGS -race" "$lanes/staticcheck" ./...) >"$out.sc" 2>&1 || { echo "staticcheck found problems in $mod" >>"$out.sc"; rc=1; }
 		rmdir "$lanes/staticcheck.lock"
 	fi
 	printf '%5d s  staticcheck in %s (beside go test -race)\n' $((SECONDS - t)) "$mod" >>"$times"
@@ -283,7 +285,7 @@ fi
 staticcheck=honnef.co/go/tools/cmd/staticcheck@v0.7.0
 (
 	while [ ! -f "$lanes/root.vetted" ]; do sleep 1; done
-	GOBIN="$lanes" nice -n 10 go install "$staticcheck" >"$lanes/staticcheck.out" 2>&1
+	GOGC=400 GOBIN="$lanes" nice -n 10 go install "$staticcheck" >"$lanes/staticcheck.out" 2>&1
 	echo $? >"$lanes/staticcheck.rc"
 ) &
 n=0

@@ -102,16 +102,18 @@ func (b *prefsBuilder) done() (Prefs, error) {
 // add checks one key and value and records them.
 func (b *prefsBuilder) add(key, value string) {
 	v := b.v
-	path := configerr.Key("", key)
+	// The key's path is made only for an error: a valid config is read at every render and
+	// merge of a file with usage preferences.
+	path := func() string { return configerr.Key("", key) }
 	p, problem, suggestion := checkValue(v, value)
 	if problem != "" {
-		b.fail(path, value, problem, suggestion)
+		b.fail(path(), value, problem, suggestion)
 	}
 	if ext, ok := strings.CutPrefix(key, "+"); ok && slices.Contains(v.def().added, ext) {
 		key = ext // an extension before the draft that added it to the vocabulary
 	} else if ok {
 		if problem, suggestion := checkExtension(v, ext); problem != "" {
-			b.fail(path, key, problem, suggestion)
+			b.fail(path(), key, problem, suggestion)
 		} else if p != Unknown {
 			b.ext = append(b.ext, extPref{ext, p})
 		}
@@ -120,7 +122,7 @@ func (b *prefsBuilder) add(key, value string) {
 	i := v.index(key)
 	if i < 0 {
 		problem, suggestion := unknownKey(v, key)
-		b.fail(path, key, problem, suggestion)
+		b.fail(path(), key, problem, suggestion)
 		return
 	}
 	b.k[i] = combine(b.k[i], p) // "ai-use" and "+ai-use" both given: the more restrictive
