@@ -377,7 +377,7 @@ func escapeVariant(r *rand.Rand, p string) string {
 // Render and Parse.
 func TestMergeProperty(t *testing.T) {
 	t.Parallel() // a long property test: the others run beside it
-	pairs := 10000
+	pairs := 6000 // about 23 CPU seconds, the longest test of ./test.sh
 	if testing.Short() || raceEnabled {
 		pairs = 1000
 	}
@@ -568,7 +568,7 @@ func FuzzMerge(f *testing.F) {
 // by review: Merge used to drop every preference line.
 func TestMergeUsageProperty(t *testing.T) {
 	t.Parallel() // a long property test: the others run beside it
-	pairs := 5000
+	pairs := 3000 // about 18 CPU seconds
 	if testing.Short() || raceEnabled {
 		pairs = 500
 	}
