@@ -376,7 +376,7 @@ func escapeVariant(r *rand.Rand, p string) string {
 // relax. The merged file must validate and keep every decision through
 // Render and Parse.
 func TestMergeProperty(t *testing.T) {
-	t.Parallel() // a long property test: the others run beside it
+	t.Parallel()  // a long property test: the others run beside it
 	pairs := 6000 // about 23 CPU seconds, the longest test of ./test.sh
 	if testing.Short() || raceEnabled {
 		pairs = 1000
@@ -567,7 +567,7 @@ func FuzzMerge(f *testing.F) {
 // rules that overlap without one covering the other, and then at least as restrictive. Found
 // by review: Merge used to drop every preference line.
 func TestMergeUsageProperty(t *testing.T) {
-	t.Parallel() // a long property test: the others run beside it
+	t.Parallel()  // a long property test: the others run beside it
 	pairs := 3000 // about 18 CPU seconds
 	if testing.Short() || raceEnabled {
 		pairs = 500
