@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -300,6 +301,38 @@ func TestExampleAdaptRoundTrip(t *testing.T) {
 // way the README does (from this directory, so the example's root ../example resolves), then
 // checks the responses the documentation shows, and that the command's validate refuses a bad
 // Caddyfile naming its line.
+// serving waits until the caddy-robots process whose exit exited reports answers probe, a
+// URL on port, and its admin endpoint on adminPort is its own: the config it holds listens
+// on port (a free port found by freePorts can be taken by another process before the binary
+// listens on it; the binary then exits, and what answers is another server). False when the
+// process exited first.
+func serving(t *testing.T, probe string, port, adminPort int, exited chan error) bool {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		select {
+		case err := <-exited:
+			exited <- err
+			return false
+		default:
+		}
+		if resp, err := http.Get(probe); err == nil {
+			resp.Body.Close()
+			if resp, err := http.Get(fmt.Sprintf("http://localhost:%d/config/", adminPort)); err == nil {
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if bytes.Contains(b, []byte(fmt.Sprintf(`:%d"`, port))) {
+					return true
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("caddy-robots did not serve %s within 60s", probe)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 func TestExampleBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the caddy-robots binary")
@@ -315,52 +348,53 @@ func TestExampleBinary(t *testing.T) {
 		t.Errorf("list-modules: %v\n%s", err, out)
 	}
 
-	// The README's command, with the ports the README says to set in the environment.
-	ports := freePorts(2)
-	port := ports[0]
-	env := append(os.Environ(), fmt.Sprintf("HTTP_PORT=%d", ports[0]), fmt.Sprintf("ADMIN_PORT=%d", ports[1]))
+	// The README's command, with the ports the README says to set in the environment. A port
+	// found free may be taken by another process (other packages' tests run beside these)
+	// before the binary listens on it: the binary then exits, and the test tries other ports,
+	// rather than reading whatever else answers there.
 	cmdDir, args := readmeRunCommand(t)
 	out, err = exec.Command(bin, "validate", "--config", filepath.Join(cmdDir, "../Caddyfile.example"), "--adapter", "caddyfile").CombinedOutput()
 	if err != nil {
 		t.Fatalf("validate Caddyfile.example: %v\n%s", err, out)
 	}
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	run := exec.CommandContext(ctx, bin, args...)
-	run.Dir, run.Env = cmdDir, env
-	var logs bytes.Buffer
-	run.Stdout, run.Stderr = &logs, &logs
-	if err := run.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- run.Wait() }()
-	defer func() {
-		cancel()
-		<-exited
-		if t.Failed() {
-			t.Logf("caddy-robots output:\n%s", logs.String())
+	var (
+		ports  []int
+		port   int
+		base   string
+		exited chan error
+	)
+	for attempt := 1; ; attempt++ {
+		ports = freePorts(2)
+		port = ports[0]
+		env := append(os.Environ(), fmt.Sprintf("HTTP_PORT=%d", ports[0]), fmt.Sprintf("ADMIN_PORT=%d", ports[1]))
+		ctx, cancel := context.WithCancel(context.Background())
+		run := exec.CommandContext(ctx, bin, args...)
+		run.Dir, run.Env = cmdDir, env
+		logs := &bytes.Buffer{}
+		run.Stdout, run.Stderr = logs, logs
+		if err := run.Start(); err != nil {
+			cancel()
+			t.Fatal(err)
 		}
-	}()
-	base := fmt.Sprintf("http://localhost:%d", port)
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp, err := http.Get(base + "/robots.txt")
-		if err == nil {
-			resp.Body.Close()
+		exited = make(chan error, 1)
+		go func() { exited <- run.Wait() }()
+		base = fmt.Sprintf("http://localhost:%d", port)
+		if serving(t, base+"/robots.txt", port, ports[1], exited) {
+			defer func() {
+				cancel()
+				err := <-exited
+				exited <- err
+				if t.Failed() {
+					t.Logf("caddy-robots output:\n%s", logs.String())
+				}
+			}()
 			break
 		}
-		select {
-		case err := <-exited:
-			exited <- err
-			t.Fatalf("caddy-robots exited: %v", err)
-		default:
+		cancel()
+		err := <-exited
+		if attempt == 3 || !strings.Contains(logs.String(), "address already in use") {
+			t.Fatalf("caddy-robots did not serve %s: %v\n%s", base, err, logs.String())
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("caddy-robots did not serve %s within 60s", base)
-		}
-		time.Sleep(200 * time.Millisecond)
 	}
 	checkExampleResponses(t, base)
 

@@ -96,24 +96,11 @@ func startFleet(t *testing.T, n int, env []string, probe string, caddyfile func(
 			}
 		})
 	}
-	deadline := time.Now().Add(60 * time.Second)
 	for i, node := range nodes {
-		for {
-			resp, err := http.Get(node.url(probe))
-			if err == nil {
-				resp.Body.Close()
-				break
-			}
-			select {
-			case err := <-exited[i]:
-				exited[i] <- err
-				t.Fatalf("caddy-robots %d exited: %v\n%s", i, err, node.logs.String())
-			default:
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("caddy-robots %d did not serve %s within 60s", i, node.url(probe))
-			}
-			time.Sleep(50 * time.Millisecond)
+		if !serving(t, node.url(probe), node.port, node.admin, exited[i]) {
+			err := <-exited[i]
+			exited[i] <- err
+			t.Fatalf("caddy-robots %d exited: %v\n%s", i, err, node.logs.String())
 		}
 	}
 	return nodes
