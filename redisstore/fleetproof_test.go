@@ -11,11 +11,8 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"golang.org/x/net/dns/dnsmessage"
 
 	"github.com/sitepolicy/caddy-robots/fleet"
 	"github.com/sitepolicy/caddy-robots/identity"
@@ -137,21 +134,9 @@ func checkFleet(t *testing.T, share bool) []string {
 	fail := func(part, format string, args ...any) { errs = append(errs, part+": "+fmt.Sprintf(format, args...)) }
 	addr := redistest.Shared(t)
 	dns := dnstest.NewServer(t)
-	var mu sync.Mutex
-	ptr := map[netip.Addr]int{}
-	dns.SetFault(func(q dnstest.Query) dnstest.Fault {
-		if q.Type == dnsmessage.TypePTR {
-			mu.Lock()
-			ptr[q.Addr]++
-			mu.Unlock()
-		}
-		return dnstest.Answer
-	})
 	googlebots := []netip.Addr{netip.MustParseAddr("66.249.66.1"), netip.MustParseAddr("66.249.66.2"), netip.MustParseAddr("66.249.66.3")}
 	for _, a := range googlebots {
-		name := "crawl-" + strings.ReplaceAll(a.String(), ".", "-") + ".googlebot.com"
-		dns.SetPTR(a, name)
-		dns.SetAddrs(name, a)
+		dns.SetHost(a, "crawl-"+strings.ReplaceAll(a.String(), ".", "-")+".googlebot.com")
 	}
 	priv := ed25519.NewKeyFromSeed([]byte("caddy-robots nethttp fleet test!"))
 	nodes := startNetHTTPFleet(t, 3, share, addr, redistest.Prefix(t), dns, priv.Public().(ed25519.PublicKey))
@@ -247,11 +232,9 @@ func checkFleet(t *testing.T, share bool) []string {
 			}
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
 	for _, a := range googlebots {
-		if ptr[a] != 1 {
-			fail("reverse-dns", "%s: %d PTR queries from the fleet of 3, want 1", a, ptr[a])
+		if n := dns.PTRQueries(a); n != 1 {
+			fail("reverse-dns", "%s: %d PTR queries from the fleet of 3, want 1", a, n)
 		}
 	}
 	return errs

@@ -73,6 +73,7 @@ type Server struct {
 	delay time.Duration
 
 	queries atomic.Int64
+	ptrAsks map[netip.Addr]int // PTR queries by the address they reverse
 	done    chan struct{}
 	wg      sync.WaitGroup
 }
@@ -81,7 +82,7 @@ type Server struct {
 // ends.
 func NewServer(t testing.TB) *Server {
 	t.Helper()
-	s := &Server{ptr: map[string][]string{}, addrs: map[string][]netip.Addr{}, delay: time.Second, done: make(chan struct{})}
+	s := &Server{ptr: map[string][]string{}, addrs: map[string][]netip.Addr{}, ptrAsks: map[netip.Addr]int{}, delay: time.Second, done: make(chan struct{})}
 	var err error
 	for range 20 { // the TCP port of the UDP one may be taken: try another
 		if s.udp, err = net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)}); err != nil {
@@ -129,6 +130,13 @@ func (s *Server) SetPTR(addr netip.Addr, names ...string) {
 	s.ptr[rev] = names
 }
 
+// SetHost makes name addr's host name, forward-confirmed: name is addr's PTR record, and addr
+// name's address record, as an operator publishes its crawlers' names.
+func (s *Server) SetHost(addr netip.Addr, name string) {
+	s.SetPTR(addr, name)
+	s.SetAddrs(name, addr)
+}
+
 // SetAddrs makes addrs the A and AAAA records of name (none: the name does not exist).
 func (s *Server) SetAddrs(name string, addrs ...netip.Addr) {
 	s.mu.Lock()
@@ -158,6 +166,13 @@ func (s *Server) SetDelay(d time.Duration) {
 
 // Queries returns how many queries the server received.
 func (s *Server) Queries() int64 { return s.queries.Load() }
+
+// PTRQueries returns how many PTR queries for addr's reverse name the server received.
+func (s *Server) PTRQueries(addr netip.Addr) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ptrAsks[addr]
+}
 
 // Resolver returns Go's resolver asking this server only, over UDP and over TCP when an
 // answer is truncated.
@@ -306,6 +321,11 @@ func (s *Server) respond(msg []byte, tcp bool) ([]byte, Fault) {
 		return nil, Drop
 	}
 	qq := query(q, tcp)
+	if qq.Addr.IsValid() {
+		s.mu.Lock()
+		s.ptrAsks[qq.Addr]++
+		s.mu.Unlock()
+	}
 	fault := s.faultOf(qq)
 	return s.answer(h, q, qq, fault, tcp), fault
 }
