@@ -2,7 +2,9 @@ package crawlers
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 )
 
 //go:generate go run ./internal/gencrawlers -in data/robots.json -data data/robots.json -out catalog_gen.go
@@ -36,6 +38,8 @@ const (
 	catAssistants catMask = 1 << iota
 	catSearch
 	catTraining
+
+	catAll = catAssistants | catSearch | catTraining // every bit a crawler can have
 )
 
 func maskOf(category string) (catMask, bool) {
@@ -170,14 +174,33 @@ type entry struct {
 }
 
 func (e *entry) crawler() Crawler {
-	cats := []string{AIAll}
-	for _, n := range categoryNames[1:] {
-		if m, _ := maskOf(n); e.cats&m != 0 {
-			cats = append(cats, n)
-		}
-	}
+	cats := slices.Clone(categoriesOf()[e.cats])
 	return Crawler{Name: e.name, Operator: e.operator, Categories: cats, Respects: e.respects, Token: e.token}
 }
+
+// categoriesOf is Crawler.Categories by catMask, made once: presets are expanded at every
+// render and merge of a file that names one.
+var categoriesOf = sync.OnceValue(func() (out [catAll + 1][]string) {
+	for m := range out {
+		out[m] = []string{AIAll}
+		for _, n := range categoryNames[1:] {
+			if c, _ := maskOf(n); catMask(m)&c != 0 {
+				out[m] = append(out[m], n)
+			}
+		}
+	}
+	return out
+})
+
+// lowerNames is the name of every crawler of the catalogue folded to lower case, by index:
+// crawlers compare names ASCII case-insensitively.
+var lowerNames = sync.OnceValue(func() []string {
+	out := make([]string, len(catalog))
+	for i := range catalog {
+		out[i] = strings.ToLower(catalog[i].name)
+	}
+	return out
+})
 
 // All returns every crawler of the catalogue, sorted case-insensitively by
 // name. The slice and its contents are the caller's.

@@ -19,18 +19,22 @@ import (
 // RobotsTxtNames splits the result for a robots.txt writer.
 func PresetCrawlers(presets, except []string) []Crawler {
 	left := newExcluded(except)
+	lower := lowerNames()
 	var out []Crawler
 	seen := map[string]bool{}
 	for _, p := range presets {
-		cs, err := Category(p)
-		if err != nil {
+		m, ok := maskOf(p)
+		if !ok {
 			continue
 		}
-		for _, c := range cs {
-			k := strings.ToLower(c.Name)
-			if !seen[k] && !left.has(k) {
+		// Category's crawlers, in its order.
+		for i := range catalog {
+			if m != 0 && catalog[i].cats&m == 0 {
+				continue
+			}
+			if k := lower[i]; !seen[k] && !left.has(k) {
 				seen[k] = true
-				out = append(out, c)
+				out = append(out, catalog[i].crawler())
 			}
 		}
 	}

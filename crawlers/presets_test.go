@@ -2,6 +2,7 @@ package crawlers_test
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -42,6 +43,7 @@ func TestPresetCrawlers(t *testing.T) {
 			})
 		}
 		var want []string
+		var wantFull []crawlers.Crawler
 		for _, p := range presets {
 			cs, err := crawlers.Category(p)
 			if err != nil {
@@ -50,15 +52,25 @@ func TestPresetCrawlers(t *testing.T) {
 			for _, c := range cs {
 				if !left(c.Name) && !slices.ContainsFunc(want, func(w string) bool { return strings.EqualFold(w, c.Name) }) {
 					want = append(want, c.Name)
+					wantFull = append(wantFull, c)
 				}
 			}
 		}
 		var got []string
-		for _, c := range crawlers.PresetCrawlers(presets, except) {
+		gotFull := crawlers.PresetCrawlers(presets, except)
+		for _, c := range gotFull {
 			got = append(got, c.Name)
 		}
 		if !slices.Equal(got, want) {
 			t.Fatalf("PresetCrawlers(%q, %q) = %q, want %q", presets, except, got, want)
+		}
+		// Each crawler as Category gives it, its categories included.
+		if !reflect.DeepEqual(gotFull, wantFull) {
+			t.Fatalf("PresetCrawlers(%q, %q) = %+v, want %+v", presets, except, gotFull, wantFull)
+		}
+		// The categories are the caller's: changing one changes no later expansion.
+		if len(gotFull) > 0 {
+			gotFull[0].Categories[0] = "changed"
 		}
 	}
 	if got := crawlers.PresetCrawlers(nil, nil); got != nil {

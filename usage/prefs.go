@@ -3,6 +3,7 @@ package usage
 import (
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/dunglas/httpsfv"
 )
@@ -31,6 +32,48 @@ func build(v Vocab, k [maxKeys]Pref, ext []extPref) Prefs {
 	if p.IsEmpty() {
 		return p
 	}
+	if len(ext) == 0 {
+		// Without extensions a set is one of a few (3^maxKeys per vocabulary), serialised
+		// once: a config's sets are built at every render and merge of its file.
+		p.s = serialised()[v][setIndex(k)]
+		return p
+	}
+	p.s = marshalSet(v, k, ext)
+	return p
+}
+
+// numSets is the number of sets of vocabulary preferences: 3^maxKeys (Unknown, Allow or
+// Disallow for each key).
+const numSets = 3 * 3 * 3
+
+// setIndex numbers a set of vocabulary preferences: k read as a number in base 3.
+func setIndex(k [maxKeys]Pref) int {
+	n := 0
+	for _, p := range k {
+		n = n*3 + int(p)
+	}
+	return n
+}
+
+// serialised is the serialisation of every set without extensions, by vocabulary and
+// setIndex.
+var serialised = sync.OnceValue(func() (out [len(vocabs)][numSets]string) {
+	for v := range out {
+		for i := range out[v] {
+			var k [maxKeys]Pref
+			for j, n := maxKeys-1, i; j >= 0; j, n = j-1, n/3 {
+				k[j] = Pref(n % 3)
+			}
+			if k != ([maxKeys]Pref{}) {
+				out[v][i] = marshalSet(Vocab(v), k, nil)
+			}
+		}
+	}
+	return out
+})
+
+// marshalSet is the canonical Structured Field Dictionary of a non-empty set.
+func marshalSet(v Vocab, k [maxKeys]Pref, ext []extPref) string {
 	d := httpsfv.NewDictionary()
 	for i, key := range v.def().keys {
 		if k[i] != Unknown {
@@ -45,8 +88,7 @@ func build(v Vocab, k [maxKeys]Pref, ext []extPref) Prefs {
 		// Keys are vocabulary keys or extension keys httpsfv already accepted.
 		panic(fmt.Sprintf("usage: serialising %v: %v", d.Names(), err))
 	}
-	p.s = s
-	return p
+	return s
 }
 
 // Vocab returns the vocabulary of p.

@@ -1,6 +1,7 @@
 package usage
 
 import (
+	"math"
 	"math/rand"
 	"testing"
 )
@@ -164,5 +165,43 @@ func TestPrefsAccessors(t *testing.T) {
 	k[0] = "changed"
 	if ContentUsage.Keys()[0] != "train-ai" {
 		t.Error("Keys() shares its slice")
+	}
+}
+
+// TestSerialisedSets: the serialisations kept for the sets without extensions are, for every
+// set of every vocabulary, those built for it directly, each at its own index.
+func TestSerialisedSets(t *testing.T) {
+	if numSets != int(math.Pow(3, maxKeys)) {
+		t.Fatalf("numSets %d, want 3^%d", numSets, maxKeys)
+	}
+	for v := range Vocab(len(vocabs)) {
+		seen := map[int]bool{}
+		var k [maxKeys]Pref
+		var walk func(i int)
+		walk = func(i int) {
+			if i < maxKeys {
+				for _, p := range []Pref{Unknown, Allow, Disallow} {
+					k[i] = p
+					walk(i + 1)
+				}
+				return
+			}
+			n := setIndex(k)
+			if seen[n] {
+				t.Errorf("%v %v: index %d taken twice", v, k, n)
+			}
+			seen[n] = true
+			want := ""
+			if k != ([maxKeys]Pref{}) {
+				want = marshalSet(v, k, nil)
+			}
+			if got := build(v, k, nil).String(); got != want {
+				t.Errorf("%v %v: %q, want %q", v, k, got, want)
+			}
+		}
+		walk(0)
+		if len(seen) != numSets {
+			t.Errorf("%v: %d sets, want %d", v, len(seen), numSets)
+		}
 	}
 }
