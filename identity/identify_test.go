@@ -21,7 +21,8 @@ func googleVerifier(t testing.TB, withList bool) (*identity.Verifier, *identity.
 	if withList {
 		local[g.Verification.IPRanges[0].URL] = "testdata/googlebot.json"
 	}
-	lists := identity.NewLists(identity.Sources("google-crawler"), identity.ListsOptions{Local: local, Log: quiet})
+	// Offline: without the local file, no list (a test never fetches from the real network).
+	lists := identity.NewLists(identity.Sources("google-crawler"), identity.ListsOptions{Local: local, Offline: true, Log: quiet})
 	lists.Refresh(context.Background())
 	dns := identity.NewReverseDNS(identity.DNSOptions{Resolver: &fakeDNS{
 		ptr:     map[string][]string{"66.249.90.1": {"crawl-66-249-90-1.googlebot.com."}},
