@@ -28,13 +28,13 @@ func init() {
 //
 //	{
 //		crawlers {
-//			lists off|offline             # no published lists; or only the local files below
+//			lists on|off|offline          # published lists fetched (default); none; or only the local files below
 //			list_file <url> <file>        # read the list the catalogue names at <url> from <file>
 //			lists_dir <dir>               # where the last good lists are kept (default: Caddy's data dir)
 //			refresh <duration>            # how often a list is fetched again (default 24h)
 //			max_age <duration>            # a list older than this is not trusted (default 7d)
 //			fetch_timeout <duration>      # bound on one fetch (default 30s)
-//			reverse_dns off               # no reverse-DNS verification
+//			reverse_dns on|off            # reverse-DNS verification (default on)
 //			dns_timeout <duration>        # bound on one lookup (default 5s)
 //			dns_wait <duration>           # a first request waits this long for its lookup (default: not at all)
 //			dns_max_in_flight <n>         # lookups in progress at once (default 32)
@@ -186,19 +186,22 @@ func (o crawlersOption) parse() error {
 	return o.d.Err(msg)
 }
 
-// parseLists reads "lists off|offline".
+// parseLists reads "lists on|off|offline". "on" is the default, written out so that a
+// Caddyfile can take the choice from the environment: lists {$CRAWLER_LISTS:on}.
 func (o crawlersOption) parseLists() error {
 	o.set(&o.app.Lists)
 	v, err := o.one()
 	switch {
 	case err != nil:
 		return err
+	case v == "on":
+		o.lists()
 	case v == "off":
 		o.lists().Off = true
 	case v == "offline":
 		o.lists().Offline = true
 	default:
-		return o.d.Errf("crawlers: lists %q: off or offline", v)
+		return o.d.Errf("crawlers: lists %q: on, off or offline", v)
 	}
 	return nil
 }
@@ -217,17 +220,18 @@ func (o crawlersOption) parseListFile() error {
 	return nil
 }
 
-// parseDNS reads "reverse_dns off", "dns_max_in_flight <n>" or "dns_resolver <ip[:port]>".
+// parseDNS reads "reverse_dns on|off" (on, the default, written out for a value from the
+// environment), "dns_max_in_flight <n>" or "dns_resolver <ip[:port]>".
 func (o crawlersOption) parseDNS() error {
 	dns := o.dns()
 	v, err := o.one()
 	switch o.sub {
 	case "reverse_dns":
 		o.set(&dns.Off)
-		if err == nil && v != "off" {
-			err = o.d.Errf("crawlers: reverse_dns %q: the only value is off", v)
+		if err == nil && v != "on" && v != "off" {
+			err = o.d.Errf("crawlers: reverse_dns %q: on or off", v)
 		}
-		dns.Off = true
+		dns.Off = v == "off"
 	case "dns_max_in_flight":
 		o.set(&dns.MaxInFlight)
 		n, convErr := strconv.Atoi(v)

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -17,6 +18,8 @@ import (
 
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"golang.org/x/net/html"
+
+	"github.com/sitepolicy/caddy-robots/identity"
 )
 
 const googleListURL = "https://developers.google.com/static/search/apis/ipranges/googlebot.json"
@@ -76,7 +79,7 @@ func crawlersOptionCases(f map[string]string) []crawlersOptionCase {
 		{"dns_timeout zero", opt("dns_timeout 0s # <-"), "", []string{`dns_timeout "0s": a duration`}},
 		{"dns_max_in_flight zero", opt("dns_max_in_flight 0 # <-"), "", []string{`dns_max_in_flight "0": a positive number`}},
 		{"unknown sub-option", opt("reverse_dns off", "refrsh 1h # <-"), "", []string{`unknown sub-directive "refrsh"`, `did you mean "refresh"?`}},
-		{"lists bad value", opt("lists sometimes # <-"), "", []string{`lists "sometimes": off or offline`}},
+		{"lists bad value", opt("lists sometimes # <-"), "", []string{`lists "sometimes": on, off or offline`}},
 		{"signature agent bad URL", opt("signature_agent http://agent.example openai-crawler # <-"), "", []string{`signature_agent "http://agent.example"`, "https"}},
 		{"signature agent unknown bot", opt("signature_agent https://agent.example GPTBott # <-"), "", []string{`signature_agent "GPTBott": not one bot of the catalogue`, `did you mean "GPTBot"?`}},
 		{"signature agent key file missing", opt("signature_agent https://agent.example openai-crawler " + f["missing.json"] + " # <-"), "", []string{`signature_agent "` + f["missing.json"] + `"`, "no such file"}},
@@ -143,6 +146,48 @@ func TestCrawlersConfigThatVerifiesLoads(t *testing.T) {
 				t.Fatalf("refused: %s\n%s", msg, cfg)
 			}
 		})
+	}
+}
+
+// TestCrawlersOnIsTheDefault: "lists on" and "reverse_dns on", written so that a Caddyfile
+// can take the choice from the environment ({$CRAWLER_LISTS:on}), configure the verification
+// the option's defaults do; "off" and "offline", beside them, still change it.
+func TestCrawlersOnIsTheDefault(t *testing.T) {
+	t.Setenv("TEST_CRAWLER_LISTS", "offline")
+	options := func(option string) identity.ServiceOptions {
+		t.Helper()
+		cfg := globalsWith("\tcrawlers {\n"+option+"\t}\n") + expand(":@PORT@ {\n\trespond 1\n}\n")
+		out, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cfg), map[string]any{"filename": "Caddyfile"})
+		if err != nil {
+			t.Fatalf("%q: %v", option, err)
+		}
+		var c struct {
+			Apps struct {
+				Crawlers Crawlers `json:"crawlers"`
+			} `json:"apps"`
+		}
+		if err := json.Unmarshal(out, &c); err != nil {
+			t.Fatal(err)
+		}
+		return c.Apps.Crawlers.serviceOptions(nil)
+	}
+	def := options("\t\tdns_max_in_flight 8\n")
+	for _, on := range []string{"\t\tlists on\n", "\t\treverse_dns on\n", "\t\tlists on\n\t\treverse_dns on\n", "\t\tlists {$UNSET_CRAWLER_LISTS:on}\n"} {
+		if got := options(on + "\t\tdns_max_in_flight 8\n"); !reflect.DeepEqual(got, def) {
+			t.Errorf("%q: %+v, want the default %+v", on, got, def)
+		}
+	}
+	if got := options("\t\tlists {$TEST_CRAWLER_LISTS:on}\n"); !got.Lists.Offline || got.NoLists {
+		t.Errorf("lists from the environment (offline): %+v", got.Lists)
+	}
+	if got := options("\t\tlists off\n"); !got.NoLists {
+		t.Errorf("lists off: %+v", got)
+	}
+	if got := options("\t\treverse_dns off\n"); !got.NoDNS {
+		t.Errorf("reverse_dns off: %+v", got)
+	}
+	if got := options("\t\treverse_dns off\n\t\treverse_dns on\n"); got.NoDNS {
+		t.Errorf("reverse_dns off, then on: %+v", got)
 	}
 }
 

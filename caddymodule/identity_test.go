@@ -226,7 +226,7 @@ func TestCrawlerConfigErrors(t *testing.T) {
 		{site("\trobots_txt {\n\t\tgroup GPTBot {\n\t\t\tdisallow /\n\t\t}\n\t\tenforce {\n\t\t\timpostors 302\n\t\t}\n\t}"), `impostors "302": the status of a blocked request is a client or server error, 400 to 599 (default 403), at Caddyfile:13`},
 		{site("\trobots_txt {\n\t\tgroup GPTBot {\n\t\t\tdisallow /\n\t\t}\n\t\tenforce {\n\t\t\timpostors x\n\t\t}\n\t}"), `impostors "x": the status is a number`},
 		{site("\trobots_txt {\n\t\tgroup GPTBot {\n\t\t\tdisallow /\n\t\t}\n\t\tenforce {\n\t\t\tblock\n\t\t}\n\t}"), `enforce's block takes impostors, accept_signature, crawl_delay (got "block")`},
-		{strings.Replace(globals(), "}\n", "\tcrawlers {\n\t\tlists sometimes\n\t}\n}\n", 1) + expand(":@PORT@ {\n\trespond 1\n}\n"), `lists "sometimes": off or offline`},
+		{strings.Replace(globals(), "}\n", "\tcrawlers {\n\t\tlists sometimes\n\t}\n}\n", 1) + expand(":@PORT@ {\n\trespond 1\n}\n"), `lists "sometimes": on, off or offline`},
 		{strings.Replace(globals(), "}\n", "\tcrawlers {\n\t\trefrsh 1h\n\t}\n}\n", 1) + expand(":@PORT@ {\n\trespond 1\n}\n"), `unknown sub-directive "refrsh"`},
 		{strings.Replace(globals(), "}\n", "\tcrawlers {\n\t\trefrsh 1h\n\t}\n}\n", 1) + expand(":@PORT@ {\n\trespond 1\n}\n"), `did you mean "refresh"?`},
 		{strings.Replace(globals(), "}\n", "\tcrawlers {\n\t\trefresh soon\n\t}\n}\n", 1) + expand(":@PORT@ {\n\trespond 1\n}\n"), `refresh "soon"`},
@@ -335,7 +335,7 @@ func (f *fakeResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.A
 // dns_wait; an address without such a name is an impostor; a host name that does not resolve
 // back is not believed.
 func TestCrawlerReverseDNSThroughCaddy(t *testing.T) {
-	testResolver = &fakeResolver{
+	useResolver(t, &fakeResolver{
 		ptr: map[string][]string{
 			"66.249.90.1":  {"crawl-66-249-90-1.googlebot.com."},
 			"198.51.100.4": {"crawl-66-249-90-2.googlebot.com."}, // claims Google's name, resolves elsewhere
@@ -344,8 +344,7 @@ func TestCrawlerReverseDNSThroughCaddy(t *testing.T) {
 			"crawl-66-249-90-1.googlebot.com": {netip.MustParseAddr("66.249.90.1")},
 			"crawl-66-249-90-2.googlebot.com": {netip.MustParseAddr("66.249.90.2")},
 		},
-	}
-	defer func() { testResolver = nil }()
+	})
 	g := strings.Replace(crawlersGlobals(t, t.TempDir()), "reverse_dns off", "dns_wait 5s", 1)
 	caddyTesterWithGlobals(t, g, identitySites)
 	for _, c := range []struct {
