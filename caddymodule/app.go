@@ -183,7 +183,8 @@ var testDirectoryOptions *webbotauth.DirectoryOptions
 // from a running one.
 var appStarts atomic.Int64
 
-// testResolver, when set by a test, answers reverse DNS instead of the system's resolver.
+// testResolver, when set by a test, answers reverse DNS instead of the system's resolver (a
+// config's dns_resolver still wins).
 var testResolver identity.Resolver
 
 // Provision finds or creates the verification for this config. Nothing is fetched or looked
@@ -332,8 +333,7 @@ func (a *Crawlers) serviceOptions(log *slog.Logger) identity.ServiceOptions {
 	}
 	if d := a.ReverseDNS; d != nil && d.Resolver != "" {
 		opts.DNS.Resolver, _ = identity.ResolverAt(d.Resolver) // checked by validate
-	}
-	if testResolver != nil {
+	} else if testResolver != nil {
 		opts.DNS.Resolver = testResolver
 	}
 	return opts

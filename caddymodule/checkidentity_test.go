@@ -66,11 +66,10 @@ const checkIdentitySite = `
 // the same request: the identity, enforce's status for impostors, and the tags that crawler
 // matchers choose.
 func TestRobotsCheckIdentity(t *testing.T) {
-	testResolver = &fakeResolver{
+	useResolver(t, &fakeResolver{
 		ptr:     map[string][]string{"66.249.90.1": {"crawl-66-249-90-1.googlebot.com."}},
 		forward: map[string][]netip.Addr{"crawl-66-249-90-1.googlebot.com": {netip.MustParseAddr("66.249.90.1")}},
-	}
-	t.Cleanup(func() { testResolver = nil })
+	})
 	g, _ := crawlers.BotByID("google-crawler")
 	globals := fmt.Sprintf(`	crawlers {
 		lists offline

@@ -36,8 +36,7 @@ func TestReloadCancelsDirectoryFetches(t *testing.T) {
 	defer close(gate)
 	pool := x509.NewCertPool()
 	pool.AddCert(dir.Certificate())
-	testDirectoryOptions = &webbotauth.DirectoryOptions{TLSConfig: &tls.Config{RootCAs: pool}, AllowAddr: func(netip.Addr) bool { return true }}
-	defer func() { testDirectoryOptions = nil }()
+	useDirectoryOptions(t, webbotauth.DirectoryOptions{TLSConfig: &tls.Config{RootCAs: pool}, AllowAddr: func(netip.Addr) bool { return true }})
 
 	g := strings.Replace(crawlersGlobals(t, t.TempDir()), "reverse_dns off", "reverse_dns off\n\t\tsignatures_fetch_untrusted", 1)
 	caddyTesterWithGlobals(t, g, identitySites)

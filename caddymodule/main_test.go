@@ -3,6 +3,7 @@ package caddymodule
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -18,7 +19,9 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
+	"github.com/sitepolicy/caddy-robots/identity"
 	"github.com/sitepolicy/caddy-robots/tagemit"
+	"github.com/sitepolicy/caddy-robots/webbotauth"
 )
 
 // Ports of the in-process Caddy that caddytest starts, chosen free at start-up so that two test
@@ -30,6 +33,28 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// The tests' Caddy, in this process and in the binaries the tests start, keeps its data
+	// (the crawler lists it fetched, locks) in a directory of its own rather than the user's,
+	// and never reaches the real network: the crawler lists a config leaves on by default
+	// are fetched through a proxy that is not there (the loopback servers of the tests are
+	// reached directly, as Go does for loopback addresses), so they fail as they would
+	// offline. Reverse DNS of the loopback address the requests come from is answered by the
+	// hosts file.
+	data, err := os.MkdirTemp("", "caddymodule-test-data-")
+	if err != nil {
+		panic(err)
+	}
+	for k, v := range map[string]string{
+		"XDG_DATA_HOME": data, "XDG_CONFIG_HOME": data,
+		"HTTPS_PROXY": noNetworkProxy, "https_proxy": noNetworkProxy, "HTTP_PROXY": noNetworkProxy, "http_proxy": noNetworkProxy,
+		"NO_PROXY": "", "no_proxy": "",
+	} {
+		os.Setenv(k, v)
+	}
+	// Reverse DNS and key directory host names, in this process, are answered by the hosts
+	// file or not at all, unless a test gives its own resolver.
+	testResolver = noNetwork
+	testDirectoryOptions = &webbotauth.DirectoryOptions{Resolver: noNetwork}
 	ports := freePorts(3)
 	adminPort, sitePort, site2Port = ports[0], ports[1], ports[2]
 	caddytest.Default.AdminPort = adminPort
@@ -39,8 +64,37 @@ func TestMain(m *testing.M) {
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}
+	os.RemoveAll(data)
 	os.Exit(code)
 }
+
+// noNetwork is the resolver of the tests' Caddy in this process when a test gives none: the
+// hosts file answers (localhost), and a question for a DNS server fails as it does offline.
+var noNetwork = &net.Resolver{PreferGo: true, Dial: func(context.Context, string, string) (net.Conn, error) {
+	return nil, errors.New("a test never asks a real DNS server")
+}}
+
+// useResolver makes r the resolver of reverse DNS in the tests' Caddy until the test ends.
+func useResolver(t testing.TB, r identity.Resolver) {
+	prev := testResolver
+	testResolver = r
+	t.Cleanup(func() { testResolver = prev })
+}
+
+// useDirectoryOptions makes o the key directory fetcher's options until the test ends; with
+// no resolver, it resolves as noNetwork does.
+func useDirectoryOptions(t testing.TB, o webbotauth.DirectoryOptions) {
+	if o.Resolver == nil {
+		o.Resolver = noNetwork
+	}
+	prev := testDirectoryOptions
+	testDirectoryOptions = &o
+	t.Cleanup(func() { testDirectoryOptions = prev })
+}
+
+// noNetworkProxy is the proxy the tests' HTTP clients are given for every host that is not a
+// loopback address: port 1 of the loopback address, where nothing listens.
+const noNetworkProxy = "http://127.0.0.1:1"
 
 func freePorts(n int) []int {
 	var ls []net.Listener

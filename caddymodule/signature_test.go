@@ -111,8 +111,7 @@ func TestWebBotAuthDirectoryThroughCaddy(t *testing.T) {
 	defer dir.Close()
 	pool := x509.NewCertPool()
 	pool.AddCert(dir.Certificate())
-	testDirectoryOptions = &webbotauth.DirectoryOptions{TLSConfig: &tls.Config{RootCAs: pool}, AllowAddr: func(netip.Addr) bool { return true }}
-	defer func() { testDirectoryOptions = nil }()
+	useDirectoryOptions(t, webbotauth.DirectoryOptions{TLSConfig: &tls.Config{RootCAs: pool}, AllowAddr: func(netip.Addr) bool { return true }})
 	agent := dir.URL // https://127.0.0.1:port
 	g := strings.Replace(crawlersGlobals(t, t.TempDir()), "reverse_dns off", "reverse_dns off\n\t\tsignature_agent "+agent+" GPTBot\n\t\tsignatures_replay_protection", 1)
 	tester := caddyTesterWithGlobals(t, g, identitySites)

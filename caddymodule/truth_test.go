@@ -200,8 +200,7 @@ func TestRefusalsTellTheTruth(t *testing.T) {
 	defer dir.Close()
 	pool := x509.NewCertPool()
 	pool.AddCert(dir.Certificate())
-	testDirectoryOptions = &webbotauth.DirectoryOptions{TLSConfig: &tls.Config{RootCAs: pool}, AllowAddr: func(netip.Addr) bool { return true }}
-	defer func() { testDirectoryOptions = nil }()
+	useDirectoryOptions(t, webbotauth.DirectoryOptions{TLSConfig: &tls.Config{RootCAs: pool}, AllowAddr: func(netip.Addr) bool { return true }})
 	logFile := filepath.Join(t.TempDir(), "refusals.log")
 	g := strings.Replace(crawlersGlobals(t, t.TempDir()), "reverse_dns off", "reverse_dns off\n\t\tsignature_agent https://agent.example GPTBot "+keyFile+"\n\t\tsignatures_fetch_untrusted", 1) + refusalLog(logFile)
 	caddyTesterWithGlobals(t, g, truthSite)
@@ -274,11 +273,10 @@ func signedless(t *testing.T, path, ua, client string) *http.Request {
 // published addresses, where the lists are off; with the lists on, both failed and both are
 // said. The log, the metrics and check agree, as in TestRefusalsTellTheTruth.
 func TestRefusalsTellTheTruthReverseDNS(t *testing.T) {
-	testResolver = &fakeResolver{
+	useResolver(t, &fakeResolver{
 		ptr:     map[string][]string{"198.51.100.4": {"crawl-66-249-90-2.googlebot.com."}},
 		forward: map[string][]netip.Addr{"crawl-66-249-90-2.googlebot.com": {netip.MustParseAddr("66.249.90.2")}},
-	}
-	defer func() { testResolver = nil }()
+	})
 	for _, c := range []struct {
 		lists, msg, rule string
 	}{
