@@ -29,7 +29,9 @@ var caddyBinary = sync.OnceValues(func() (string, error) {
 	}
 	binDir = dir // TestMain removes it
 	bin := filepath.Join(dir, "caddy")
-	out, err := exec.Command("go", goBuild("-o", bin, "./cmd/caddy-robots")...).CombinedOutput()
+	cmd := exec.Command("go", goBuild("-o", bin, "./cmd/caddy-robots")...)
+	cmd.Env = toolEnv()
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("go build: %v\n%s", err, out)
 	}

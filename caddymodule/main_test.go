@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -40,6 +41,7 @@ func TestMain(m *testing.M) {
 	// reached directly, as Go does for loopback addresses), so they fail as they would
 	// offline. Reverse DNS of the loopback address the requests come from is answered by the
 	// hosts file.
+	userEnv = os.Environ()
 	data, err := os.MkdirTemp("", "caddymodule-test-data-")
 	if err != nil {
 		panic(err)
@@ -66,6 +68,16 @@ func TestMain(m *testing.M) {
 	}
 	os.RemoveAll(data)
 	os.Exit(code)
+}
+
+// userEnv is the environment the tests were started with, before TestMain changed it.
+var userEnv []string
+
+// toolEnv is the environment of the go and git commands the tests run, with extra: the
+// user's, as TestMain found it (their settings, their module proxy, and the network the go
+// command may need to fetch a module), not the one TestMain gives Caddy.
+func toolEnv(extra ...string) []string {
+	return append(slices.Clip(userEnv), extra...)
 }
 
 // noNetwork is the resolver of the tests' Caddy in this process when a test gives none: the

@@ -174,7 +174,7 @@ func TestXcaddyManifestResolves(t *testing.T) {
 	}
 	cmd := exec.Command("go", "list", "-mod=mod", "-deps", ".")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	cmd.Env = toolEnv("GOFLAGS=-mod=mod", "GOWORK=off")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the xcaddy build module does not resolve: %v\n%s\ngo.mod:\n%s", err, out, gomod.String())
@@ -208,7 +208,7 @@ func TestReleaseScript(t *testing.T) {
 		t.Helper()
 		cmd := exec.Command(name, args...)
 		cmd.Dir = wd
-		cmd.Env = append(append(os.Environ(), "GOWORK=off", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com"), env...)
+		cmd.Env = append(toolEnv("GOWORK=off", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com"), env...)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
