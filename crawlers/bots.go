@@ -199,13 +199,19 @@ func aiEntry(name string) *entry {
 	return &catalog[i]
 }
 
-// aiIndex finds the AI catalogue's entries by name, for aiEntry.
-var aiIndex = sync.OnceValue(func() (x struct{ exact, folded map[string]int }) {
+// aiIndex finds the AI catalogue's entries by name, for aiEntry, and holds each entry's name
+// folded to lower case, by index (lower), as crawlers compare names.
+var aiIndex = sync.OnceValue(func() (x struct {
+	exact, folded map[string]int
+	lower         []string
+}) {
 	x.exact, x.folded = make(map[string]int, len(catalog)), make(map[string]int, len(catalog))
+	x.lower = make([]string, len(catalog))
 	for i := range catalog {
 		x.exact[catalog[i].name] = i
-		if _, ok := x.folded[strings.ToLower(catalog[i].name)]; !ok {
-			x.folded[strings.ToLower(catalog[i].name)] = i
+		x.lower[i] = strings.ToLower(catalog[i].name)
+		if _, ok := x.folded[x.lower[i]]; !ok {
+			x.folded[x.lower[i]] = i
 		}
 	}
 	return x

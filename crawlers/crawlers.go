@@ -192,15 +192,8 @@ var categoriesOf = sync.OnceValue(func() (out [catAll + 1][]string) {
 	return out
 })
 
-// lowerNames is the name of every crawler of the catalogue folded to lower case, by index:
-// crawlers compare names ASCII case-insensitively.
-var lowerNames = sync.OnceValue(func() []string {
-	out := make([]string, len(catalog))
-	for i := range catalog {
-		out[i] = strings.ToLower(catalog[i].name)
-	}
-	return out
-})
+// in reports whether the entry is in the category of mask m (0: AIAll, every entry).
+func (e *entry) in(m catMask) bool { return m == 0 || e.cats&m != 0 }
 
 // All returns every crawler of the catalogue, sorted case-insensitively by
 // name. The slice and its contents are the caller's.
@@ -233,7 +226,7 @@ func Category(name string) ([]Crawler, error) {
 	}
 	var out []Crawler
 	for i := range catalog {
-		if m == 0 || catalog[i].cats&m != 0 {
+		if catalog[i].in(m) {
 			out = append(out, catalog[i].crawler())
 		}
 	}

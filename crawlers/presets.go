@@ -19,7 +19,7 @@ import (
 // RobotsTxtNames splits the result for a robots.txt writer.
 func PresetCrawlers(presets, except []string) []Crawler {
 	left := newExcluded(except)
-	lower := lowerNames()
+	lower := aiIndex().lower
 	var out []Crawler
 	seen := map[string]bool{}
 	for _, p := range presets {
@@ -29,7 +29,7 @@ func PresetCrawlers(presets, except []string) []Crawler {
 		}
 		// Category's crawlers, in its order.
 		for i := range catalog {
-			if m != 0 && catalog[i].cats&m == 0 {
+			if !catalog[i].in(m) {
 				continue
 			}
 			if k := lower[i]; !seen[k] && !left.has(k) {
